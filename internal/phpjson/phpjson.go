@@ -1,0 +1,363 @@
+// Package phpjson encodes and decodes JSON the way WordPress does: objects keep their key order,
+// output escapes "/" and every non-ASCII character like PHP's json_encode with default flags, and
+// decoded numbers keep their source text (json.Number) so PHP-style coercions can be applied later.
+package phpjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Object is a JSON object with ordered keys (a PHP associative array).
+type Object struct {
+	keys []string
+	vals map[string]any
+}
+
+// NewObject returns an empty object.
+func NewObject() *Object { return &Object{vals: map[string]any{}} }
+
+// Obj builds an object from alternating key/value pairs.
+func Obj(kv ...any) *Object {
+	o := NewObject()
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
+// Set assigns key, keeping its position when it already exists (PHP array semantics).
+func (o *Object) Set(key string, v any) *Object {
+	if _, ok := o.vals[key]; !ok {
+		o.keys = append(o.keys, key)
+	}
+	o.vals[key] = v
+	return o
+}
+
+// Get returns the value of key.
+func (o *Object) Get(key string) (any, bool) {
+	if o == nil {
+		return nil, false
+	}
+	v, ok := o.vals[key]
+	return v, ok
+}
+
+// Has reports whether key is set.
+func (o *Object) Has(key string) bool { _, ok := o.Get(key); return ok }
+
+// Delete removes key.
+func (o *Object) Delete(key string) {
+	if _, ok := o.vals[key]; !ok {
+		return
+	}
+	delete(o.vals, key)
+	for i, k := range o.keys {
+		if k == key {
+			o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+// Keys returns the keys in order.
+func (o *Object) Keys() []string {
+	if o == nil {
+		return nil
+	}
+	return o.keys
+}
+
+// Len returns the number of keys.
+func (o *Object) Len() int {
+	if o == nil {
+		return 0
+	}
+	return len(o.keys)
+}
+
+// IsList reports whether the keys are "0", "1", ... in order (a PHP list decoded from a form).
+func (o *Object) IsList() bool {
+	for i, k := range o.keys {
+		if k != strconv.Itoa(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// Values returns the values in key order.
+func (o *Object) Values() []any {
+	out := make([]any, 0, o.Len())
+	for _, k := range o.Keys() {
+		out = append(out, o.vals[k])
+	}
+	return out
+}
+
+// MarshalJSON lets encoding/json callers embed Objects.
+func (o *Object) MarshalJSON() ([]byte, error) { return Marshal(o) }
+
+// Marshal encodes v like PHP's json_encode($v) (escaped slashes and unicode).
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := encode(&b, v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// MustMarshal is Marshal for values built by this program, which cannot fail to encode.
+func MustMarshal(v any) []byte {
+	b, err := Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func encode(b *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		if x {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case string:
+		writeString(b, x)
+	case int:
+		b.WriteString(strconv.Itoa(x))
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return errors.New("phpjson: unsupported float")
+		}
+		b.WriteString(formatFloat(x))
+	case json.Number:
+		b.WriteString(string(x))
+	case *Object:
+		if x == nil {
+			b.WriteString("null")
+			return nil
+		}
+		// PHP encodes an empty array as [] whatever it stood for.
+		if len(x.keys) == 0 {
+			b.WriteString("[]")
+			return nil
+		}
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, k)
+			b.WriteByte(':')
+			if err := encode(b, x.vals[k]); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := encode(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case []string:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, e)
+		}
+		b.WriteByte(']')
+	case []*Object:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := encode(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		o := NewObject()
+		for _, k := range keys {
+			o.Set(k, x[k])
+		}
+		return encode(b, o)
+	case json.Marshaler:
+		raw, err := x.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		b.Write(raw)
+	default:
+		return fmt.Errorf("phpjson: cannot encode %T", v)
+	}
+	return nil
+}
+
+// formatFloat renders floats as PHP 7.1+ does with serialize_precision -1.
+func formatFloat(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// writeString escapes like json_encode: \/ for slashes, \uXXXX (UTF-16) for non-ASCII; invalid UTF-8
+// becomes U+FFFD (PHP would fail the whole response; a replacement character is kinder).
+func writeString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"':
+				b.WriteString(`\"`)
+			case '\\':
+				b.WriteString(`\\`)
+			case '/':
+				b.WriteString(`\/`)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			case '\b':
+				b.WriteString(`\b`)
+			case '\f':
+				b.WriteString(`\f`)
+			default:
+				if c < 0x20 {
+					b.WriteString(`\u00`)
+					b.WriteByte(hexDigits[c>>4])
+					b.WriteByte(hexDigits[c&0xf])
+				} else {
+					b.WriteByte(c)
+				}
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r >= 0x10000 {
+			r -= 0x10000
+			writeU(b, 0xD800+(r>>10))
+			writeU(b, 0xDC00+(r&0x3FF))
+			continue
+		}
+		writeU(b, r)
+	}
+	b.WriteByte('"')
+}
+
+func writeU(b *bytes.Buffer, r rune) {
+	b.WriteString(`\u`)
+	b.WriteByte(hexDigits[(r>>12)&0xf])
+	b.WriteByte(hexDigits[(r>>8)&0xf])
+	b.WriteByte(hexDigits[(r>>4)&0xf])
+	b.WriteByte(hexDigits[r&0xf])
+}
+
+// SyntaxError describes malformed JSON the way PHP's json_last_error reports it.
+type SyntaxError struct {
+	Code    int    // PHP JSON_ERROR_* code
+	Message string // json_last_error_msg()
+}
+
+func (e *SyntaxError) Error() string { return e.Message }
+
+// Decode parses JSON into nil, bool, json.Number, string, []any and *Object, keeping key order.
+// Duplicate keys keep the last value, as json_decode does.
+func Decode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, &SyntaxError{Code: 4, Message: "Syntax error"}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &SyntaxError{Code: 4, Message: "Syntax error"}
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := NewObject()
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, errors.New("bad key")
+				}
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.Set(k, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return o, nil
+		case '[':
+			list := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return list, nil
+		}
+		return nil, errors.New("unexpected delimiter")
+	default:
+		return t, nil
+	}
+}

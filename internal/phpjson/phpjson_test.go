@@ -1,0 +1,71 @@
+package phpjson
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestMarshalMatchesPHPJSONEncode(t *testing.T) {
+	tests := []struct {
+		name string
+		in   any
+		want string
+	}{
+		{"slashes are escaped", "http://a/b", `"http:\/\/a\/b"`},
+		{"non-ASCII becomes \\u escapes", "Café ✨", `"Caf\u00e9 \u2728"`},
+		{"astral characters become surrogate pairs", "🎉", `"\ud83c\udf89"`},
+		{"control characters", "a\nb\t\x01", `"a\nb\t\u0001"`},
+		{"empty object is an empty array", NewObject(), `[]`},
+		{"keys keep insertion order", Obj("b", 1, "a", true), `{"b":1,"a":true}`},
+		{"setting an existing key keeps its place", Obj("a", 1, "b", 2).Set("a", 3), `{"a":3,"b":2}`},
+		{"float keeps a decimal", 1.0, `1.0`},
+		{"numbers keep their text", json.Number("12.50"), `12.50`},
+		{"nested lists", []any{nil, []string{"x"}}, `[null,["x"]]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Marshal(tc.in)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("Marshal = %s, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDecodeKeepsOrderAndNumbers(t *testing.T) {
+	v, err := Decode([]byte(`{"z":1.50,"a":[1,{"k":null}],"z2":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := v.(*Object)
+	if got := o.Keys(); len(got) != 3 || got[0] != "z" || got[1] != "a" {
+		t.Errorf("keys = %v", got)
+	}
+	if n, _ := o.Get("z"); n != json.Number("1.50") {
+		t.Errorf("number = %#v, want json.Number(1.50)", n)
+	}
+	if out := string(MustMarshal(o)); out != `{"z":1.50,"a":[1,{"k":null}],"z2":"x"}` {
+		t.Errorf("round trip = %s", out)
+	}
+}
+
+func TestDecodeRejectsMalformedJSONLikePHP(t *testing.T) {
+	for _, in := range []string{`{"a":`, `{"a":1}x`, `{'a':1}`, ``, `[1,]`} {
+		_, err := Decode([]byte(in))
+		se, ok := err.(*SyntaxError)
+		if !ok || se.Code != 4 || se.Message != "Syntax error" {
+			t.Errorf("Decode(%q) error = %v, want PHP syntax error 4", in, err)
+		}
+	}
+}
+
+func TestDeleteAndIsList(t *testing.T) {
+	o := Obj("0", "a", "1", "b")
+	if !o.IsList() {
+		t.Error("0,1 keys form a list")
+	}
+	o.Delete("0")
+	if o.IsList() || o.Len() != 1 {
+		t.Errorf("after delete: list=%v len=%d", o.IsList(), o.Len())
+	}
+}
