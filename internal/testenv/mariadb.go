@@ -1,0 +1,239 @@
+// Package testenv starts the real services tests run against: a throwaway MariaDB server in a
+// temporary directory on its own port, and (see redis.go) Redis. Tests fail, never skip, when the
+// server binaries are missing: `.ci/run` installs them, and a skipped test must not count as passing.
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// MariaDB is a running throwaway server.
+type MariaDB struct {
+	Dir    string
+	Port   int
+	Socket string
+	cmd    *exec.Cmd
+	client string
+}
+
+// lookPath finds a binary on PATH or in the sbin directories Debian uses for servers.
+func lookPath(names ...string) (string, error) {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+		for _, dir := range []string{"/usr/sbin", "/usr/local/sbin", "/usr/bin"} {
+			p := filepath.Join(dir, n)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return p, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("none of %v found; install mariadb-server (see .ci/run)", names)
+}
+
+// FreePort asks the kernel for an unused loopback port.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// StartMariaDB initialises a data directory under dir and starts mariadbd on a free port.
+func StartMariaDB(dir string) (*MariaDB, error) {
+	server, err := lookPath("mariadbd", "mysqld")
+	if err != nil {
+		return nil, err
+	}
+	installDB, err := lookPath("mariadb-install-db", "mysql_install_db")
+	if err != nil {
+		return nil, err
+	}
+	client, err := lookPath("mariadb", "mysql")
+	if err != nil {
+		return nil, err
+	}
+	data := filepath.Join(dir, "data")
+	install := exec.Command(installDB, "--no-defaults", "--user=root", "--datadir="+data,
+		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
+	if out, err := install.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("mariadb-install-db: %v\n%s", err, out)
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	m := &MariaDB{Dir: dir, Port: port, Socket: filepath.Join(dir, "mysqld.sock"), client: client}
+	m.cmd = exec.Command(server, "--no-defaults", "--user=root", "--datadir="+data, "--port="+strconv.Itoa(port),
+		"--bind-address=127.0.0.1", "--socket="+m.Socket, "--pid-file="+filepath.Join(dir, "mysqld.pid"),
+		"--log-error="+filepath.Join(dir, "err.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
+		"--innodb-flush-log-at-trx-commit=2", "--max-connections=500")
+	if err := m.cmd.Start(); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		db, err := sql.Open("mysql", m.DSN(""))
+		if err == nil {
+			err = db.Ping()
+			db.Close()
+		}
+		if err == nil {
+			return m, nil
+		}
+		if time.Now().After(deadline) {
+			m.Stop()
+			log, _ := os.ReadFile(filepath.Join(dir, "err.log"))
+			return nil, fmt.Errorf("mariadbd did not start: %v\n%s", err, log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// DSN returns a go-sql-driver DSN for a database on the server.
+func (m *MariaDB) DSN(dbname string) string {
+	cfg := mysql.NewConfig()
+	cfg.User = "root"
+	cfg.Net = "tcp"
+	cfg.Addr = "127.0.0.1:" + strconv.Itoa(m.Port)
+	cfg.DBName = dbname
+	return cfg.FormatDSN()
+}
+
+// Stop terminates the server.
+func (m *MariaDB) Stop() {
+	if m.cmd != nil && m.cmd.Process != nil {
+		_ = m.cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = m.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = m.cmd.Process.Kill()
+		}
+	}
+}
+
+// Exec runs SQL statements against the server.
+func (m *MariaDB) Exec(ctx context.Context, stmts ...string) error {
+	db, err := sql.Open("mysql", m.DSN(""))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// One connection, so session settings apply to the statements after them.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for _, s := range stmts {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// CreateDatabase creates an empty utf8mb4 database.
+func (m *MariaDB) CreateDatabase(ctx context.Context, name string) error {
+	return m.Exec(ctx, "DROP DATABASE IF EXISTS `"+name+"`",
+		"CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci")
+}
+
+// LoadSQL feeds a mysqldump file to the mariadb client (the dump uses client-side syntax).
+func (m *MariaDB) LoadSQL(ctx context.Context, dbname, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cmd := exec.CommandContext(ctx, m.client, "--no-defaults", "--socket="+m.Socket, "-uroot", dbname)
+	cmd.Stdin = f
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("loading %s: %v: %s", file, err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// CloneDatabase copies every table (structure and rows) of src into a fresh dst; much faster than
+// reloading a dump, which makes per-case resets affordable.
+func (m *MariaDB) CloneDatabase(ctx context.Context, src, dst string) error {
+	db, err := sql.Open("mysql", m.DSN(src))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "SHOW TABLES")
+	if err != nil {
+		return err
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	stmts := []string{"DROP DATABASE IF EXISTS `" + dst + "`",
+		"CREATE DATABASE `" + dst + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci"}
+	for _, t := range tables {
+		stmts = append(stmts, fmt.Sprintf("CREATE TABLE `%s`.`%s` LIKE `%s`.`%s`", dst, t, src, t),
+			fmt.Sprintf("INSERT INTO `%s`.`%s` SELECT * FROM `%s`.`%s`", dst, t, src, t))
+	}
+	return m.Exec(ctx, append([]string{"SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO'"}, stmts...)...)
+}
+
+var (
+	sharedOnce sync.Once
+	shared     *MariaDB
+	sharedErr  error
+)
+
+// SharedMariaDB returns one server for the whole test binary, started on first use; TestMain should
+// call StopShared after m.Run.
+func SharedMariaDB(t testing.TB) *MariaDB {
+	t.Helper()
+	sharedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "calendard-mariadb-")
+		if err != nil {
+			sharedErr = err
+			return
+		}
+		shared, sharedErr = StartMariaDB(dir)
+	})
+	if sharedErr != nil {
+		t.Fatalf("starting MariaDB: %v", sharedErr)
+	}
+	return shared
+}
+
+// StopShared stops the shared server and removes its directory.
+func StopShared() {
+	if shared != nil {
+		shared.Stop()
+		_ = os.RemoveAll(shared.Dir)
+	}
+}

@@ -1,0 +1,248 @@
+package wpdb
+
+import (
+	"context"
+	"strings"
+
+	"github.com/calendard/calendard"
+)
+
+// eventQuery builds the WHERE clause of an event list. Dates come from the plugin's occurrence table
+// when the plugin uses its custom tables (the tec_ct1_migration_state option decides, as in the
+// plugin), otherwise from the _EventStartDate/_EventEndDate postmeta.
+type eventQuery struct {
+	db    *DB
+	from  string
+	where []string
+	args  []any
+	start string // column expression of the event start
+	end   string
+}
+
+func (db *DB) newEventQuery(site *calendard.Site) *eventQuery {
+	q := &eventQuery{db: db}
+	utc := site.TimezoneModeSite
+	if site.UseCustomTables {
+		q.from = db.t("posts") + " p JOIN " + db.t("tec_occurrences") + " o ON o.post_id = p.ID"
+		q.start, q.end = "o.start_date", "o.end_date"
+		if utc {
+			q.start, q.end = "o.start_date_utc", "o.end_date_utc"
+		}
+	} else {
+		sk, ek := "_EventStartDate", "_EventEndDate"
+		if utc {
+			sk, ek = "_EventStartDateUTC", "_EventEndDateUTC"
+		}
+		q.from = db.t("posts") + " p JOIN " + db.t("postmeta") + " ms ON ms.post_id = p.ID AND ms.meta_key = '" + sk +
+			"' JOIN " + db.t("postmeta") + " me ON me.post_id = p.ID AND me.meta_key = '" + ek + "'"
+		q.start, q.end = "ms.meta_value", "me.meta_value"
+	}
+	return q
+}
+
+func (q *eventQuery) add(cond string, args ...any) {
+	q.where = append(q.where, cond)
+	q.args = append(q.args, args...)
+}
+
+// apply translates the domain filter into SQL conditions.
+func (q *eventQuery) apply(f *calendard.EventFilter) {
+	pm := q.db.t("postmeta")
+	q.add("p.post_type = ?", calendard.PostTypeEvent)
+	if f.Statuses == nil {
+		q.add("p.post_status NOT IN ('trash', 'auto-draft')")
+	} else {
+		q.add("p.post_status IN ("+placeholders(len(f.Statuses))+")", stringArgs(f.Statuses)...)
+	}
+	// Events hidden from listings never appear, whatever the parameters.
+	q.add("NOT EXISTS (SELECT 1 FROM " + pm + " hm WHERE hm.post_id = p.ID AND hm.meta_key = '_EventHideFromUpcoming')")
+
+	bound := func(v *string, col, op string) {
+		if v != nil {
+			q.add(col+" "+op+" ?", *v)
+		}
+	}
+	bound(f.StartOnOrAfter, q.start, ">=")
+	bound(f.EndOnOrBefore, q.end, "<=")
+	bound(f.StartsBefore, q.start, "<")
+	bound(f.StartsAfter, q.start, ">")
+	bound(f.EndsBefore, q.end, "<")
+	bound(f.EndsAfter, q.end, ">")
+
+	if len(f.Search) > 0 {
+		var parts []string
+		for _, t := range f.Search {
+			like := "%" + escapeLike(t.Text) + "%"
+			if t.Exclude {
+				parts = append(parts, "(p.post_title NOT LIKE ? AND p.post_excerpt NOT LIKE ? AND p.post_content NOT LIKE ?)")
+			} else {
+				parts = append(parts, "(p.post_title LIKE ? OR p.post_excerpt LIKE ? OR p.post_content LIKE ?)")
+			}
+			q.args = append(q.args, like, like, like)
+		}
+		q.where = append(q.where, "("+strings.Join(parts, " AND ")+")")
+		if f.SearchAnonymous {
+			q.add("p.post_password = ''")
+		}
+	}
+
+	termFilter := func(ids []int64, taxonomy string) {
+		if ids == nil {
+			return
+		}
+		if len(ids) == 0 {
+			q.add("1 = 0")
+			return
+		}
+		q.add("p.ID IN (SELECT tr.object_id FROM "+q.db.t("term_relationships")+" tr JOIN "+q.db.t("term_taxonomy")+
+			" tt ON tt.term_taxonomy_id = tr.term_taxonomy_id WHERE tt.taxonomy = ? AND tt.term_id IN ("+
+			placeholders(len(ids))+"))", append([]any{taxonomy}, int64Args(ids)...)...)
+	}
+	termFilter(f.CategoryIDs, calendard.TaxonomyCategory)
+	termFilter(f.TagIDs, calendard.TaxonomyTag)
+
+	metaIn := func(ids []int64, key string) {
+		if ids == nil {
+			return
+		}
+		if len(ids) == 0 {
+			q.add("1 = 0")
+			return
+		}
+		// The plugin compares these as NUMERIC meta.
+		q.add("EXISTS (SELECT 1 FROM "+pm+" lm WHERE lm.post_id = p.ID AND lm.meta_key = ? AND "+
+			q.db.castInt("lm.meta_value")+" IN ("+placeholders(len(ids))+"))", append([]any{key}, int64Args(ids)...)...)
+	}
+	metaIn(f.VenueIDs, "_EventVenueID")
+	metaIn(f.OrganizerIDs, "_EventOrganizerID")
+
+	if f.Featured != nil {
+		cond := "EXISTS (SELECT 1 FROM " + pm + " fm WHERE fm.post_id = p.ID AND fm.meta_key = '_tribe_featured')"
+		if !*f.Featured {
+			cond = "NOT " + cond
+		}
+		q.add(cond)
+	}
+	if f.Include != nil {
+		if len(f.Include) == 0 {
+			q.add("1 = 0")
+		} else {
+			q.add("p.ID IN ("+placeholders(len(f.Include))+")", int64Args(f.Include)...)
+		}
+	}
+	if f.PostParent != nil {
+		q.add("p.post_parent = ?", *f.PostParent)
+	}
+}
+
+func (q *eventQuery) whereSQL() string { return strings.Join(q.where, " AND ") }
+
+// castInt is MySQL's CAST(x AS SIGNED), the NUMERIC meta comparison WP_Meta_Query uses.
+func (db *DB) castInt(expr string) string { return "CAST(" + expr + " AS SIGNED)" }
+
+// escapeLike is $wpdb->esc_like: %, _ and \ match literally.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// FindEvents returns a page of events and the number of all matching events (3 + 7 queries: ids,
+// count, then posts, meta, terms and linked posts for the whole page).
+func (db *DB) FindEvents(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+	q := db.newEventQuery(site)
+	q.apply(&f)
+
+	var total int
+	if err := db.sql.QueryRowContext(ctx, "SELECT COUNT(DISTINCT p.ID) FROM "+q.from+" WHERE "+q.whereSQL(),
+		q.args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	if total == 0 || f.Offset >= total {
+		return nil, total, nil
+	}
+
+	order := "MIN(" + q.start + "), p.post_date, p.ID"
+	if f.OrderByPostDate {
+		order = "p.post_date, p.ID"
+	}
+	sqlText := "SELECT p.ID FROM " + q.from + " WHERE " + q.whereSQL() + " GROUP BY p.ID, p.post_date ORDER BY " + order +
+		" LIMIT ? OFFSET ?"
+	rows, err := db.sql.QueryContext(ctx, sqlText, append(q.args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	events, err := db.eventsByIDs(ctx, ids)
+	return events, total, err
+}
+
+// EventByID loads one event with everything it embeds, or nil when there is no such event.
+func (db *DB) EventByID(ctx context.Context, id int64) (*calendard.Event, error) {
+	evs, err := db.eventsByIDs(ctx, []int64{id})
+	if err != nil || len(evs) == 0 {
+		return nil, err
+	}
+	return evs[0], nil
+}
+
+// eventsByIDs loads events in the given order with their terms, venues, organizers and images.
+func (db *DB) eventsByIDs(ctx context.Context, ids []int64) ([]*calendard.Event, error) {
+	posts, err := db.postsByIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	ordered := make([]*calendard.Post, 0, len(ids))
+	for _, id := range ids {
+		if p := posts[id]; p != nil && p.Type == calendard.PostTypeEvent {
+			ordered = append(ordered, p)
+		}
+	}
+	if len(ordered) == 0 {
+		return nil, nil
+	}
+	terms, err := db.termsOfPosts(ctx, ids, calendard.TaxonomyCategory, calendard.TaxonomyTag)
+	if err != nil {
+		return nil, err
+	}
+	l, err := db.loadLinked(ctx, ordered)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*calendard.Event, 0, len(ordered))
+	for _, p := range ordered {
+		e := &calendard.Event{Post: p, Image: l.attachment(p)}
+		for _, t := range terms[p.ID] {
+			if t.Taxonomy == calendard.TaxonomyCategory {
+				e.Categories = append(e.Categories, t)
+			} else {
+				e.Tags = append(e.Tags, t)
+			}
+		}
+		for _, v := range p.Meta["_EventVenueID"] {
+			if vp := l.posts[atoiID(v)]; vp != nil && vp.Type == calendard.PostTypeVenue {
+				e.Venues = append(e.Venues, &calendard.Venue{Post: vp, Image: l.attachment(vp)})
+			}
+		}
+		seen := map[int64]bool{}
+		for _, v := range p.Meta["_EventOrganizerID"] {
+			id := atoiID(v)
+			if op := l.posts[id]; op != nil && op.Type == calendard.PostTypeOrganizer && !seen[id] {
+				seen[id] = true
+				e.Organizers = append(e.Organizers, &calendard.Organizer{Post: op, Image: l.attachment(op)})
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

@@ -1,0 +1,96 @@
+package wpdb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/wpauth"
+)
+
+// userByField loads a user and the usermeta authentication needs. The comparison runs in SQL so the
+// column collation decides (case-insensitive, trailing spaces ignored on MySQL), as in WordPress.
+func (db *DB) userByField(ctx context.Context, field string, value any) (*calendard.UserRecord, error) {
+	u := &calendard.UserRecord{}
+	err := db.sql.QueryRowContext(ctx, "SELECT ID, user_login, user_email, user_pass FROM "+db.t("users")+
+		" WHERE "+field+" = ? ORDER BY ID LIMIT 1", value).Scan(&u.ID, &u.Login, &u.Email, &u.Pass)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.sql.QueryContext(ctx, "SELECT meta_key, meta_value FROM "+db.t("usermeta")+
+		" WHERE user_id = ? AND meta_key IN (?, '_application_passwords') ORDER BY umeta_id", u.ID, db.prefix+"capabilities")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v nullString
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		if k.String == "_application_passwords" {
+			u.AppPasswords = v.String
+		} else {
+			u.CapsMeta = v.String
+		}
+	}
+	return u, rows.Err()
+}
+
+// UserByLogin finds a user by (already sanitized) login.
+func (db *DB) UserByLogin(ctx context.Context, login string) (*calendard.UserRecord, error) {
+	if login == "" {
+		return nil, nil
+	}
+	return db.userByField(ctx, "user_login", login)
+}
+
+// UserByEmail finds a user by e-mail.
+func (db *DB) UserByEmail(ctx context.Context, email string) (*calendard.UserRecord, error) {
+	if email == "" {
+		return nil, nil
+	}
+	return db.userByField(ctx, "user_email", email)
+}
+
+// UserByID finds a user by ID.
+func (db *DB) UserByID(ctx context.Context, id int64) (*calendard.UserRecord, error) {
+	return db.userByField(ctx, "ID", id)
+}
+
+// RecordAppPasswordUsage writes last_used/last_ip of an application password at most once a day,
+// rewriting the one usermeta row in place like core. The read-modify-write runs in a transaction
+// with the row locked so concurrent first uses of the day do not lose other entries.
+func (db *DB) RecordAppPasswordUsage(ctx context.Context, userID int64, uuid, ip string, now time.Time) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var id int64
+	var value nullString
+	err = tx.QueryRowContext(ctx, "SELECT umeta_id, meta_value FROM "+db.t("usermeta")+
+		" WHERE user_id = ? AND meta_key = '_application_passwords' ORDER BY umeta_id LIMIT 1"+db.forUpdate(), userID).Scan(&id, &value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	updated, changed, err := wpauth.RecordAppPasswordUsage(value.String, uuid, now.Unix(), ip)
+	if err != nil || !changed {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE "+db.t("usermeta")+" SET meta_value = ? WHERE umeta_id = ?", updated, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// forUpdate locks selected rows inside a transaction.
+func (db *DB) forUpdate() string { return " FOR UPDATE" }
