@@ -1,0 +1,79 @@
+package handlers
+
+import (
+	"encoding/base64"
+	"errors"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/calendard/calendard"
+)
+
+// basicCredentials extracts Basic credentials the way PHP and WordPress do: the scheme is
+// case-insensitive, the user ends at the first colon, an empty password or undecodable token means no
+// credentials at all.
+func basicCredentials(header string) (user, pass string, ok bool) {
+	if len(header) < 6 || !strings.EqualFold(header[:6], "basic ") {
+		return "", "", false
+	}
+	token := strings.TrimSpace(header[6:])
+	raw, err := base64.StdEncoding.DecodeString(token)
+	if err != nil {
+		// PHP's base64_decode also takes tokens without padding.
+		if raw, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(token, "=")); err != nil {
+			return "", "", false
+		}
+	}
+	user, pass, found := strings.Cut(string(raw), ":")
+	if !found || pass == "" {
+		return "", "", false
+	}
+	return user, pass, true
+}
+
+// secure is is_ssl() plus the trusted-proxy rule: TLS on this connection, or a trusted proxy that says
+// the client used HTTPS.
+func (s *Server) secure(c *gin.Context) bool {
+	if c.Request.TLS != nil {
+		return true
+	}
+	if !strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https") || len(s.cfg.TrustedProxies) == 0 {
+		return false
+	}
+	addr, err := netip.ParseAddr(clientIP(c))
+	if err != nil {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// authenticate resolves the caller. Credentials are ignored (anonymous) when application passwords
+// are unavailable, exactly like WordPress; wrong credentials are a 401 before any routing.
+func (s *Server) authenticate(c *gin.Context, site *calendard.Site, now time.Time) (*calendard.User, *calendard.Error) {
+	login, pass, ok := basicCredentials(c.GetHeader("Authorization"))
+	if !ok {
+		return calendard.Anonymous, nil
+	}
+	if !(s.cfg.Environment == "local" || s.secure(c)) || !site.UsingAppPasswords {
+		return calendard.Anonymous, nil
+	}
+	user, err := calendard.AuthenticateAppPassword(c.Request.Context(), s.deps.Users, site, login, pass, now, clientIP(c))
+	if err != nil {
+		var e *calendard.Error
+		if errors.As(err, &e) {
+			return calendard.Anonymous, e
+		}
+		s.log.Error("authenticating", "err", err)
+		return calendard.Anonymous, errUnavailable
+	}
+	return user, nil
+}

@@ -1,0 +1,132 @@
+package handlers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// singleArgs are the parameters of GET /events/{id}.
+func singleEventArgs() []*Arg {
+	return []*Arg{
+		{Name: "id", Type: "integer", Required: true, In: "path", Description: "the event post ID"},
+		{Name: "password", Type: "string", Validate: validString, Description: "The event password"},
+	}
+}
+
+// slugArgs are the parameters of GET /events/by-slug/{slug}.
+func slugEventArgs() []*Arg {
+	return []*Arg{{Name: "slug", Type: "string", Required: true, In: "path", Description: "the event post name",
+		Validate: validSlugOf(calendard.PostTypeEvent)}}
+}
+
+// validSlugOf is is_event_slug (and its venue/organizer twins): get_page_by_path finds a post of the type.
+func validSlugOf(postType string) func(*Request, any) error {
+	return func(r *Request, v any) error {
+		s, ok := v.(string)
+		if !ok || php.Empty(s) {
+			return errInvalid
+		}
+		id, err := r.postBySlugPath(s, postType)
+		if err != nil {
+			return err
+		}
+		if id == 0 {
+			return errInvalid
+		}
+		return nil
+	}
+}
+
+// postBySlugPath is get_page_by_path($slug, OBJECT, $type) for a single-segment path of a
+// non-hierarchical type: the slug is normalized like sanitize_title_for_query, and a post with a
+// parent does not match a one-segment path.
+func (r *Request) postBySlugPath(path, postType string) (int64, error) {
+	p := rawURLEncode(php.URLDecode(path))
+	p = strings.ReplaceAll(strings.ReplaceAll(p, "%2F", "/"), "%20", " ")
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	if len(parts) != 1 {
+		return 0, nil
+	}
+	slug := wptext.SanitizeTitleForQuery(parts[0])
+	if slug == "" {
+		return 0, nil
+	}
+	posts, err := r.posts().PostsByName(r.ctx, slug, postType)
+	if err != nil {
+		return 0, err
+	}
+	// The name must also match exactly (PHP ==), and a post with a parent does not match a
+	// one-segment path.
+	for _, p := range posts {
+		if p.Name == slug && p.Parent == 0 {
+			return p.ID, nil
+		}
+	}
+	return 0, nil
+}
+
+// rawURLEncode is PHP's rawurlencode (RFC 3986: only A-Z a-z 0-9 - _ . ~ stay).
+func rawURLEncode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte("0123456789ABCDEF"[c>>4])
+		b.WriteByte("0123456789ABCDEF"[c&15])
+	}
+	return b.String()
+}
+
+// get is GET /events/{id} (Single_Event::get, TEC 6.17.2 decision sequence).
+func (h *eventsHandler) get(r *Request) (*Response, error) {
+	return h.getByID(r, php.Int(r.Value("id")))
+}
+
+// getBySlug is GET /events/by-slug/{slug}.
+func (h *eventsHandler) getBySlug(r *Request) (*Response, error) {
+	s, _ := r.Value("slug").(string)
+	id, err := r.postBySlugPath(s, calendard.PostTypeEvent)
+	if err != nil {
+		return nil, err
+	}
+	return h.getByID(r, id)
+}
+
+func (h *eventsHandler) getByID(r *Request, id int64) (*Response, error) {
+	post, err := r.posts().PostByID(r.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if post == nil {
+		return nil, &calendard.Error{Code: "rest-event-not-found", Status: 404, Message: fmt.Sprintf(calendard.MsgEventNotFoundFmt, id)}
+	}
+	if post.Type != calendard.PostTypeEvent {
+		return nil, &calendard.Error{Code: "rest-invalid-event-id", Status: 400, Message: calendard.MsgInvalidEventID}
+	}
+	if post.Status == "trash" {
+		return nil, &calendard.Error{Code: "event-no-longer-available", Status: 403, Message: calendard.MsgEventNoLongerAvailable}
+	}
+	ref := &calendard.PostRef{ID: post.ID, Type: post.Type, Status: post.Status, Author: post.Author}
+	if post.Status != "publish" && !r.User.CanReadPost(ref) {
+		return nil, &calendard.Error{Code: "event-not-accessible", Status: 403, Message: calendard.MsgEventNotAccessible}
+	}
+	e, err := h.events.EventByID(r.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, &calendard.Error{Code: "rest-event-not-found", Status: 404, Message: fmt.Sprintf(calendard.MsgEventNotFoundFmt, id)}
+	}
+	if e.HasPassword() && !r.unlocked(e.Post) {
+		return nil, &calendard.Error{Code: "event-password-protected", Status: 403, Message: calendard.MsgEventPasswordProtected}
+	}
+	return ok(r.eventRecord(e, true)), nil
+}

@@ -1,0 +1,432 @@
+package handlers
+
+import (
+	"math"
+	"strings"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
+)
+
+// eventsHandler serves /events, /events/{id} and /events/by-slug/{slug}.
+type eventsHandler struct {
+	events calendard.EventService
+}
+
+// listArgs are the archive parameters of GET /events, in the plugin's declaration order.
+func (h *eventsHandler) listArgs() []*Arg {
+	timeArg := func(name, desc string) *Arg {
+		return &Arg{Name: name, Description: desc, Validate: validTime, SwaggerType: "string"}
+	}
+	list := func(name, desc string, validate func(*Request, any) error) *Arg {
+		return &Arg{Name: name, Description: desc, ItemsType: "integer", Validate: validate,
+			SwaggerType: "array", CollectionFormat: "csv"}
+	}
+	return []*Arg{
+		pageArg(),
+		perPageArg("The number of events to return on each page"),
+		{Name: "start_date", Description: "Events that start on the specified date", Validate: validTime, SwaggerType: "string",
+			HasDefault: true, Default: func(r *Request) any { return defaultStartDate(r.Site, r.Now) }},
+		{Name: "end_date", Description: "Events that end on the specified date", Validate: validTime, SwaggerType: "string",
+			HasDefault: true, Default: func(r *Request) any { return defaultEndDate(r.Now) }},
+		timeArg("starts_before", "Events that start before the specified date"),
+		timeArg("starts_after", "Events that start after the specified date"),
+		timeArg("ends_before", "Events that end before the specified date"),
+		timeArg("ends_after", "Events that end after the specified date"),
+		{Name: "strict_dates", Validate: validString, SwaggerType: "string", HasDefault: true,
+			Default:     func(*Request) any { return "false" },
+			Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days."},
+		{Name: "search", Type: "string", Validate: validString,
+			Description: "Events should contain the specified string in the title or description"},
+		list("categories", "Events should be assigned one of the specified categories slugs or IDs", validTermList(calendard.TaxonomyCategory)),
+		list("tags", "Events should be assigned one of the specified tags slugs or IDs", validTermList(calendard.TaxonomyTag)),
+		list("venue", "Events should be assigned one of the specified venue IDs", validPostIDList(calendard.PostTypeVenue)),
+		list("organizer", "Events should be assigned one of the specified organizer IDs", validPostIDList(calendard.PostTypeOrganizer)),
+		{Name: "featured", Type: "boolean", Description: "Events should be filtered by their featured status"},
+		{Name: "status", Format: "string", SwaggerType: "string", Description: "The event post status",
+			Validate: validStatusList(calendard.PostTypeEvent)},
+		{Name: "geoloc", Type: "boolean",
+			Description: "Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data"},
+		{Name: "geoloc_lat", Format: "double", SwaggerType: "number",
+			Description: "Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng"},
+		{Name: "geoloc_lng", Format: "double", SwaggerType: "number",
+			Description: "Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat"},
+		{Name: "include", ItemsType: "integer", SwaggerType: "array", CollectionFormat: "csv", Validate: validPositiveIntList,
+			Sanitize:    func(_ *Request, v any) (any, error) { return php.ListToArray(v), nil },
+			Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored."},
+		{Name: "post_parent", Type: "integer", Validate: validEventID,
+			Description: "Events should be filtered by their post_parent being the specified one."},
+		{Name: "ticketed", Type: "boolean", Validate: validTicketed, Description: "Filter events with or without tickets."},
+	}
+}
+
+// pageArg is the shared "page" archive parameter.
+func pageArg() *Arg {
+	return &Arg{Name: "page", Type: "integer", Validate: validPositiveInt, HasDefault: true,
+		Default: func(*Request) any { return int64(1) }, Description: "The archive page to return"}
+}
+
+// perPageArg is the shared "per_page" archive parameter: default from the site options, capped at 50.
+func perPageArg(desc string) *Arg {
+	return &Arg{Name: "per_page", Type: "integer", Validate: validPerPage, HasDefault: true,
+		Default: func(r *Request) any { return r.Site.PerPageRaw }, Description: desc,
+		Sanitize: func(_ *Request, v any) (any, error) {
+			if php.Empty(v) {
+				return false, nil
+			}
+			return min(int64(50), php.Int(v)), nil
+		}}
+}
+
+// validPerPage is is_positive_int; a site whose option is -1 fails every list here, as the reference.
+func validPerPage(r *Request, v any) error {
+	if r.Site.PerPageInvalid && !r.QueryHas("per_page") {
+		return errInvalid
+	}
+	if s, ok := v.(string); ok && s == "" && !r.QueryHas("per_page") {
+		return nil
+	}
+	return validPositiveInt(r, v)
+}
+
+// validTicketed is supports_ticketed: asking for ticketed events needs Event Tickets, which calendard
+// does not provide; any other value passes here (and non-booleans then fail the type check).
+func validTicketed(_ *Request, v any) error {
+	if s, _ := v.(string); calendard.IsTruthyWord(s) || v == true {
+		return &calendard.Error{Code: "event-tickets-not-active", Message: "Event Tickets plugin is not activated.", Status: 400}
+	}
+	return nil
+}
+
+// validStatusList is filter_post_status_list used as a validator: callers without the post type's
+// edit capability may only ask for "publish"; others for registered statuses.
+func validStatusList(postType string) func(*Request, any) error {
+	return func(r *Request, v any) error {
+		if statusList(r, postType, v) == nil {
+			return errInvalid
+		}
+		return nil
+	}
+}
+
+// statusList returns the requested statuses, or nil when the request may not use them.
+func statusList(r *Request, postType string, v any) []string {
+	var stati []string
+	for _, it := range php.ListToArray(v) {
+		s, _ := php.String(it)
+		stati = append(stati, s)
+	}
+	if !r.User.Can(calendard.CapsOf(postType).Edit) {
+		if len(stati) == 1 && stati[0] == "publish" {
+			return stati
+		}
+		return nil
+	}
+	if len(stati) == 0 {
+		return nil
+	}
+	for _, s := range stati {
+		if !calendard.IsRegisteredStatus(s) {
+			return nil
+		}
+	}
+	return stati
+}
+
+// list is GET /events (Archive_Event::get).
+func (h *eventsHandler) list(r *Request) (*Response, error) {
+	site := r.Site
+	page := php.Int(r.Value("page"))
+	if page < 1 {
+		page = 1
+	}
+	perPage := int64(site.PerPage)
+	if v := r.Value("per_page"); !php.Empty(v) {
+		perPage = php.Int(v)
+	}
+
+	// Dates: localized for strict mode, day-rounded in the default inclusive mode.
+	strict := false
+	if v, ok := r.Param("strict_dates"); ok {
+		s, _ := php.String(v)
+		strict = strictDates(s)
+	}
+	raw := func(name string) (string, bool) {
+		v, ok := r.Param(name)
+		if !ok {
+			return "", false
+		}
+		s, _ := php.String(v)
+		return s, true
+	}
+	// bounded returns a date parameter as the plugin compares it: localized to the site zone in strict
+	// mode, otherwise rounded to the start (begin) or end of its UTC calendar day.
+	bounded := func(name string, begin bool) *string {
+		s, ok := raw(name)
+		if !ok {
+			return nil
+		}
+		var out string
+		switch {
+		case strict:
+			v, ok := localizeDate(s, site, r.Now)
+			if !ok {
+				return nil
+			}
+			out = v
+		case begin:
+			out = beginningOfDay(s, site, r.Now)
+		default:
+			out = endOfDay(s, site, r.Now)
+		}
+		return &out
+	}
+	relative := false
+	for _, n := range []string{"starts_before", "starts_after", "ends_before", "ends_after"} {
+		if _, ok := r.Param(n); ok {
+			relative = true
+		}
+	}
+	startsBefore := bounded("starts_before", false)
+	startsAfter := bounded("starts_after", false)
+	endsBefore := bounded("ends_before", false)
+	endsAfter := bounded("ends_after", false)
+	startDate := bounded("start_date", true)
+	endDate := bounded("end_date", false)
+
+	f := calendard.EventFilter{Limit: int(perPage), Offset: int((page - 1) * perPage)}
+	include, hasInclude := r.Param("include")
+	if hasInclude && !php.Empty(include) {
+		for _, it := range php.ListToArray(include) {
+			f.Include = append(f.Include, php.Int(it))
+		}
+		f.OrderByPostDate = true
+	}
+	if relative {
+		if !r.QueryHas("start_date") {
+			startDate = nil
+		}
+		if !r.QueryHas("end_date") {
+			endDate = nil
+		}
+	}
+	urlStart, urlEnd := startDate, endDate
+	if f.Include != nil {
+		// Included posts void the caller's dates; the default window is re-applied unrounded.
+		urlStart, urlEnd = strPtr(defaultStartDate(site, r.Now)), strPtr(defaultEndDate(r.Now))
+		if relative {
+			if !r.QueryHas("start_date") {
+				urlStart = nil
+			}
+			if !r.QueryHas("end_date") {
+				urlEnd = nil
+			}
+			startDate, endDate = nil, nil
+		} else {
+			startDate, endDate = urlStart, urlEnd
+		}
+	}
+	f.StartOnOrAfter, f.EndOnOrBefore = startDate, endDate
+	f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter = startsBefore, startsAfter, endsBefore, endsAfter
+
+	search, hasSearch := raw("search")
+	if hasSearch && search != "" {
+		f.Search = calendard.ParseSearch(search)
+		f.SearchAnonymous = !r.User.LoggedIn()
+	}
+	var err error
+	if f.CategoryIDs, err = h.termFilter(r, "categories", calendard.TaxonomyCategory); err != nil {
+		return nil, err
+	}
+	if f.TagIDs, err = h.termFilter(r, "tags", calendard.TaxonomyTag); err != nil {
+		return nil, err
+	}
+	f.VenueIDs = idList(r.Value("venue"))
+	f.OrganizerIDs = idList(r.Value("organizer"))
+	featured, hasFeatured := r.Param("featured")
+	if hasFeatured {
+		b := restBool(featured)
+		f.Featured = &b
+	}
+	if v, ok := r.Param("post_parent"); ok {
+		n := php.Int(v)
+		f.PostParent = &n
+	}
+
+	var statusParam []string
+	if v, ok := r.Param("status"); ok {
+		statusParam = statusList(r, calendard.PostTypeEvent, v)
+		f.Statuses = statusParam
+	} else if !r.User.Can(calendard.CapsOf(calendard.PostTypeEvent).Edit) {
+		f.Statuses = []string{"publish"}
+	}
+
+	events, total, err := h.events.FindEvents(r.ctx, site, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 && page > 1 {
+		return nil, &calendard.Error{Code: "event-archive-page-not-found", Message: calendard.MsgEventArchivePageNotFound, Status: 404}
+	}
+
+	// rest_url: the plugin's supported query vars in their fixed order, raw values.
+	params := []calendard.KV{{Key: "page", Value: page}, {Key: "per_page", Value: perPage}}
+	if urlStart != nil {
+		params = append(params, calendard.KV{Key: "start_date", Value: *urlStart})
+	}
+	if urlEnd != nil {
+		params = append(params, calendard.KV{Key: "end_date", Value: *urlEnd})
+	}
+	if hasSearch {
+		params = append(params, calendard.KV{Key: "search", Value: search})
+	}
+	if g, ok := r.Param("geoloc"); ok && restBool(g) {
+		lat, _ := r.Param("geoloc_lat")
+		lng, _ := r.Param("geoloc_lng")
+		params = append(params, calendard.KV{Key: "geoloc", Value: int64(1)},
+			calendard.KV{Key: "geoloc_lat", Value: orEmpty(lat)}, calendard.KV{Key: "geoloc_lng", Value: orEmpty(lng)})
+	}
+	status := "publish"
+	if f.Statuses == nil {
+		status = "any"
+	} else if statusParam != nil {
+		status = strings.Join(statusParam, ",")
+	}
+	params = append(params, calendard.KV{Key: "status", Value: status})
+	if f.PostParent != nil {
+		params = append(params, calendard.KV{Key: "post_parent", Value: *f.PostParent})
+	}
+	if f.Include != nil {
+		// The plugin joins array values with commas before building the URL.
+		ids := make([]string, len(f.Include))
+		for i, id := range f.Include {
+			ids[i] = itoa(id)
+		}
+		params = append(params, calendard.KV{Key: "include", Value: strings.Join(ids, ",")})
+	}
+	for _, b := range []struct {
+		name string
+		v    *string
+	}{{"starts_before", startsBefore}, {"starts_after", startsAfter}, {"ends_before", endsBefore}, {"ends_after", endsAfter}} {
+		if b.v != nil {
+			params = append(params, calendard.KV{Key: b.name, Value: *b.v})
+		}
+	}
+	if t, ok := r.Param("ticketed"); ok && restBool(t) {
+		params = append(params, calendard.KV{Key: "ticketed", Value: true})
+	}
+	restURL := addQueryArg(r.RestURL("events/"), params)
+	var extra []calendard.KV
+	if v, ok := r.Param("venue"); ok {
+		extra = append(extra, calendard.KV{Key: "venue", Value: toList(v)})
+	}
+	if v, ok := r.Param("organizer"); ok {
+		extra = append(extra, calendard.KV{Key: "organizer", Value: toList(v)})
+	}
+	if hasFeatured {
+		extra = append(extra, calendard.KV{Key: "featured", Value: restBool(featured)})
+	}
+	if len(extra) > 0 {
+		restURL = addQueryArg(restURL, extra)
+	}
+
+	body := phpjson.NewObject()
+	list := make([]any, 0, len(events))
+	for _, e := range events {
+		rec := r.eventRecord(e, false)
+		if e.HasPassword() && !r.unlocked(e.Post) {
+			redact(rec)
+		}
+		list = append(list, rec)
+	}
+	body.Set("events", list)
+	body.Set("rest_url", restURL)
+	if page*perPage < int64(total) {
+		body.Set("next_rest_url", addQueryArg(removeQueryArg(restURL, "page"), []calendard.KV{{Key: "page", Value: page + 1}}))
+	}
+	if page > 1 && (page-2)*perPage < int64(total) {
+		prev := removeQueryArg(restURL, "page")
+		if page != 2 {
+			prev = addQueryArg(prev, []calendard.KV{{Key: "page", Value: page - 1}})
+		}
+		body.Set("previous_rest_url", prev)
+	}
+	body.Set("total", total)
+	pages := totalPages(total, perPage)
+	body.Set("total_pages", pages)
+	return ok(body).Header("X-TEC-Total", itoa(int64(total))).Header("X-TEC-TotalPages", itoa(pages)), nil
+}
+
+func totalPages(total int, perPage int64) int64 {
+	if total <= 0 || perPage <= 0 {
+		return 0
+	}
+	return int64(math.Ceil(float64(total) / float64(perPage)))
+}
+
+func strPtr(s string) *string { return &s }
+
+func orEmpty(v any) any {
+	if v == nil {
+		return ""
+	}
+	return v
+}
+
+// toList is Tribe__Utils__Array::to_list: arrays joined with ",".
+func toList(v any) any {
+	if php.IsArray(v) {
+		var parts []string
+		for _, e := range php.List(v) {
+			s, _ := php.String(e)
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, ",")
+	}
+	return v
+}
+
+// idList turns a validated ID list parameter into IDs (nil when absent or empty).
+func idList(v any) []int64 {
+	if php.Empty(v) {
+		return nil
+	}
+	var out []int64
+	for _, it := range php.ListToArray(v) {
+		out = append(out, php.Int(it))
+	}
+	return out
+}
+
+// termFilter resolves a categories/tags parameter to term IDs (with descendants for categories).
+// Items that resolve to nothing still narrow the query to nothing, as in the plugin.
+func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64, error) {
+	v, ok := r.Param(param)
+	if !ok || php.Empty(v) {
+		return nil, nil
+	}
+	ids := []int64{}
+	items := php.ListToArray(v)
+	if taxonomy == calendard.TaxonomyTag && len(items) > 1 {
+		// Reference quirk: only the first tag of a list filters ("11,12" answers like "11").
+		items = items[:1]
+	}
+	for _, it := range items {
+		t, err := r.termBy(it, taxonomy)
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			ids = append(ids, t.ID)
+		}
+	}
+	if taxonomy == calendard.TaxonomyCategory && len(ids) > 0 {
+		idx, err := r.taxonomy(taxonomy)
+		if err != nil {
+			return nil, err
+		}
+		ids = idx.tree.WithDescendants(ids)
+	}
+	return ids, nil
+}

@@ -1,0 +1,85 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/calendard/calendard/internal/phpjson"
+)
+
+// routeData describes one route as WP_REST_Server::get_data_for_route does (namespace index, OPTIONS).
+func (r *Request) routeData(rt *Route) *phpjson.Object {
+	methods := []any{}
+	for _, m := range rt.Methods() {
+		methods = append(methods, m)
+	}
+	endpoints := []any{}
+	for _, ep := range rt.Endpoints {
+		em := []any{}
+		for _, m := range ep.Methods {
+			em = append(em, m)
+		}
+		args := phpjson.NewObject()
+		for _, a := range ep.Args {
+			args.Set(a.Name, r.argData(a))
+		}
+		endpoints = append(endpoints, phpjson.Obj("methods", em, "args", args))
+	}
+	o := phpjson.Obj("namespace", r.NS, "methods", methods, "endpoints", endpoints)
+	if !rt.HasVariables() {
+		o.Set("_links", phpjson.Obj("self", []any{phpjson.Obj("href", r.RestURL(strings.TrimPrefix(rt.Path, "/")))}))
+	}
+	return o
+}
+
+// argData keeps the JSON-schema keywords of an argument plus "required".
+func (r *Request) argData(a *Arg) *phpjson.Object {
+	o := phpjson.NewObject()
+	if a.HasDefault {
+		var v any
+		if a.Default != nil {
+			v = a.Default(r)
+		}
+		o.Set("default", v)
+	}
+	if a.Description != "" {
+		o.Set("description", a.Description)
+	}
+	if a.Type != "" {
+		o.Set("type", a.Type)
+	}
+	if a.Format != "" {
+		o.Set("format", a.Format)
+	}
+	if a.ItemsType != "" {
+		o.Set("items", phpjson.Obj("type", a.ItemsType))
+	}
+	o.Set("required", a.Required)
+	return o
+}
+
+// namespaceIndex is GET /{ns}: every route of the namespace keyed by its regex.
+func (s *Server) namespaceIndex(r *Request) (*Response, error) {
+	routes := phpjson.NewObject()
+	for _, rt := range s.routes {
+		routes.Set("/"+r.NS+rt.Path, r.routeData(rt))
+	}
+	body := phpjson.Obj("namespace", r.NS, "routes", routes,
+		"_links", phpjson.Obj("up", []any{phpjson.Obj("href", restURL(r.Site, "/"))}))
+	return ok(body), nil
+}
+
+// optionsResponse is the answer to OPTIONS on a known route: its description.
+func (s *Server) optionsResponse(r *Request) *Response {
+	return ok(r.routeData(r.Route))
+}
+
+// indentJSON pretty-prints an encoded body (_pretty), keeping PHP's escaping.
+func indentJSON(b []byte) []byte {
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "    "); err != nil {
+		return b
+	}
+	return out.Bytes()
+}

@@ -1,0 +1,198 @@
+package handlers
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/cost"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// ldVisible is the JSON-LD generator's gate: password-protected posts never qualify (the REST
+// password parameter does not count, only WordPress' cookie) and visitors need a published post.
+// Logged-in users get it for any status (recorded: a contributor sees a draft organizer's JSON-LD).
+func (r *Request) ldVisible(p *calendard.Post) bool {
+	if p.HasPassword() {
+		return false
+	}
+	return r.User.LoggedIn() || p.Status == "publish"
+}
+
+// eventJSONLD builds the schema.org Event of a single-event answer, or nil when it is not generated.
+func (r *Request) eventJSONLD(e *calendard.Event) *phpjson.Object {
+	if !r.ldVisible(e.Post) {
+		return nil
+	}
+	site := r.Site
+	m := e.Meta
+	permalink := ldLink(r.permalink(e.Post))
+	o := phpjson.Obj("@context", "http://schema.org", "@type", "Event",
+		"name", ldName(e.Post), "description", wptext.JSONLDDescription(e.Excerpt, e.Content))
+	if e.Image != nil {
+		o.Set("image", r.attachmentURL(e.Image))
+	}
+	o.Set("url", permalink)
+	o.Set("eventAttendanceMode", "https://schema.org/OfflineEventAttendanceMode")
+	status := "https://schema.org/EventScheduled"
+	switch m.Value("_tribe_events_status") {
+	case "canceled":
+		status = "https://schema.org/EventCancelled"
+	case "postponed":
+		status = "https://schema.org/EventPostponed"
+	}
+	o.Set("eventStatus", status)
+	tz := m.Value("_EventTimezone")
+	if tz == "" || site.TimezoneModeSite {
+		tz = site.TimezoneString
+	}
+	o.Set("startDate", ldDate(m.Value("_EventStartDate"), tz))
+	o.Set("endDate", ldDate(m.Value("_EventEndDate"), tz))
+	if len(e.Venues) > 0 {
+		if place := r.placeJSONLD(e.Venues[0]); place != nil {
+			o.Set("location", place)
+		} else {
+			o.Set("location", false)
+		}
+	}
+	if len(e.Organizers) > 0 {
+		if person := r.personJSONLD(e.Organizers[0]); person != nil {
+			o.Set("organizer", person)
+		} else {
+			o.Set("organizer", false)
+		}
+	}
+	if price, ok := cost.OfferPrice(m["_EventCost"], m.Value("_EventCurrencySymbol"), m.Value("_EventCurrencyPosition"), costSettings(site)); ok {
+		code := cost.PriceCurrency(m.Value("_EventCurrencyCode"), costSettings(site))
+		o.Set("offers", phpjson.Obj("@type", "Offer", "price", price, "priceCurrency", code, "url", permalink,
+			"category", "primary", "availability", "inStock", "validFrom", validFrom(e.Date)))
+	}
+	o.Set("performer", "Organization")
+	return o
+}
+
+// ldName is esc_js(get_the_title()): unlike the REST title it carries the "Private: " and
+// "Protected: " prefixes.
+func ldName(p *calendard.Post) string {
+	return wptext.JSONLDText(wptext.GetTheTitle(p.Title, p.Status, p.HasPassword()))
+}
+
+// ldLink is the event link TEC's JSON-LD uses (getLink('single')): the permalink with a trailing
+// slash, passed through add_query_arg (which re-encodes a query string) and slashed again, so plain
+// permalinks come out as "...&p=35%2F/".
+func ldLink(permalink string) string {
+	return trailingSlash(addQueryArg(trailingSlash(permalink), nil))
+}
+
+func trailingSlash(s string) string { return strings.TrimRight(s, `/\`) + "/" }
+
+// validFrom is the publication day at midnight UTC in ATOM format.
+func validFrom(postDate string) string {
+	d := postDate
+	if len(d) >= 10 {
+		d = d[:10]
+	}
+	t, err := time.Parse("2006-01-02", d)
+	if err != nil {
+		t = time.Unix(0, 0).UTC()
+	}
+	return t.Format("2006-01-02T15:04:05-07:00")
+}
+
+// ldDate renders an event date for JSON-LD: ISO 8601 with the zone's offset for named zones; for
+// "UTC+N" offset zones the plugin instead subtracts the offset and prints a DB datetime.
+func ldDate(local, tz string) string {
+	t, err := time.Parse(calendard.DBDateTime, local)
+	if err != nil {
+		return local
+	}
+	tz = strings.TrimSpace(tz)
+	if strings.HasPrefix(tz, "UTC") && len(tz) > 3 {
+		return applyOffset(t, tz[3:]).Format(calendard.DBDateTime)
+	}
+	loc, err := calendard.LoadZone(tz)
+	if err != nil {
+		return local
+	}
+	lt := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc)
+	return lt.Format("2006-01-02T15:04:05-07:00")
+}
+
+// applyOffset is Tribe__Timezones::apply_offset($datetime, $offset, true): ":15/:30/:45" become
+// fractions, and an offset whose integer part is 0 leaves the date unchanged (plugin quirk).
+func applyOffset(t time.Time, offset string) time.Time {
+	offset = strings.ToLower(strings.TrimSpace(offset))
+	if php.Int(offset) == 0 {
+		return t
+	}
+	for suffix, frac := range map[string]string{":15": ".25", ":30": ".5", ":45": ".75"} {
+		if strings.HasSuffix(offset, suffix) {
+			offset = strings.TrimSuffix(offset, suffix) + frac
+		}
+	}
+	f, err := strconv.ParseFloat(offset, 64)
+	if err != nil {
+		return t
+	}
+	return t.Add(-time.Duration(int(f*60)) * time.Minute)
+}
+
+// placeJSONLD is the venue's schema.org Place (no @context), or nil when not generated.
+func (r *Request) placeJSONLD(v *calendard.Venue) *phpjson.Object {
+	if !r.ldVisible(v.Post) {
+		return nil
+	}
+	m := v.Meta
+	o := phpjson.Obj("@type", "Place", "name", ldName(v.Post), "description", wptext.JSONLDDescription(v.Excerpt, v.Content))
+	if v.Image != nil {
+		o.Set("image", r.attachmentURL(v.Image))
+	}
+	o.Set("url", "")
+	region := m.Value("_VenueProvince")
+	if m.Value("_VenueCountry") == "United States" {
+		region = m.Value("_VenueState")
+	}
+	addr := phpjson.Obj("@type", "PostalAddress")
+	for _, kv := range []calendard.KV{
+		{Key: "streetAddress", Value: m.Value("_VenueAddress")}, {Key: "addressLocality", Value: m.Value("_VenueCity")},
+		{Key: "addressRegion", Value: region}, {Key: "postalCode", Value: m.Value("_VenueZip")},
+		{Key: "addressCountry", Value: m.Value("_VenueCountry")},
+	} {
+		if s := kv.Value.(string); s != "" {
+			addr.Set(kv.Key, wptext.EscHTML(s))
+		}
+	}
+	o.Set("address", addr)
+	o.Set("telephone", wptext.EscHTML(m.Value("_VenuePhone")))
+	o.Set("sameAs", m.Value("_VenueURL"))
+	return o
+}
+
+// personJSONLD is the organizer's schema.org Person (no @context), or nil when not generated.
+func (r *Request) personJSONLD(org *calendard.Organizer) *phpjson.Object {
+	if !r.ldVisible(org.Post) {
+		return nil
+	}
+	m := org.Meta
+	o := phpjson.Obj("@type", "Person", "name", ldName(org.Post), "description", wptext.JSONLDDescription(org.Excerpt, org.Content))
+	if org.Image != nil {
+		o.Set("image", r.attachmentURL(org.Image))
+	}
+	website := m.Value("_OrganizerWebsite")
+	o.Set("url", website)
+	o.Set("telephone", wptext.EscHTML(m.Value("_OrganizerPhone")))
+	o.Set("email", wptext.Antispambot(wptext.EscHTML(m.Value("_OrganizerEmail"))))
+	o.Set("sameAs", website)
+	return o
+}
+
+// attachmentURL is wp_get_attachment_url.
+func (r *Request) attachmentURL(a *calendard.Attachment) string {
+	if f := a.Meta.Value("_wp_attached_file"); f != "" {
+		return r.uploadURL(f)
+	}
+	return a.GUID
+}

@@ -1,0 +1,439 @@
+package handlers
+
+import (
+	"path"
+	"strings"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/cost"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
+	"github.com/calendard/calendard/internal/phpserial"
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// eventRecord builds the plugin's event object (reference-behaviour §4.1), every key always present,
+// in the plugin's order. Single-event answers (single) also carry the JSON-LD of the event and of its
+// venue and organizers.
+func (r *Request) eventRecord(e *calendard.Event, single bool) *phpjson.Object {
+	site := r.Site
+	m := e.Meta
+	// The plugin renders the venue, then the organizers, then the event's own content; the order
+	// matters because shortcodes such as [audio] number their instances per request.
+	var venue any = []any{}
+	switch len(e.Venues) {
+	case 0:
+	case 1:
+		venue = r.venueRecord(e.Venues[0], single)
+	default:
+		vs := make([]any, len(e.Venues))
+		for i, v := range e.Venues {
+			vs[i] = r.venueRecord(v, single)
+		}
+		venue = vs
+	}
+	orgs := make([]any, 0, len(e.Organizers))
+	for _, org := range e.Organizers {
+		orgs = append(orgs, r.organizerRecord(org, single))
+	}
+
+	o := phpjson.NewObject()
+	o.Set("id", e.ID)
+	o.Set("global_id", site.GlobalID(e.ID))
+	o.Set("global_id_lineage", lineage(site, e.Post))
+	o.Set("author", itoa(e.Author))
+	o.Set("status", e.Status)
+	o.Set("date", e.Date)
+	o.Set("date_utc", e.DateGMT)
+	o.Set("modified", e.Modified)
+	o.Set("modified_utc", e.ModifiedGMT)
+	o.Set("url", r.permalink(e.Post))
+	o.Set("rest_url", r.RestURL("events/"+itoa(e.ID)))
+	o.Set("title", wptext.Title(e.Title))
+	o.Set("description", wptext.Content(e.Content, r.Render))
+	o.Set("excerpt", wptext.Excerpt(e.Excerpt))
+	o.Set("slug", e.Name)
+	if e.Image != nil {
+		o.Set("image", r.imageRecord(e.Image))
+	} else {
+		o.Set("image", false)
+	}
+	o.Set("all_day", calendard.IsTruthyWord(m.Value("_EventAllDay")))
+	for _, d := range []struct{ key, meta string }{
+		{"start_date", "_EventStartDate"}, {"end_date", "_EventEndDate"},
+		{"utc_start_date", "_EventStartDateUTC"}, {"utc_end_date", "_EventEndDateUTC"},
+	} {
+		v, has := m.Get(d.meta)
+		if has {
+			o.Set(d.key, v)
+		} else {
+			o.Set(d.key, nil)
+		}
+		o.Set(d.key+"_details", dateDetails(v))
+	}
+	o.Set("timezone", m.Value("_EventTimezone"))
+	o.Set("timezone_abbr", m.Value("_EventTimezoneAbbr"))
+	settings := costSettings(site)
+	o.Set("cost", cost.Display(m["_EventCost"], m.Value("_EventCurrencySymbol"), m.Value("_EventCurrencyPosition"), settings))
+	values := []any{}
+	for _, v := range cost.DetailValues(m["_EventCost"]) {
+		values = append(values, v)
+	}
+	o.Set("cost_details", phpjson.Obj(
+		"currency_symbol", m.Value("_EventCurrencySymbol"),
+		"currency_code", m.Value("_EventCurrencyCode"),
+		"currency_position", m.Value("_EventCurrencyPosition"),
+		"values", values))
+	if w, has := m.Get("_EventURL"); has {
+		o.Set("website", wptext.EscHTML(w))
+	} else {
+		o.Set("website", r.permalink(e.Post))
+	}
+	o.Set("show_map", mapFlag(m, "_EventShowMap"))
+	o.Set("show_map_link", mapFlag(m, "_EventShowMapLink"))
+	o.Set("hide_from_listings", m.Value("_EventHideFromUpcoming") == "yes")
+	o.Set("sticky", e.MenuOrder == -1)
+	o.Set("featured", isFeatured(m))
+	o.Set("categories", r.termList(e.Categories))
+	o.Set("tags", r.termList(e.Tags))
+	o.Set("venue", venue)
+	o.Set("organizer", orgs)
+	o.Set("custom_fields", customFields(site, m))
+	if single {
+		if ld := r.eventJSONLD(e); ld != nil {
+			o.Set("json_ld", ld)
+		}
+	}
+	return o
+}
+
+func costSettings(site *calendard.Site) cost.Settings {
+	return cost.Settings{DefaultSymbol: site.DefaultCurrencySymbol, ReversePosition: site.ReverseCurrencyPosition,
+		DefaultCode: site.DefaultCurrencyCode}
+}
+
+// lineage is global_id followed by the importer's lineage rows.
+func lineage(site *calendard.Site, p *calendard.Post) []any {
+	out := []any{site.GlobalID(p.ID)}
+	for _, v := range p.Meta["_tribe_aggregator_global_id_lineage"] {
+		out = append(out, v)
+	}
+	return out
+}
+
+// mapFlag is the (bool) cast of a map flag; events that never stored it show the map.
+func mapFlag(m calendard.Meta, key string) bool {
+	v, has := m.Get(key)
+	if !has {
+		return true
+	}
+	return calendard.TruthyMeta(v)
+}
+
+// isFeatured: _tribe_featured loosely equal to 1.
+func isFeatured(m calendard.Meta) bool {
+	v, has := m.Get("_tribe_featured")
+	if !has {
+		return false
+	}
+	return php.IsNumericString(v) && php.Float(v) == 1
+}
+
+// dateDetails splits a DB datetime into string components; unparsable values read as the epoch.
+func dateDetails(v string) *phpjson.Object {
+	y, mo, d, h, mi, s := "1970", "01", "01", "00", "00", "00"
+	if len(v) >= 19 && v[4] == '-' && v[7] == '-' && v[10] == ' ' && v[13] == ':' && v[16] == ':' {
+		y, mo, d, h, mi, s = v[0:4], v[5:7], v[8:10], v[11:13], v[14:16], v[17:19]
+	}
+	return phpjson.Obj("year", y, "month", mo, "day", d, "hour", h, "minutes", mi, "seconds", s)
+}
+
+// permalink is get_permalink as seen by the requesting user.
+func (r *Request) permalink(p *calendard.Post) string {
+	canRead := p.Status == "private" && r.User.CanReadPost(&calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author})
+	return r.Site.Permalink(p, canRead)
+}
+
+// customFields renders Pro additional fields that have a value; [] when none.
+func customFields(site *calendard.Site, m calendard.Meta) any {
+	o := phpjson.NewObject()
+	for _, f := range site.CustomFields {
+		if v := m.Value(f.Name); v != "" {
+			o.Set(f.Name, phpjson.Obj("label", f.Label, "value", v))
+		}
+	}
+	return o
+}
+
+// termList renders embedded event terms (shape (a) of §4.5).
+func (r *Request) termList(terms []*calendard.Term) []any {
+	out := make([]any, 0, len(terms))
+	for _, t := range terms {
+		out = append(out, r.embeddedTerm(t))
+	}
+	return out
+}
+
+func (r *Request) embeddedTerm(t *calendard.Term) *phpjson.Object {
+	return phpjson.Obj(
+		"name", t.Name, "slug", t.Slug, "term_group", t.Group, "term_taxonomy_id", t.TaxonomyID,
+		"taxonomy", t.Taxonomy, "description", t.Description, "parent", t.Parent, "count", t.Count,
+		"filter", "raw", "id", t.ID, "urls", r.termURLs(t))
+}
+
+func (r *Request) termURLs(t *calendard.Term) *phpjson.Object {
+	base := "categories"
+	if t.Taxonomy == calendard.TaxonomyTag {
+		base = "tags"
+	}
+	u := phpjson.Obj("self", r.RestURL(base+"/"+itoa(t.ID)), "collection", r.RestURL(base))
+	if t.Parent != 0 {
+		u.Set("up", r.RestURL(base+"/"+itoa(t.Parent)))
+	}
+	return u
+}
+
+// venueRecord builds a venue (§4.6): empty values are removed, then the map flags and global ids are
+// appended. Password-protected venues are redacted unless unlocked.
+func (r *Request) venueRecord(v *calendard.Venue, single bool) *phpjson.Object {
+	m := v.Meta
+	o := phpjson.NewObject()
+	r.linkedPostHead(o, v.Post, "venue", v.Image)
+	for _, f := range []struct{ key, meta string }{
+		{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
+		{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"},
+		{"phone", "_VenuePhone"}, {"website", "_VenueURL"}, {"stateprovince", "_VenueStateProvince"},
+	} {
+		o.Set(f.key, m.Value(f.meta))
+	}
+	if single {
+		if ld := r.placeJSONLD(v); ld != nil {
+			o.Set("json_ld", ld)
+		}
+	}
+	removeEmpty(o)
+	o.Set("show_map", mapFlag(m, "_VenueShowMap"))
+	o.Set("show_map_link", mapFlag(m, "_VenueShowMapLink"))
+	o.Set("global_id", r.Site.GlobalID(v.ID))
+	o.Set("global_id_lineage", lineage(r.Site, v.Post))
+	if v.HasPassword() && !r.unlocked(v.Post) {
+		redact(o)
+	}
+	return o
+}
+
+// organizerRecord builds an organizer (§4.7); empty values are removed at the end.
+func (r *Request) organizerRecord(org *calendard.Organizer, single bool) *phpjson.Object {
+	m := org.Meta
+	o := phpjson.NewObject()
+	r.linkedPostHead(o, org.Post, "organizer", org.Image)
+	o.Set("phone", m.Value("_OrganizerPhone"))
+	o.Set("website", m.Value("_OrganizerWebsite"))
+	o.Set("email", m.Value("_OrganizerEmail"))
+	if single {
+		if ld := r.personJSONLD(org); ld != nil {
+			o.Set("json_ld", ld)
+		}
+	}
+	o.Set("global_id", r.Site.GlobalID(org.ID))
+	o.Set("global_id_lineage", lineage(r.Site, org.Post))
+	removeEmpty(o)
+	if org.HasPassword() && !r.unlocked(org.Post) {
+		redact(o)
+	}
+	return o
+}
+
+// linkedPostHead writes the keys venues and organizers share, up to the image.
+func (r *Request) linkedPostHead(o *phpjson.Object, p *calendard.Post, nameKey string, img *calendard.Attachment) {
+	o.Set("id", p.ID)
+	o.Set("author", itoa(p.Author))
+	o.Set("status", p.Status)
+	o.Set("date", p.Date)
+	o.Set("date_utc", p.DateGMT)
+	o.Set("modified", p.Modified)
+	o.Set("modified_utc", p.ModifiedGMT)
+	o.Set("url", r.permalink(p))
+	o.Set(nameKey, wptext.Title(p.Title))
+	o.Set("description", wptext.Content(p.Content, r.Render))
+	o.Set("excerpt", wptext.Excerpt(p.Excerpt))
+	o.Set("slug", p.Name)
+	if img != nil {
+		o.Set("image", r.imageRecord(img))
+	}
+}
+
+// unlocked reports whether the request may see a password-protected post unredacted: the password
+// parameter matches, or context=edit by a user who can edit it.
+func (r *Request) unlocked(p *calendard.Post) bool {
+	if pw, ok := r.Param("password"); ok {
+		if s, isStr := pw.(string); isStr && s == p.Password {
+			return true
+		}
+	}
+	if ctx, _ := r.Param("context"); ctx == "edit" && r.User.CanEditPost(&calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}) {
+		return true
+	}
+	return false
+}
+
+// removeEmpty drops PHP-empty values ("", "0", 0, false, null, []) as array_filter does.
+func removeEmpty(o *phpjson.Object) {
+	for _, k := range append([]string(nil), o.Keys()...) {
+		v, _ := o.Get(k)
+		if php.Empty(v) {
+			o.Delete(k)
+		}
+	}
+}
+
+// Password redaction (§4.11).
+var (
+	redactEmptyString = map[string]bool{"description": true, "excerpt": true, "cost": true, "website": true,
+		"virtual_url": true, "virtual_video_source": true, "email": true, "phone": true, "stateprovince": true,
+		"zip": true, "province": true, "country": true, "city": true, "address": true}
+	redactNull = map[string]bool{"all_day": true, "show_map": true, "show_map_link": true,
+		"hide_from_listings": true, "sticky": true, "featured": true, "ticketed": true, "is_virtual": true}
+	redactList = map[string]bool{"categories": true, "tags": true, "venue": true, "organizer": true, "custom_fields": true}
+)
+
+// redact blanks the protected fields of a record, descending into nested objects whose key is not
+// itself redacted.
+func redact(o *phpjson.Object) {
+	for _, k := range o.Keys() {
+		v, _ := o.Get(k)
+		switch {
+		case redactEmptyString[k]:
+			o.Set(k, "")
+		case redactNull[k]:
+			o.Set(k, nil)
+		case redactList[k]:
+			o.Set(k, []any{})
+		case k == "image":
+			o.Set(k, false)
+		case k == "cost_details":
+			o.Set(k, phpjson.Obj("currency_symbol", "", "currency_position", "", "currency_code", "", "values", []any{}))
+		case k == "attendance":
+			o.Set(k, phpjson.Obj("total_attendees", nil, "checked_in", nil, "not_checked_in", nil))
+		case k == "geo_lat" || k == "geo_lng":
+			o.Set(k, 0)
+		default:
+			switch x := v.(type) {
+			case *phpjson.Object:
+				redact(x)
+			case []any:
+				for _, e := range x {
+					if eo, ok := e.(*phpjson.Object); ok {
+						redact(eo)
+					}
+				}
+			}
+		}
+	}
+}
+
+// imageRecord builds the featured image object (§4.4).
+func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
+	file := a.Meta.Value("_wp_attached_file")
+	url := r.uploadURL(file)
+	if file == "" {
+		url = a.GUID
+	}
+	ext := strings.TrimPrefix(path.Ext(file), ".")
+	o := phpjson.Obj("url", url, "id", a.ID, "extension", ext)
+	mv, err := phpserial.Unmarshal(a.Meta.Value("_wp_attachment_metadata"))
+	meta, isArr := mv.(*phpserial.Array)
+	if err != nil || !isArr {
+		return o
+	}
+	_, hasFile := meta.Get("file")
+	_, hasSizes := meta.Get("sizes")
+	_, hasImageMeta := meta.Get("image_meta")
+	if !hasFile || !hasSizes || !hasImageMeta {
+		return o
+	}
+	dir := url[:strings.LastIndex(url, "/")+1]
+	for _, e := range meta.Entries() {
+		k, _ := e.Key.(string)
+		if k == "" || k == "file" || k == "image_meta" {
+			continue
+		}
+		v := serialToJSON(e.Value)
+		if k == "sizes" {
+			v = sizesRecord(e.Value, dir)
+		}
+		if php.Empty(v) {
+			continue
+		}
+		o.Set(k, v)
+	}
+	return o
+}
+
+// sizesRecord renders intermediate sizes: the file key is replaced by a url key at the end.
+func sizesRecord(v any, dir string) any {
+	sizes, ok := v.(*phpserial.Array)
+	if !ok {
+		return serialToJSON(v)
+	}
+	out := phpjson.NewObject()
+	for _, e := range sizes.Entries() {
+		size, ok := e.Value.(*phpserial.Array)
+		if !ok {
+			continue
+		}
+		so := phpjson.NewObject()
+		file := ""
+		for _, se := range size.Entries() {
+			k := keyString(se.Key)
+			if k == "file" {
+				file, _ = se.Value.(string)
+				continue
+			}
+			so.Set(k, serialToJSON(se.Value))
+		}
+		so.Set("url", dir+file)
+		out.Set(keyString(e.Key), so)
+	}
+	return out
+}
+
+// serialToJSON converts a decoded PHP value to its JSON form.
+func serialToJSON(v any) any {
+	switch x := v.(type) {
+	case *phpserial.Array:
+		list := true
+		for i, e := range x.Entries() {
+			if n, ok := e.Key.(int64); !ok || n != int64(i) {
+				list = false
+				break
+			}
+		}
+		if list {
+			out := make([]any, 0, x.Len())
+			for _, e := range x.Entries() {
+				out = append(out, serialToJSON(e.Value))
+			}
+			return out
+		}
+		o := phpjson.NewObject()
+		for _, e := range x.Entries() {
+			o.Set(keyString(e.Key), serialToJSON(e.Value))
+		}
+		return o
+	}
+	return v
+}
+
+func keyString(k any) string {
+	s, _ := php.String(k)
+	return s
+}
+
+// uploadURL is wp_get_attachment_url for a file relative to the uploads directory.
+func (r *Request) uploadURL(file string) string {
+	if strings.HasPrefix(file, "http://") || strings.HasPrefix(file, "https://") {
+		return file
+	}
+	return r.Site.SiteURL + "/wp-content/uploads/" + file
+}

@@ -1,0 +1,604 @@
+// Package handlers serves the plugin's REST API over Gin. It reproduces the WordPress REST server the
+// plugin runs on (route matching, parameter sources and validation order, permission checks, headers,
+// error bodies) and the plugin's endpoints on top of it.
+package handlers
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/phpjson"
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// SiteSource yields the current site settings (options may change while the service runs).
+type SiteSource interface {
+	Site(ctx context.Context) (*calendard.Site, error)
+}
+
+// Pinger reports database health.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Config holds the settings of the HTTP layer.
+type Config struct {
+	// Environment is WordPress' environment type; application passwords work over plain HTTP only
+	// when it is "local".
+	Environment string
+	// TrustedProxies may tell, with X-Forwarded-Proto: https, that the client used TLS.
+	TrustedProxies []netip.Prefix
+	// Clock returns the current time (frozen by CALENDAR_NOW).
+	Clock  func() time.Time
+	Logger *slog.Logger
+	// MaxBodyBytes bounds request bodies.
+	MaxBodyBytes int64
+}
+
+// Deps are the services the endpoints use.
+type Deps struct {
+	Site   SiteSource
+	DB     Pinger
+	Users  calendard.UserService
+	Events calendard.EventService
+	Posts  calendard.PostService
+	Terms  calendard.TermService
+}
+
+// Server is the REST API.
+type Server struct {
+	cfg    Config
+	deps   Deps
+	routes []*Route
+	log    *slog.Logger
+}
+
+// New builds the Gin engine serving the API.
+func New(cfg Config, deps Deps) *gin.Engine {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 8 << 20
+	}
+	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger}
+	s.routes = s.routeTable()
+
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.Use(s.recoverer())
+	e.GET("/healthz", s.health)
+	e.HEAD("/healthz", s.health)
+	e.Any("/wp-json", s.serveREST)
+	e.Any("/wp-json/*route", s.serveREST)
+	e.Any("/", s.serveQueryRoute)
+	e.Any("/index.php", s.serveQueryRoute)
+	e.NoRoute(s.serveNoRoute)
+	e.NoMethod(s.serveNoRoute)
+	return e
+}
+
+// recoverer turns a panic into a WordPress-shaped 500 and logs it; the process keeps serving.
+func (s *Server) recoverer() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if rec := recover(); rec != nil {
+				s.log.Error("panic serving request", "path", c.Request.URL.Path, "panic", rec)
+				c.Abort()
+				writeJSON(c, 500, errorBody(internalError()), nil)
+			}
+		}()
+		c.Next()
+	}
+}
+
+func (s *Server) health(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.deps.DB.Ping(ctx); err != nil {
+		writeJSON(c, 503, phpjson.Obj("status", "unavailable", "database", err.Error()), nil)
+		return
+	}
+	writeJSON(c, 200, phpjson.Obj("status", "ok"), nil)
+}
+
+// serveREST handles /wp-json/<route>.
+func (s *Server) serveREST(c *gin.Context) {
+	s.serve(c, "/"+strings.TrimPrefix(c.Param("route"), "/"))
+}
+
+// serveQueryRoute handles /?rest_route=<route> (and /index.php?rest_route=).
+func (s *Server) serveQueryRoute(c *gin.Context) {
+	q := parseQuery(c.Request.URL.RawQuery)
+	v, ok := q.Get("rest_route")
+	route, isStr := v.(string)
+	if !ok || !isStr {
+		s.serveNoRoute(c)
+		return
+	}
+	s.serve(c, route)
+}
+
+// serveNoRoute answers like WordPress does for an unknown REST route.
+func (s *Server) serveNoRoute(c *gin.Context) {
+	writeJSON(c, 404, errorBody(&calendard.Error{Code: "rest_no_route", Message: calendard.MsgNoRoute, Status: 404}), baseHeaders(nil))
+}
+
+func internalError() *calendard.Error {
+	return &calendard.Error{Code: "internal_server_error", Message: "The server could not complete the request.", Status: 500}
+}
+
+var errUnavailable = &calendard.Error{Code: "service_unavailable", Message: "The database is not reachable.", Status: 503}
+
+// serve runs one REST request through WordPress' serve_request: authentication, route matching,
+// parameter checks, permission, handler, then the response filters (Allow, envelope, JSONP, _fields).
+func (s *Server) serve(c *gin.Context, route string) {
+	ctx := c.Request.Context()
+	site, err := s.deps.Site.Site(ctx)
+	if err != nil {
+		s.log.Error("loading site options", "err", err)
+		writeJSON(c, 503, errorBody(errUnavailable), baseHeaders(nil))
+		return
+	}
+	now := s.cfg.Clock()
+	query := parseQuery(c.Request.URL.RawQuery)
+
+	user, authErr := s.authenticate(c, site, now)
+	hdrs := baseHeaders(site)
+	if authErr != nil {
+		s.finish(c, nil, query, site, user, &Response{Status: authErr.Status, Body: errorBody(authErr)}, hdrs)
+		return
+	}
+	if user.LoggedIn() {
+		hdrs = append(hdrs, noCacheHeaders...)
+	}
+
+	// rest_route values are untrailingslashit()ed; an empty route is the index.
+	route = strings.TrimRight(route, `/\`)
+	if route == "" {
+		route = "/"
+	}
+
+	method := c.Request.Method
+	if m, ok := query.Get("_method"); ok {
+		if ms, isStr := m.(string); isStr {
+			method = strings.ToUpper(ms)
+		}
+	} else if m := c.GetHeader("X-HTTP-Method-Override"); m != "" {
+		method = strings.ToUpper(m)
+	}
+
+	req := &Request{ctx: ctx, srv: s, Method: method, Site: site, User: user, Now: now,
+		Render: wptext.NewRenderContext(site.HomeURL), query: query, url: phpjson.NewObject(), defaults: phpjson.NewObject()}
+
+	rt, ep, ns, captures := s.match(route, method, site)
+	if rt == nil {
+		resp := &Response{Status: 404, Body: errorBody(&calendard.Error{Code: "rest_no_route", Message: calendard.MsgNoRoute, Status: 404})}
+		if ns2, r2 := s.matchPath(route, site); method == "OPTIONS" && r2 != nil {
+			req.NS, req.Route = ns2, r2
+			resp = s.optionsResponse(req)
+			s.finish(c, req, query, site, user, resp, append(hdrs, s.allowHeader(req)...))
+			return
+		}
+		s.finish(c, nil, query, site, user, resp, hdrs)
+		return
+	}
+	req.NS, req.Route, req.Endpoint = ns, rt, ep
+	for k, v := range captures {
+		req.url.Set(k, v)
+	}
+	if err := s.readBody(c, req); err != nil {
+		s.finish(c, req, query, site, user, &Response{Status: err.Status, Body: errorBody(err)}, hdrs)
+		return
+	}
+	s.setDefaults(req)
+
+	resp := s.run(req)
+	s.finish(c, req, query, site, user, resp, append(hdrs, s.allowHeader(req)...))
+}
+
+// run performs the checks and the handler, turning errors into WordPress error responses.
+func (s *Server) run(req *Request) *Response {
+	resp, err := func() (*Response, error) {
+		if err := req.checkParams(); err != nil {
+			return nil, err
+		}
+		if p := req.Endpoint.Permission; p != nil {
+			if err := p(req); err != nil {
+				return nil, err
+			}
+		}
+		return req.Endpoint.Handler(req)
+	}()
+	if err != nil {
+		return s.errorResponse(err)
+	}
+	return resp
+}
+
+// errorResponse maps a domain error to its WordPress body; anything else is logged and hidden.
+func (s *Server) errorResponse(err error) *Response {
+	var e *calendard.Error
+	if !errors.As(err, &e) {
+		if errors.Is(err, context.Canceled) {
+			e = &calendard.Error{Code: "request_canceled", Message: "The request was canceled.", Status: 499}
+		} else {
+			s.log.Error("request failed", "err", err)
+			e = internalError()
+		}
+	}
+	status := e.Status
+	if status == 0 {
+		status = 500
+	}
+	return &Response{Status: status, Body: errorBody(e)}
+}
+
+// errorBody renders {"code","message","data":{"status",...}}.
+func errorBody(e *calendard.Error) *phpjson.Object {
+	b := phpjson.Obj("code", e.Code, "message", e.Message)
+	if e.NoData {
+		return b
+	}
+	data := phpjson.NewObject()
+	if e.Status != 0 {
+		data.Set("status", e.Status)
+	}
+	for _, kv := range e.Data {
+		data.Set(kv.Key, kv.Value)
+	}
+	return b.Set("data", data)
+}
+
+// match finds the route and handler for a path and method like WP_REST_Server::match_request_to_handler:
+// routes in registration order, the first whose regex matches and which has a handler for the method
+// (HEAD falls back to GET).
+func (s *Server) match(path, method string, site *calendard.Site) (*Route, *Endpoint, string, map[string]string) {
+	if site.RESTDisabled {
+		return nil, nil, "", nil
+	}
+	ns, rel, ok := splitNamespace(path)
+	if !ok {
+		return nil, nil, "", nil
+	}
+	for _, rt := range s.routes {
+		m := rt.re.FindStringSubmatch(rel)
+		if m == nil {
+			continue
+		}
+		for _, ep := range rt.Endpoints {
+			for _, em := range ep.Methods {
+				if em == method || (method == "HEAD" && em == "GET") {
+					caps := map[string]string{}
+					for i, name := range rt.re.SubexpNames() {
+						if name != "" {
+							caps[name] = m[i]
+						}
+					}
+					return rt, ep, ns, caps
+				}
+			}
+		}
+	}
+	return nil, nil, "", nil
+}
+
+// matchPath finds a route by path alone (OPTIONS requests).
+func (s *Server) matchPath(path string, site *calendard.Site) (string, *Route) {
+	if site.RESTDisabled {
+		return "", nil
+	}
+	ns, rel, ok := splitNamespace(path)
+	if !ok {
+		return "", nil
+	}
+	for _, rt := range s.routes {
+		if rt.re.MatchString(rel) {
+			return ns, rt
+		}
+	}
+	return "", nil
+}
+
+var nsRe = regexp.MustCompile(`(?i)^/(calendar/events/v1|tribe/events/v1)(/.*)?$`)
+
+// splitNamespace returns the namespace as spelled by the client (lower-cased) and the rest.
+func splitNamespace(path string) (ns, rel string, ok bool) {
+	m := nsRe.FindStringSubmatch(path)
+	if m == nil {
+		return "", "", false
+	}
+	return strings.ToLower(m[1]), m[2], true
+}
+
+// readBody parses JSON and form bodies into the request's parameter sources.
+func (s *Server) readBody(c *gin.Context, req *Request) *calendard.Error {
+	req.json, req.body = phpjson.NewObject(), phpjson.NewObject()
+	ct := strings.ToLower(strings.TrimSpace(strings.Split(c.GetHeader("Content-Type"), ";")[0]))
+	req.isJSON = ct == "application/json"
+	if c.Request.Body == nil {
+		return nil
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		return &calendard.Error{Code: "rest_request_too_large", Message: "The request body is too large.", Status: 413}
+	}
+	if len(raw) == 0 {
+		return nil
+	}
+	switch {
+	case req.isJSON:
+		v, err := phpjson.Decode(raw)
+		if err != nil {
+			var se *phpjson.SyntaxError
+			errors.As(err, &se)
+			req.jsonErr = se
+			return nil
+		}
+		// Only a JSON object supplies named parameters (json_decode to an array).
+		if o, ok := normalizeLists(v).(*phpjson.Object); ok {
+			req.json = o
+		}
+	case ct == "application/x-www-form-urlencoded" || ct == "":
+		if o, ok := normalizeLists(parseQuery(string(raw))).(*phpjson.Object); ok {
+			req.body = o
+		}
+	case ct == "multipart/form-data":
+		if err := c.Request.ParseMultipartForm(s.cfg.MaxBodyBytes); err == nil && c.Request.MultipartForm != nil {
+			for k, vs := range c.Request.MultipartForm.Value {
+				for _, v := range vs {
+					setPHPVar(req.body, k, v)
+				}
+			}
+			if o, ok := normalizeLists(req.body).(*phpjson.Object); ok {
+				req.body = o
+			}
+		}
+	}
+	return nil
+}
+
+// setDefaults evaluates the declared defaults of the matched handler.
+func (s *Server) setDefaults(req *Request) {
+	req.query = toObject(normalizeLists(req.query))
+	for _, a := range req.Endpoint.Args {
+		if a.HasDefault {
+			var v any
+			if a.Default != nil {
+				v = a.Default(req)
+			}
+			req.defaults.Set(a.Name, v)
+		}
+	}
+}
+
+func toObject(v any) *phpjson.Object {
+	if o, ok := v.(*phpjson.Object); ok {
+		return o
+	}
+	// A query string that is itself a bare list cannot happen (names are strings); keep it empty.
+	return phpjson.NewObject()
+}
+
+// allowHeader is rest_send_allow_header: the route's methods whose permission callback passes.
+func (s *Server) allowHeader(req *Request) []calendard.KV {
+	if req == nil || req.Route == nil {
+		return nil
+	}
+	allowed := map[string]bool{}
+	var order []string
+	for _, ep := range req.Route.Endpoints {
+		pass := true
+		if ep.Permission != nil {
+			saved := req.Endpoint
+			req.Endpoint = ep
+			pass = ep.Permission(req) == nil
+			req.Endpoint = saved
+		}
+		for _, m := range ep.Methods {
+			if _, seen := allowed[m]; !seen {
+				order = append(order, m)
+			}
+			allowed[m] = pass
+		}
+	}
+	var out []string
+	for _, m := range order {
+		if allowed[m] {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return []calendard.KV{{Key: "Allow", Value: strings.Join(out, ", ")}}
+}
+
+var noCacheHeaders = []calendard.KV{
+	{Key: "Expires", Value: "Wed, 11 Jan 1984 05:00:00 GMT"},
+	{Key: "Cache-Control", Value: "no-cache, must-revalidate, max-age=0, no-store, private"},
+}
+
+// baseHeaders are sent with every REST response.
+func baseHeaders(site *calendard.Site) []calendard.KV {
+	h := []calendard.KV{
+		{Key: "X-Robots-Tag", Value: "noindex"},
+		{Key: "X-Content-Type-Options", Value: "nosniff"},
+		{Key: "Access-Control-Expose-Headers", Value: "X-WP-Total, X-WP-TotalPages, Link"},
+		{Key: "Access-Control-Allow-Headers", Value: "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type"},
+	}
+	if site != nil {
+		h = append(h, calendard.KV{Key: "Link", Value: "<" + restURL(site, "/") + `>; rel="https://api.w.org/"`})
+	}
+	return h
+}
+
+// finish applies the global switches (_envelope, _jsonp, _fields) and writes the response.
+func (s *Server) finish(c *gin.Context, req *Request, query *phpjson.Object, site *calendard.Site, user *calendard.User, resp *Response, hdrs []calendard.KV) {
+	if origin := c.GetHeader("Origin"); origin != "" {
+		hdrs = append(hdrs,
+			calendard.KV{Key: "Access-Control-Allow-Origin", Value: origin},
+			calendard.KV{Key: "Access-Control-Allow-Methods", Value: "OPTIONS, GET, POST, PUT, PATCH, DELETE"},
+			calendard.KV{Key: "Access-Control-Allow-Credentials", Value: "true"},
+			calendard.KV{Key: "Vary", Value: "Origin"})
+	} else if !user.LoggedIn() && c.Request.Method == "GET" {
+		hdrs = append(hdrs, calendard.KV{Key: "Vary", Value: "Origin"})
+	}
+	status, body := resp.Status, resp.Body
+	handlerHeaders := resp.Headers
+
+	if v, ok := query.Get("_fields"); ok && status < 400 {
+		body = filterFields(body, v)
+	}
+	if _, ok := query.Get("_envelope"); ok {
+		hh := phpjson.NewObject()
+		for _, kv := range handlerHeaders {
+			hh.Set(kv.Key, kv.Value)
+		}
+		body = phpjson.Obj("body", body, "status", status, "headers", hh)
+		status = 200
+		handlerHeaders = nil
+	}
+	all := append(hdrs, handlerHeaders...)
+	if cb, ok := query.Get("_jsonp"); ok {
+		name, _ := cb.(string)
+		if !jsonpRe.MatchString(name) {
+			writeJSON(c, 400, phpjson.Obj("code", "rest_callback_invalid", "message", "Invalid JSONP callback function."), all)
+			return
+		}
+		payload, err := phpjson.Marshal(body)
+		if err != nil {
+			s.log.Error("encoding response", "err", err)
+			payload = phpjson.MustMarshal(errorBody(internalError()))
+		}
+		setHeaders(c, all)
+		c.Header("Content-Type", "application/javascript; charset="+charset(site))
+		c.Status(status)
+		if c.Request.Method != "HEAD" {
+			_, _ = c.Writer.WriteString("/**/" + name + "(" + string(payload) + ")")
+		}
+		return
+	}
+	_, pretty := query.Get("_pretty")
+	writeJSONWith(c, status, body, all, charset(site), pretty)
+}
+
+var jsonpRe = regexp.MustCompile(`^[\w\.]+$`)
+
+func charset(site *calendard.Site) string {
+	if site == nil || site.Charset == "" {
+		return "UTF-8"
+	}
+	return site.Charset
+}
+
+func setHeaders(c *gin.Context, hdrs []calendard.KV) {
+	for _, kv := range hdrs {
+		c.Header(kv.Key, kv.Value.(string))
+	}
+}
+
+func writeJSON(c *gin.Context, status int, body any, hdrs []calendard.KV) {
+	writeJSONWith(c, status, body, hdrs, "UTF-8", false)
+}
+
+// writeJSONWith is the one place responses are encoded (PHP json_encode output).
+func writeJSONWith(c *gin.Context, status int, body any, hdrs []calendard.KV, cs string, pretty bool) {
+	payload, err := phpjson.Marshal(body)
+	if err != nil {
+		status = 500
+		payload = phpjson.MustMarshal(errorBody(internalError()))
+	}
+	if pretty {
+		payload = indentJSON(payload)
+	}
+	setHeaders(c, hdrs)
+	c.Header("Content-Type", "application/json; charset="+cs)
+	c.Header("Content-Length", strconv.Itoa(len(payload)))
+	c.Status(status)
+	if c.Request.Method != "HEAD" {
+		_, _ = c.Writer.Write(payload)
+	}
+}
+
+// filterFields is rest_filter_response_fields: keep listed top-level keys; dotted paths descend into
+// objects only.
+func filterFields(body any, spec any) any {
+	s, ok := spec.(string)
+	if !ok {
+		return body
+	}
+	var fields []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			fields = append(fields, f)
+		}
+	}
+	if len(fields) == 0 {
+		return body
+	}
+	sort.Strings(fields)
+	return pickFields(body, fields)
+}
+
+func pickFields(body any, fields []string) any {
+	switch b := body.(type) {
+	case []any:
+		out := make([]any, len(b))
+		for i, e := range b {
+			out[i] = pickFields(e, fields)
+		}
+		return out
+	case *phpjson.Object:
+		out := phpjson.NewObject()
+		for _, k := range b.Keys() {
+			var sub []string
+			whole := false
+			for _, f := range fields {
+				if f == k {
+					whole = true
+				} else if strings.HasPrefix(f, k+".") {
+					sub = append(sub, strings.TrimPrefix(f, k+"."))
+				}
+			}
+			v, _ := b.Get(k)
+			switch {
+			case whole:
+				out.Set(k, v)
+			case len(sub) > 0:
+				if o, ok := v.(*phpjson.Object); ok {
+					out.Set(k, pickFields(o, sub))
+				} else {
+					out.Set(k, []any{})
+				}
+			}
+		}
+		return out
+	}
+	return body
+}
+
+// clientIP is REMOTE_ADDR: the TCP peer, never a forwarded header.
+func clientIP(c *gin.Context) string {
+	host, _, err := net.SplitHostPort(c.Request.RemoteAddr)
+	if err != nil {
+		return c.Request.RemoteAddr
+	}
+	return host
+}

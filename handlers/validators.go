@@ -1,0 +1,268 @@
+package handlers
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// Validators shared by the plugin's endpoints (Tribe__Validator__Base and its TEC subclasses).
+
+func isPositiveInt(v any) bool {
+	return php.IsNumeric(v) && php.LooseEqualsInt(v) && php.Int(v) > 0
+}
+
+func validPositiveInt(_ *Request, v any) error {
+	if isPositiveInt(v) {
+		return nil
+	}
+	return errInvalid
+}
+
+// validString is is_string: a non-empty PHP string.
+func validString(_ *Request, v any) error {
+	if s, ok := v.(string); ok && !php.Empty(s) {
+		return nil
+	}
+	return errInvalid
+}
+
+func validTime(r *Request, v any) error {
+	if isTime(v, r.Now) {
+		return nil
+	}
+	return errInvalid
+}
+
+func validPositiveIntList(_ *Request, v any) error {
+	list := php.ListToArray(v)
+	if len(list) == 0 {
+		return errInvalid
+	}
+	for _, it := range list {
+		if !isPositiveInt(it) {
+			return errInvalid
+		}
+	}
+	return nil
+}
+
+// postType returns the type of the post with that ID, or "".
+func (r *Request) postType(id int64) (string, error) {
+	if id <= 0 {
+		return "", nil
+	}
+	p, err := r.posts().PostByID(r.ctx, id)
+	if err != nil || p == nil {
+		return "", err
+	}
+	return p.Type, nil
+}
+
+// isPostOfType is tribe_is_venue/tribe_is_organizer/is_event_id: numeric and a post of that type.
+func (r *Request) isPostOfType(v any, postType string) (bool, error) {
+	if !php.IsNumeric(v) {
+		return false, nil
+	}
+	t, err := r.postType(php.Int(v))
+	return t == postType, err
+}
+
+// validPostIDList is is_venue_id_list / is_organizer_id_list: every list item is a post of the type.
+func validPostIDList(postType string) func(*Request, any) error {
+	return func(r *Request, v any) error {
+		list := php.ListToArray(v)
+		if len(list) == 0 {
+			return errInvalid
+		}
+		for _, it := range list {
+			ok, err := r.isPostOfType(it, postType)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errInvalid
+			}
+		}
+		return nil
+	}
+}
+
+// validEventID is is_event_id: a non-empty ID of an existing event.
+func validEventID(r *Request, v any) error {
+	if php.Empty(v) {
+		return errInvalid
+	}
+	ok, err := r.isPostOfType(v, calendard.PostTypeEvent)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errInvalid
+	}
+	return nil
+}
+
+// validTermList is is_term_of_taxonomy: every item exists in the taxonomy (term_exists).
+func validTermList(taxonomy string) func(*Request, any) error {
+	return func(r *Request, v any) error {
+		list := php.ListToArray(v)
+		if len(list) == 0 {
+			return errInvalid
+		}
+		for _, it := range list {
+			t, err := r.termExists(it, taxonomy)
+			if err != nil {
+				return err
+			}
+			if t == nil {
+				return errInvalid
+			}
+		}
+		return nil
+	}
+}
+
+// termExists is term_exists($term, $taxonomy): integers look up the ID; strings the sanitized slug,
+// then the name (stored HTML-escaped).
+func (r *Request) termExists(v any, taxonomy string) (*calendard.Term, error) {
+	terms, err := r.taxonomy(taxonomy)
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := v.(json.Number); ok && php.LooseEqualsInt(n) && !strings.ContainsAny(string(n), ".eE") {
+		return terms.byID(php.Int(n)), nil
+	}
+	s, ok := php.String(v)
+	if !ok {
+		return nil, nil
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	if t := terms.bySlug(wptext.SanitizeTitle(s)); t != nil {
+		return t, nil
+	}
+	return terms.byName(termNameForDB(s)), nil
+}
+
+// termBy resolves an item the way the event filter does: get_term_by('slug') then get_term_by('id').
+func (r *Request) termBy(v any, taxonomy string) (*calendard.Term, error) {
+	terms, err := r.taxonomy(taxonomy)
+	if err != nil {
+		return nil, err
+	}
+	s, _ := php.String(v)
+	if slug := wptext.SanitizeTitle(s); slug != "" {
+		if t := terms.bySlug(slug); t != nil {
+			return t, nil
+		}
+	}
+	return terms.byID(php.Int(v)), nil
+}
+
+// termNameForDB applies the pre_term_name filters (sanitize_text_field, then _wp_specialchars).
+func termNameForDB(s string) string {
+	s = wptext.SanitizeTextField(s)
+	return specialChars(s)
+}
+
+// specialChars is _wp_specialchars with ENT_NOQUOTES and no double encoding of valid entities.
+func specialChars(s string) string {
+	if !strings.ContainsAny(s, "&<>") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			if n := entityLen(s[i:]); n > 0 {
+				b.WriteString(s[i : i+n])
+				i += n - 1
+			} else {
+				b.WriteString("&amp;")
+			}
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// entityLen returns the length of a valid character reference at the start of s ("&amp;", "&#38;").
+func entityLen(s string) int {
+	end := strings.IndexByte(s, ';')
+	if end < 2 || end > 32 {
+		return 0
+	}
+	body := s[1:end]
+	if body[0] == '#' {
+		digits := body[1:]
+		if len(digits) > 0 && (digits[0] == 'x' || digits[0] == 'X') {
+			digits = digits[1:]
+			for _, c := range digits {
+				if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+					return 0
+				}
+			}
+		} else {
+			for _, c := range digits {
+				if c < '0' || c > '9' {
+					return 0
+				}
+			}
+		}
+		if digits == "" {
+			return 0
+		}
+		return end + 1
+	}
+	for _, c := range body {
+		if !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return 0
+		}
+	}
+	return end + 1
+}
+
+// termIndex answers term lookups over one taxonomy, loaded once per request.
+type termIndex struct {
+	terms []*calendard.Term
+	tree  *calendard.TermTree
+}
+
+func (ti *termIndex) byID(id int64) *calendard.Term {
+	for _, t := range ti.terms {
+		if t.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// bySlug compares like the database collation (case-insensitive).
+func (ti *termIndex) bySlug(slug string) *calendard.Term {
+	for _, t := range ti.terms {
+		if strings.EqualFold(t.Slug, slug) {
+			return t
+		}
+	}
+	return nil
+}
+
+func (ti *termIndex) byName(name string) *calendard.Term {
+	for _, t := range ti.terms {
+		if strings.EqualFold(t.Name, name) {
+			return t
+		}
+	}
+	return nil
+}
