@@ -1,0 +1,158 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard/wpdb"
+)
+
+// Config is the service configuration, read from CALENDAR_* environment variables (flags of the same
+// name without the prefix override them).
+type Config struct {
+	Listen         string
+	DB             string // "mysql://<go-sql-driver DSN>"
+	TablePrefix    string
+	SiteURL        string
+	Now            *time.Time
+	Environment    string
+	TrustedProxies []netip.Prefix
+	LogLevel       string
+}
+
+// setting is one row of the configuration table.
+type setting struct {
+	env, flag, def, help string
+	apply                func(c *Config, v string) error
+}
+
+var settings = []setting{
+	{"CALENDAR_LISTEN", "listen", "127.0.0.1:8080", "address to listen on (host:port)", func(c *Config, v string) error {
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return fmt.Errorf("must be host:port, got %q", v)
+		}
+		c.Listen = v
+		return nil
+	}},
+	{"CALENDAR_DB", "db", "", "database: mysql://USER:PASS@tcp(HOST:PORT)/DBNAME?PARAMS", func(c *Config, v string) error {
+		if v == "" {
+			return fmt.Errorf("is required (mysql://USER:PASS@tcp(HOST:PORT)/DBNAME)")
+		}
+		dsn, ok := strings.CutPrefix(v, "mysql://")
+		if !ok {
+			return fmt.Errorf("must start with mysql://")
+		}
+		if _, err := wpdb.MySQLConfig(dsn); err != nil {
+			return fmt.Errorf("invalid MySQL DSN: %v", err)
+		}
+		c.DB = v
+		return nil
+	}},
+	{"CALENDAR_TABLE_PREFIX", "table-prefix", "wp_", "WordPress table prefix", func(c *Config, v string) error {
+		if !wpdb.ValidPrefix(v) {
+			return fmt.Errorf("must contain only letters, digits and underscores, got %q", v)
+		}
+		c.TablePrefix = v
+		return nil
+	}},
+	{"CALENDAR_SITE_URL", "site-url", "", "public site URL used in every url/rest_url (default: the database's home option)", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("must be an absolute http(s) URL without query, got %q", v)
+		}
+		c.SiteURL = strings.TrimRight(v, "/")
+		return nil
+	}},
+	{"CALENDAR_NOW", "now", "", "freeze the clock at this UTC instant (YYYY-MM-DD HH:MM:SS), for tests", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		t, err := time.ParseInLocation("2006-01-02 15:04:05", v, time.UTC)
+		if err != nil {
+			return fmt.Errorf("must be YYYY-MM-DD HH:MM:SS (UTC), got %q", v)
+		}
+		c.Now = &t
+		return nil
+	}},
+	{"CALENDAR_ENVIRONMENT", "environment", "production", "WordPress environment type: local|development|staging|production", func(c *Config, v string) error {
+		switch v {
+		case "local", "development", "staging", "production":
+			c.Environment = v
+			return nil
+		}
+		return fmt.Errorf("must be one of local, development, staging, production, got %q", v)
+	}},
+	{"CALENDAR_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated IPs/CIDRs of proxies whose X-Forwarded-Proto is believed", func(c *Config, v string) error {
+		c.TrustedProxies = nil
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			if !strings.Contains(part, "/") {
+				a, err := netip.ParseAddr(part)
+				if err != nil {
+					return fmt.Errorf("invalid IP %q", part)
+				}
+				c.TrustedProxies = append(c.TrustedProxies, netip.PrefixFrom(a, a.BitLen()))
+				continue
+			}
+			p, err := netip.ParsePrefix(part)
+			if err != nil {
+				return fmt.Errorf("invalid CIDR %q", part)
+			}
+			c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+		}
+		return nil
+	}},
+	{"CALENDAR_LOG_LEVEL", "log-level", "info", "debug|info|warn|error", func(c *Config, v string) error {
+		switch v {
+		case "debug", "info", "warn", "error":
+			c.LogLevel = v
+			return nil
+		}
+		return fmt.Errorf("must be one of debug, info, warn, error, got %q", v)
+	}},
+}
+
+// ConfigError names the variable that is wrong.
+type ConfigError struct {
+	Var string
+	Err error
+}
+
+func (e *ConfigError) Error() string { return e.Var + ": " + e.Err.Error() }
+
+// loadConfig reads the environment, then flags; the first invalid value is returned as a ConfigError.
+func loadConfig(args []string, getenv func(string) string) (*Config, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	values := make([]*string, len(settings))
+	for i, s := range settings {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		values[i] = fs.String(s.flag, def, s.help+" ["+s.env+"]")
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	c := &Config{}
+	for i, s := range settings {
+		if err := s.apply(c, *values[i]); err != nil {
+			return nil, &ConfigError{Var: s.env, Err: err}
+		}
+	}
+	return c, nil
+}
+
+func osGetenv(k string) string { return os.Getenv(k) }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+const goodDB = "mysql://root:pw@tcp(127.0.0.1:3306)/wp"
+
+func TestLoadConfigDefaults(t *testing.T) {
+	c, err := loadConfig(nil, env(map[string]string{"CALENDAR_DB": goodDB}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:8080" || c.TablePrefix != "wp_" || c.Environment != "production" || c.Now != nil || c.SiteURL != "" {
+		t.Errorf("unexpected defaults: %+v", c)
+	}
+}
+
+func TestLoadConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
+	tests := []struct {
+		name, variable, value string
+	}{
+		{"listen without port", "CALENDAR_LISTEN", "localhost"},
+		{"db with another scheme", "CALENDAR_DB", "postgres://x"},
+		{"db DSN without database", "CALENDAR_DB", "mysql://root@tcp(127.0.0.1:3306)/"},
+		{"prefix with SQL", "CALENDAR_TABLE_PREFIX", "wp_;drop"},
+		{"relative site URL", "CALENDAR_SITE_URL", "example.com"},
+		{"site URL with query", "CALENDAR_SITE_URL", "http://e.com/?a=1"},
+		{"now in another format", "CALENDAR_NOW", "2026-11-22T04:29:21Z"},
+		{"unknown environment", "CALENDAR_ENVIRONMENT", "prod"},
+		{"bad proxy address", "CALENDAR_TRUSTED_PROXIES", "10.0.0.0/99"},
+		{"bad log level", "CALENDAR_LOG_LEVEL", "loud"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name+" names "+tc.variable, func(t *testing.T) {
+			vars := map[string]string{"CALENDAR_DB": goodDB, tc.variable: tc.value}
+			_, err := loadConfig(nil, env(vars))
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Var != tc.variable {
+				t.Fatalf("err = %v, want a ConfigError for %s", err, tc.variable)
+			}
+		})
+	}
+}
+
+func TestLoadConfigParsesValues(t *testing.T) {
+	c, err := loadConfig([]string{"--environment", "local"}, env(map[string]string{
+		"CALENDAR_DB": goodDB, "CALENDAR_NOW": "2026-11-22 04:29:21", "CALENDAR_SITE_URL": "https://cal.example.com/",
+		"CALENDAR_TRUSTED_PROXIES": "10.0.0.1, 192.168.0.0/16", "CALENDAR_ENVIRONMENT": "staging",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Now == nil || c.Now.Format("2006-01-02 15:04:05") != "2026-11-22 04:29:21" || c.Now.Location().String() != "UTC" {
+		t.Errorf("now = %v", c.Now)
+	}
+	if c.SiteURL != "https://cal.example.com" {
+		t.Errorf("site URL = %q (trailing slash must go)", c.SiteURL)
+	}
+	if c.Environment != "local" {
+		t.Errorf("flag must override the environment variable, got %q", c.Environment)
+	}
+	if len(c.TrustedProxies) != 2 || c.TrustedProxies[0].String() != "10.0.0.1/32" {
+		t.Errorf("proxies = %v", c.TrustedProxies)
+	}
+}
