@@ -1,0 +1,249 @@
+package compattests
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.StopShared()
+	os.Exit(code)
+}
+
+// Spellings are the namespace spellings every case is replayed with.
+var Spellings = []string{"tribe/events/v1", "calendar/events/v1"}
+
+// required reports whether a case must pass now. Cases outside the issues delivered so far are run and
+// reported as "pending" instead of failing the suite; the set only grows.
+func required(c *Case) bool {
+	return c.Group == "read" && c.Resource() == "events"
+}
+
+// result is the outcome of one case under one spelling.
+type result struct {
+	c      *Case
+	ns     string
+	diffs  []Diff
+	err    error
+	skewed bool // passed only with the clock one second earlier
+}
+
+func (r result) passed() bool { return r.err == nil && len(r.diffs) == 0 }
+
+// skewedNow is the case's clock one second earlier. The reference reads its clock when it registers
+// routes (default dates) and the set records the second it answered; a request that straddled a second
+// boundary carries the earlier second. Read cases that fail at now are retried once at now-1s and
+// reported in their own column, so the artifact stays visible.
+func skewedNow(now string) string {
+	t, err := time.Parse(time.DateTime, now)
+	if err != nil {
+		return now
+	}
+	return t.Add(-time.Second).Format(time.DateTime)
+}
+
+// checkAnswer compares calendard's answer with the recorded one under the README rules.
+func checkAnswer(set *Set, c *Case, ns string, svc *Service, a *Answer) ([]Diff, error) {
+	rw := Rewriter{FromURL: set.Meta.SiteURL, ToURL: svc.Base, FromNS: "tribe/events/v1", ToNS: ns}
+	var diffs []Diff
+	wantStatus := c.Response.Status
+	if wantStatus >= 500 {
+		// Rule 4: a reference 5xx (a plugin bug) is answered with the same code and status 400.
+		wantStatus = 400
+	}
+	if a.Status != wantStatus {
+		diffs = append(diffs, Diff{"status", wantStatus, a.Status})
+	}
+	for _, h := range KeptHeaders {
+		want, has := c.Response.Headers[h]
+		got := a.Headers.Get(h)
+		switch {
+		case has && rw.str(want) != got:
+			diffs = append(diffs, Diff{"header " + h, rw.str(want), got})
+		case !has && got != "":
+			diffs = append(diffs, Diff{"header " + h, "(absent)", got})
+		}
+	}
+	want, err := decode(c.Response.Body)
+	if err != nil {
+		return nil, fmt.Errorf("recorded body: %w", err)
+	}
+	compareJSON("body", rw.Apply(want), a.Body, nil, &diffs)
+	return diffs, nil
+}
+
+func TestCompat(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join("testdata", "site-a")
+	set, err := LoadSet(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := testenv.SharedMariaDB(t)
+	if err := db.CreateDatabase(ctx, "compat_fixture"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.LoadSQL(ctx, "compat_fixture", set.Fixture); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CloneDatabase(ctx, "compat_fixture", "compat_run"); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := BuildBinary(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var results []result
+	var svc *Service
+	defer func() { svc.Stop() }()
+	// ensure runs the service with the clock frozen at now (CALENDAR_NOW), restarting when it changes.
+	ensure := func(now string) {
+		if svc != nil && svc.Now == now {
+			return
+		}
+		svc.Stop()
+		port, err := testenv.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err = StartService(bin, port, map[string]string{
+			"CALENDAR_DB":          "mysql://" + db.DSN("compat_run"),
+			"CALENDAR_NOW":         now,
+			"CALENDAR_ENVIRONMENT": "local",
+			"CALENDAR_SITE_URL":    fmt.Sprintf("http://127.0.0.1:%d", port),
+			"CALENDAR_LOG_LEVEL":   "warn",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(c *Case, ns string) result {
+		a, err := svc.Do(ctx, set, c, ns)
+		if err != nil {
+			return result{c: c, ns: ns, err: err}
+		}
+		diffs, err := checkAnswer(set, c, ns, svc, a)
+		return result{c: c, ns: ns, diffs: diffs, err: err}
+	}
+
+	// Read cases do not depend on each other: group them by clock to restart the service less.
+	var nows []string
+	byNow := map[string][]*Case{}
+	for _, c := range set.Cases {
+		if c.Group != "read" {
+			continue
+		}
+		if _, ok := byNow[c.Now]; !ok {
+			nows = append(nows, c.Now)
+		}
+		byNow[c.Now] = append(byNow[c.Now], c)
+	}
+	var retry []int
+	for _, now := range nows {
+		ensure(now)
+		for _, c := range byNow[now] {
+			for _, ns := range Spellings {
+				r := run(c, ns)
+				if !r.passed() {
+					retry = append(retry, len(results))
+				}
+				results = append(results, r)
+			}
+		}
+	}
+	for _, i := range retry {
+		r := results[i]
+		ensure(skewedNow(r.c.Now))
+		if again := run(r.c, r.ns); again.passed() {
+			again.skewed = true
+			results[i] = again
+		}
+	}
+
+	report(t, results)
+}
+
+// report prints the pass table per resource and group and fails the test for required cases.
+func report(t *testing.T, results []result) {
+	type key struct{ resource, group, ns string }
+	type row struct{ pass, skewed, fail, pendingFail, total int }
+	rows := map[key]*row{}
+	var keys []key
+	var failures []string
+	for _, r := range results {
+		k := key{r.c.Resource(), r.c.Group, r.ns}
+		if rows[k] == nil {
+			rows[k] = &row{}
+			keys = append(keys, k)
+		}
+		rw := rows[k]
+		rw.total++
+		switch {
+		case r.passed():
+			rw.pass++
+			if r.skewed {
+				rw.skewed++
+			}
+		case required(r.c):
+			rw.fail++
+			failures = append(failures, describe(r))
+		default:
+			rw.pendingFail++
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.group != b.group {
+			return a.group < b.group
+		}
+		if a.resource != b.resource {
+			return a.resource < b.resource
+		}
+		return a.ns < b.ns
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-11s %-6s %-19s %6s %6s %9s %6s %8s\n", "resource", "group", "namespace", "cases", "pass", "(now-1s)", "fail", "pending")
+	for _, k := range keys {
+		r := rows[k]
+		fmt.Fprintf(&b, "%-11s %-6s %-19s %6d %6d %9d %6d %8d\n", k.resource, k.group, k.ns, r.total, r.pass, r.skewed, r.fail, r.pendingFail)
+	}
+	t.Log(b.String())
+	limit := 40
+	if testing.Verbose() && os.Getenv("COMPAT_ALL") != "" {
+		limit = len(failures)
+	}
+	for i, f := range failures {
+		if i == limit {
+			t.Errorf("... and %d more failing required cases", len(failures)-limit)
+			break
+		}
+		t.Error(f)
+	}
+}
+
+func describe(r result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s [%s]:", r.c.Name, r.ns)
+	if r.err != nil {
+		fmt.Fprintf(&b, " error: %v", r.err)
+		return b.String()
+	}
+	for i, d := range r.diffs {
+		if i == 6 {
+			fmt.Fprintf(&b, "\n    ... %d more", len(r.diffs)-6)
+			break
+		}
+		fmt.Fprintf(&b, "\n    %s", d)
+	}
+	return b.String()
+}
