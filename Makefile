@@ -1,0 +1,35 @@
+# calendard — see README.md.
+SHELL := /bin/bash
+GO       ?= go
+BIN      ?= bin/calendard
+PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
+
+.PHONY: build run test unit compat vet fmt-check tidy-check
+
+build:
+	$(GO) build -o $(BIN) ./cmd/calendard
+
+# run serves the API; CALENDAR_* variables configure it (see README).
+run: build
+	./$(BIN) serve
+
+# test is what CI runs: static checks, unit and store tests against real MariaDB, then the
+# compatibility suite replaying the recorded reference answers.
+test: vet fmt-check unit compat
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+unit:
+	$(GO) test -count=1 $(PKGS)
+
+compat:
+	$(GO) test -count=1 -v -run 'TestCompat' ./compat-tests/ 2>&1 | grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
+
+tidy-check:
+	$(GO) mod tidy
+	git diff --exit-code go.mod go.sum
