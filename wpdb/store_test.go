@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,38 +20,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var (
-	fixtureFile = filepath.Join("..", "compat-tests", "testdata", "site-a", "fixture.sql")
-	fixtureOnce sync.Once
-	fixtureErr  error
-)
+var fixtureFile = filepath.Join("..", "compat-tests", "testdata", "site-a", "fixture.sql")
 
 // fixtureStore loads the recorded WordPress database into a fresh MariaDB database.
 func fixtureStore(t *testing.T) (*Store, *testenv.MariaDB) {
 	t.Helper()
-	m := testenv.SharedMariaDB(t)
-	ctx := context.Background()
-	name := "wpdb_" + strings.ToLower(strings.NewReplacer("/", "_", " ", "_", "-", "_").Replace(t.Name()))
-	if len(name) > 60 {
-		name = name[:60]
-	}
-	fixtureOnce.Do(func() {
-		if fixtureErr = m.CreateDatabase(ctx, "wpdb_fixture"); fixtureErr == nil {
-			fixtureErr = m.LoadSQL(ctx, "wpdb_fixture", fixtureFile)
-		}
-	})
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
-	}
-	if err := m.CloneDatabase(ctx, "wpdb_fixture", name); err != nil {
-		t.Fatal(err)
-	}
-	db, err := OpenMySQL(m.DSN(name), "wp_")
+	dsn := testenv.FixtureDB(t, fixtureFile, testenv.DBName("wpdb", t))
+	db, err := OpenMySQL(dsn, "wp_")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return NewStore(db, SiteOverrides{}), m
+	return NewStore(db, SiteOverrides{}), testenv.SharedMariaDB(t)
 }
 
 func TestLoadSiteReadsOptions(t *testing.T) {

@@ -237,3 +237,43 @@ func StopShared() {
 		_ = os.RemoveAll(shared.Dir)
 	}
 }
+
+var (
+	fixtureMu     sync.Mutex
+	fixtureLoaded = map[string]bool{}
+)
+
+// FixtureDB returns a DSN for a fresh database holding the rows of a mysqldump file. The dump is
+// loaded once per test binary into a template database and cloned for each caller.
+func FixtureDB(t testing.TB, file, name string) string {
+	t.Helper()
+	m := SharedMariaDB(t)
+	ctx := context.Background()
+	tmpl := "tmpl_" + strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	fixtureMu.Lock()
+	if !fixtureLoaded[tmpl] {
+		if err := m.CreateDatabase(ctx, tmpl); err != nil {
+			fixtureMu.Unlock()
+			t.Fatal(err)
+		}
+		if err := m.LoadSQL(ctx, tmpl, file); err != nil {
+			fixtureMu.Unlock()
+			t.Fatal(err)
+		}
+		fixtureLoaded[tmpl] = true
+	}
+	fixtureMu.Unlock()
+	if err := m.CloneDatabase(ctx, tmpl, name); err != nil {
+		t.Fatal(err)
+	}
+	return m.DSN(name)
+}
+
+// DBName turns a test name into a database name.
+func DBName(prefix string, t testing.TB) string {
+	n := prefix + "_" + strings.ToLower(strings.NewReplacer("/", "_", " ", "_", "-", "_", "#", "_").Replace(t.Name()))
+	if len(n) > 60 {
+		n = n[:60]
+	}
+	return n
+}
