@@ -9,31 +9,85 @@ import (
 // /doc follow). Each route is served under both namespaces.
 func (s *Server) routeTable() []*Route {
 	ev := &eventsHandler{events: s.deps.Events}
+	venues := &linkedHandler{postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
+	organizers := &linkedHandler{postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
+	cats := &termsHandler{taxonomy: calendard.TaxonomyCategory, kind: "category", plural: "categories", hierarchical: true}
+	tags := &termsHandler{taxonomy: calendard.TaxonomyTag, kind: "tag", plural: "tags"}
+	evCaps := calendard.CapsOf(calendard.PostTypeEvent)
+
 	routes := []*Route{
 		{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.namespaceIndex,
 			Args: []*Arg{
 				{Name: "namespace", HasDefault: true, Default: func(r *Request) any { return r.NS }},
 				{Name: "context", HasDefault: true, Default: func(*Request) any { return "view" }},
 			}}}},
+		{Path: "/doc", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.doc}}},
 		{Path: "/events", Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: ev.listArgs(), Handler: ev.list},
-			{Methods: []string{"POST"}, Permission: canDo(calendard.CapsOf(calendard.PostTypeEvent).Edit), Handler: notImplemented},
+			{Methods: []string{"POST"}, Args: eventWriteArgs(true), Permission: canDo(evCaps.Edit), Handler: notImplemented},
 		}},
 		{Path: `/events/(?P<id>\d+)`, Endpoints: []*Endpoint{
-			{Methods: []string{"GET"}, Args: singleEventArgs(), Handler: ev.get},
-			{Methods: []string{"DELETE"}, Permission: canPost(calendard.PostTypeEvent, "delete"), Handler: notImplemented},
-			{Methods: []string{"POST", "PUT", "PATCH"}, Permission: canPost(calendard.PostTypeEvent, "edit"), Handler: notImplemented},
+			{Methods: []string{"GET"}, Args: eventIDArgs(), Handler: ev.get},
+			{Methods: []string{"DELETE"}, Args: eventIDArgs(), Permission: canPost(calendard.PostTypeEvent, "delete"), Handler: notImplemented},
+			{Methods: []string{"POST", "PUT", "PATCH"}, Args: eventUpdateArgs(), Permission: canPost(calendard.PostTypeEvent, "edit"), Handler: notImplemented},
 		}},
 		{Path: `/events/by-slug/(?P<slug>[^/]+)`, Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: slugEventArgs(), Handler: ev.getBySlug},
-			{Methods: []string{"DELETE"}, Permission: canDo(calendard.CapsOf(calendard.PostTypeEvent).Delete), Handler: notImplemented},
-			{Methods: []string{"POST", "PUT", "PATCH"}, Permission: canDo(calendard.CapsOf(calendard.PostTypeEvent).Edit), Handler: notImplemented},
+			{Methods: []string{"DELETE"}, Args: slugEventArgs(), Permission: canDo(evCaps.Delete), Handler: notImplemented},
+			{Methods: []string{"POST", "PUT", "PATCH"}, Args: eventSlugUpdateArgs(), Permission: canDo(evCaps.Edit), Handler: notImplemented},
 		}},
+	}
+	for _, lh := range []*linkedHandler{venues, organizers} {
+		caps := calendard.CapsOf(lh.postType)
+		writeArgs := venueWriteArgs
+		if lh.postType == calendard.PostTypeOrganizer {
+			writeArgs = organizerWriteArgs
+		}
+		routes = append(routes,
+			&Route{Path: "/" + lh.plural, Endpoints: []*Endpoint{
+				{Methods: []string{"GET"}, Args: lh.listArgs(), Handler: lh.list},
+				{Methods: []string{"POST"}, Args: writeArgs(true), Permission: canDo(caps.Edit), Handler: notImplemented},
+			}},
+			&Route{Path: "/" + lh.plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{
+				{Methods: []string{"GET"}, Args: lh.getArgs(), Handler: lh.get},
+				{Methods: []string{"DELETE"}, Args: []*Arg{linkedIDArg(lh.kind)}, Permission: canPost(lh.postType, "delete"), Handler: notImplemented},
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{linkedIDArg(lh.kind)}, writeArgs(false)...),
+					Permission: canPost(lh.postType, "edit"), Handler: notImplemented},
+			}},
+			&Route{Path: "/" + lh.plural + `/by-slug/(?P<slug>[^/]+)`, Endpoints: []*Endpoint{
+				{Methods: []string{"GET"}, Args: []*Arg{linkedSlugArg(lh.kind, lh.postType)}, Handler: lh.getBySlug},
+				{Methods: []string{"DELETE"}, Args: []*Arg{linkedSlugArg(lh.kind, lh.postType)}, Permission: canDo(caps.Delete), Handler: notImplemented},
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{linkedSlugArg(lh.kind, lh.postType)}, writeArgs(false)...),
+					Permission: canDo(caps.Edit), Handler: notImplemented},
+			}})
+	}
+	for _, th := range []*termsHandler{cats, tags} {
+		manage := canDo(evCaps.Edit, termManageCap(th.taxonomy))
+		routes = append(routes,
+			&Route{Path: "/" + th.plural, Endpoints: []*Endpoint{
+				{Methods: []string{"GET"}, Args: th.listArgs(), Handler: th.list},
+				{Methods: []string{"POST"}, Args: termWriteArgs(th.kind, true, th.hierarchical), Permission: manage, Handler: notImplemented},
+			}},
+			&Route{Path: "/" + th.plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{
+				{Methods: []string{"GET"}, Args: []*Arg{th.idArg()}, Handler: th.get},
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{termIDArg(th.kind)}, termWriteArgs(th.kind, false, th.hierarchical)...),
+					Permission: manage, Handler: notImplemented},
+				{Methods: []string{"DELETE"}, Args: []*Arg{termIDArg(th.kind)}, Permission: manage, Handler: notImplemented},
+			}})
 	}
 	for _, rt := range routes {
 		rt.compile()
 	}
 	return routes
+}
+
+// termManageCap is the taxonomy's manage_terms capability: publish_tribe_events for event
+// categories, manage_categories (via manage_post_tags) for tags.
+func termManageCap(taxonomy string) string {
+	if taxonomy == calendard.TaxonomyCategory {
+		return calendard.CapsOf(calendard.PostTypeEvent).Publish
+	}
+	return "manage_categories"
 }
 
 // notImplemented answers for endpoints calendard does not serve yet.

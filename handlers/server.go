@@ -54,6 +54,7 @@ type Deps struct {
 	DB     Pinger
 	Users  calendard.UserService
 	Events calendard.EventService
+	Linked calendard.LinkedService
 	Posts  calendard.PostService
 	Terms  calendard.TermService
 }

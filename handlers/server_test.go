@@ -47,7 +47,7 @@ func newServer(t *testing.T, cfg handlers.Config) *httptest.Server {
 	if cfg.Environment == "" {
 		cfg.Environment = "local"
 	}
-	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Posts: db, Terms: db}))
+	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Posts: db, Terms: db}))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -296,7 +296,7 @@ func TestUnreachableDatabaseAnswers503(t *testing.T) {
 	}
 	defer db.Close()
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	srv := httptest.NewServer(handlers.New(handlers.Config{}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Posts: db, Terms: db}))
+	srv := httptest.NewServer(handlers.New(handlers.Config{}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Posts: db, Terms: db}))
 	defer srv.Close()
 	if a := get(t, srv, "/healthz", nil); a.status != 503 || a.body["status"] != "unavailable" {
 		t.Errorf("healthz = %d %s", a.status, a.raw)

@@ -1,0 +1,276 @@
+package handlers
+
+import (
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
+)
+
+// linkedHandler serves /venues and /organizers (Archive_Venue/Archive_Organizer and the single
+// endpoints): the two post types behave the same way apart from names and search fields.
+type linkedHandler struct {
+	postType string
+	kind     string // "venue" or "organizer"
+	plural   string // route segment and list key
+}
+
+// listArgs are the archive parameters, in the plugin's declaration order.
+func (h *linkedHandler) listArgs() []*Arg {
+	upcoming := &Arg{Name: "only_with_upcoming", SwaggerType: "boolean", HasDefault: true,
+		Default: func(*Request) any { return false }, Description: capitalize(h.plural) + " should have upcoming events associated to them"}
+	return []*Arg{
+		pageArg(),
+		perPageArg("The number of " + h.plural + " to return on each page"),
+		{Name: "search", Type: "string", Validate: validString,
+			Description: capitalize(h.plural) + " should contain the specified string in the title, description or custom fields"},
+		{Name: "event", Type: "integer", Validate: validEventID, Description: capitalize(h.plural) + " should be related to this event"},
+		{Name: "has_events", SwaggerType: "boolean", Description: capitalize(h.plural) + " should have events associated to them"},
+		upcoming,
+		// The reference describes the venue status parameter as the organizer's too.
+		{Name: "status", Format: "string", SwaggerType: "string", Description: "The organizer post status",
+			Validate: validStatusList(h.postType)},
+	}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+func (h *linkedHandler) service(r *Request) calendard.LinkedService { return r.srv.deps.Linked }
+
+// list is GET /venues and /organizers.
+func (h *linkedHandler) list(r *Request) (*Response, error) {
+	svc := h.service(r)
+	page := php.Int(r.Value("page"))
+	if page < 1 {
+		page = 1
+	}
+	perPage := int64(r.Site.PerPage)
+	if v := r.Value("per_page"); !php.Empty(v) {
+		perPage = php.Int(v)
+	}
+	f := calendard.LinkedFilter{PostType: h.postType, Limit: int(perPage), Offset: int((page - 1) * perPage)}
+	var statusParam []string
+	if v, ok := r.Param("status"); ok {
+		statusParam = statusList(r, h.postType, v)
+		f.Statuses = statusParam
+	} else if !r.User.Can(calendard.CapsOf(h.postType).Edit) {
+		f.Statuses = []string{"publish"}
+	}
+
+	// Every active ID filter narrows the set (post__in intersection).
+	narrow := func(ids []int64) {
+		if ids == nil {
+			ids = []int64{}
+		}
+		if f.In == nil {
+			f.In = ids
+			return
+		}
+		keep := map[int64]bool{}
+		for _, id := range ids {
+			keep[id] = true
+		}
+		var out []int64
+		for _, id := range f.In {
+			if keep[id] {
+				out = append(out, id)
+			}
+		}
+		if out == nil {
+			out = []int64{}
+		}
+		f.In = out
+	}
+	eventParam, hasEvent := r.Param("event")
+	if hasEvent && !php.Empty(eventParam) {
+		ids, err := svc.LinkedOfEvent(r.ctx, h.postType, php.Int(eventParam))
+		if err != nil {
+			return nil, err
+		}
+		narrow(ids)
+	}
+	hasEvents, hasHasEvents := r.Param("has_events")
+	if hasHasEvents {
+		ids, err := svc.LinkedWithEvents(r.ctx, h.postType)
+		if err != nil {
+			return nil, err
+		}
+		s, _ := php.String(hasEvents)
+		if calendard.IsTruthyWord(s) || hasEvents == true {
+			narrow(ids)
+		} else {
+			f.NotIn = append(f.NotIn, ids...)
+		}
+	}
+	if v, ok := r.Param("only_with_upcoming"); ok {
+		s, _ := php.String(v)
+		if calendard.IsTruthyWord(s) || v == true {
+			// Upcoming = the first default-page-size events starting now or later, where "now" is the UTC
+			// clock read as site time (reference quirk), with the request's statuses.
+			from := r.Now.UTC().Format(calendard.DBDateTime)
+			evIDs, err := svc.UpcomingEventIDs(r.ctx, r.Site, f.Statuses, from, r.Site.PerPage)
+			if err != nil {
+				return nil, err
+			}
+			var ids []int64
+			for _, ev := range evIDs {
+				linked, err := svc.LinkedOfEvent(r.ctx, h.postType, ev)
+				if err != nil {
+					return nil, err
+				}
+				ids = append(ids, linked...)
+			}
+			narrow(ids)
+		}
+	}
+
+	// search: matches restrict the list; no match empties the page but not total or pagination
+	// (reference quirk, the counts are computed without the search).
+	countFilter := f
+	searchEmpty := false
+	if s, ok := r.Param("search"); ok {
+		str, _ := s.(string)
+		ids, err := svc.SearchLinked(r.ctx, h.postType, str)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) == 0 {
+			searchEmpty = true
+		} else {
+			narrow(ids)
+			countFilter = f
+		}
+	}
+
+	var pageIDs []int64
+	total := 0
+	var err error
+	if searchEmpty {
+		_, total, err = svc.FindLinked(r.ctx, withLimit(countFilter, 0))
+	} else {
+		pageIDs, total, err = svc.FindLinked(r.ctx, f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(pageIDs) == 0 && page > 1 {
+		return nil, &calendard.Error{Code: h.kind + "-archive-page-not-found", Status: 404,
+			Message: "The requested " + h.kind + " archive page does not exist"}
+	}
+	posts, err := svc.LinkedPosts(r.ctx, pageIDs)
+	if err != nil {
+		return nil, err
+	}
+	records := make([]any, 0, len(posts))
+	for _, p := range posts {
+		records = append(records, h.record(r, p, false))
+	}
+
+	params := []calendard.KV{{Key: "page", Value: page}, {Key: "per_page", Value: perPage}}
+	if hasEvent {
+		params = append(params, calendard.KV{Key: "event", Value: php.Int(eventParam)})
+	}
+	if hasHasEvents {
+		params = append(params, calendard.KV{Key: "has_events", Value: orEmpty(hasEvents)})
+	}
+	status := "publish"
+	if f.Statuses == nil {
+		status = "any"
+	} else if statusParam != nil {
+		status = joinComma(statusParam)
+	}
+	params = append(params, calendard.KV{Key: "status", Value: status})
+	restURL := addQueryArg(r.RestURL(h.plural+"/"), params)
+
+	body := phpjson.Obj(h.plural, records, "rest_url", restURL)
+	if page*perPage < int64(total) {
+		body.Set("next_rest_url", addQueryArg(removeQueryArg(restURL, "page"), []calendard.KV{{Key: "page", Value: page + 1}}))
+	}
+	if page > 1 && (page-2)*perPage < int64(total) {
+		prev := removeQueryArg(restURL, "page")
+		if page != 2 {
+			prev = addQueryArg(prev, []calendard.KV{{Key: "page", Value: page - 1}})
+		}
+		body.Set("previous_rest_url", prev)
+	}
+	pages := totalPages(total, perPage)
+	body.Set("total", total)
+	body.Set("total_pages", pages)
+	return ok(body).Header("X-TEC-Total", itoa(int64(total))).Header("X-TEC-TotalPages", itoa(pages)), nil
+}
+
+func withLimit(f calendard.LinkedFilter, limit int) calendard.LinkedFilter {
+	f.Limit = limit
+	return f
+}
+
+func joinComma(ss []string) string {
+	out := ""
+	for i, s := range ss {
+		if i > 0 {
+			out += ","
+		}
+		out += s
+	}
+	return out
+}
+
+// record renders a venue or organizer.
+func (h *linkedHandler) record(r *Request, p *calendard.LinkedPost, single bool) *phpjson.Object {
+	if h.postType == calendard.PostTypeVenue {
+		return r.venueRecord(&calendard.Venue{Post: p.Post, Image: p.Image}, single)
+	}
+	return r.organizerRecord(&calendard.Organizer{Post: p.Post, Image: p.Image}, single)
+}
+
+// getArgs are the GET parameters of /venues/{id}: the ID must name a post of the type.
+func (h *linkedHandler) getArgs() []*Arg {
+	a := linkedIDArg(h.kind)
+	a.Validate = func(r *Request, v any) error {
+		ok, err := r.isPostOfType(v, h.postType)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errInvalid
+		}
+		return nil
+	}
+	return []*Arg{a}
+}
+
+// get is GET /venues/{id} and /organizers/{id}.
+func (h *linkedHandler) get(r *Request) (*Response, error) {
+	return h.getByID(r, php.Int(r.Value("id")))
+}
+
+// getBySlug is GET /venues/by-slug/{slug}.
+func (h *linkedHandler) getBySlug(r *Request) (*Response, error) {
+	s, _ := r.Value("slug").(string)
+	id, err := r.postBySlugPath(s, h.postType)
+	if err != nil {
+		return nil, err
+	}
+	return h.getByID(r, id)
+}
+
+func (h *linkedHandler) getByID(r *Request, id int64) (*Response, error) {
+	posts, err := h.service(r).LinkedPosts(r.ctx, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(posts) == 0 || posts[0].Type != h.postType {
+		return nil, &calendard.Error{Code: "rest_invalid_param", Status: 400, Message: "Invalid parameter(s): id"}
+	}
+	p := posts[0]
+	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
+	if p.Status != "publish" && !r.User.CanReadPost(ref) {
+		return nil, &calendard.Error{Code: h.kind + "-not-accessible", Status: 403,
+			Message: "The requested " + h.kind + " is not accessible"}
+	}
+	return ok(h.record(r, p, true)), nil
+}

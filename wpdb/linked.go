@@ -1,0 +1,208 @@
+package wpdb
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/calendard/calendard"
+)
+
+// linkedWhere builds the WHERE clause of a venue/organizer list in WP_Query's shape. The shape
+// matters beyond the result set: MySQL breaks ties between equal publication dates according to
+// the plan it picks, and clients see that order, so the SQL mirrors what WordPress sends.
+func (db *DB) linkedWhere(f calendard.LinkedFilter) (string, []any) {
+	posts := db.t("posts")
+	var b strings.Builder
+	var args []any
+	b.WriteString("1=1")
+	if f.In != nil {
+		if len(f.In) == 0 {
+			b.WriteString(" AND 1=0")
+		} else {
+			b.WriteString(" AND " + posts + ".ID IN (" + placeholders(len(f.In)) + ")")
+			args = append(args, int64Args(f.In)...)
+		}
+	}
+	if len(f.NotIn) > 0 {
+		b.WriteString(" AND " + posts + ".ID NOT IN (" + placeholders(len(f.NotIn)) + ")")
+		args = append(args, int64Args(f.NotIn)...)
+	}
+	if f.Statuses == nil {
+		b.WriteString(" AND ((" + posts + ".post_type = ? AND (" + posts + ".post_status <> 'trash' AND " + posts + ".post_status <> 'auto-draft')))")
+		args = append(args, f.PostType)
+	} else {
+		b.WriteString(" AND " + posts + ".post_type = ? AND ((")
+		args = append(args, f.PostType)
+		for i, s := range f.Statuses {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString(posts + ".post_status = ?")
+			args = append(args, s)
+		}
+		b.WriteString("))")
+	}
+	return b.String(), args
+}
+
+// FindLinked returns one page of venue/organizer IDs, newest first, and the total.
+func (db *DB) FindLinked(ctx context.Context, f calendard.LinkedFilter) ([]int64, int, error) {
+	where, args := db.linkedWhere(f)
+	var total int
+	if err := db.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+db.t("posts")+" WHERE "+where, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	if f.Limit <= 0 || f.Offset >= total {
+		return nil, total, nil
+	}
+	rows, err := db.sql.QueryContext(ctx, "SELECT "+db.t("posts")+".ID FROM "+db.t("posts")+" WHERE "+where+
+		" ORDER BY "+db.t("posts")+".post_date DESC LIMIT ?, ?", append(args, f.Offset, f.Limit)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids, err := scanIDs(rows)
+	return ids, total, err
+}
+
+// LinkedPosts loads venues or organizers with meta and images, in the given order.
+func (db *DB) LinkedPosts(ctx context.Context, ids []int64) ([]*calendard.LinkedPost, error) {
+	posts, err := db.postsByIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	thumbs := map[int64]bool{}
+	for _, p := range posts {
+		if id := atoiID(p.Meta.Value("_thumbnail_id")); id > 0 {
+			thumbs[id] = true
+		}
+	}
+	atts, err := db.postsByIDs(ctx, keys(thumbs))
+	if err != nil {
+		return nil, err
+	}
+	l := &linked{posts: atts}
+	out := make([]*calendard.LinkedPost, 0, len(ids))
+	for _, id := range ids {
+		if p := posts[id]; p != nil {
+			out = append(out, &calendard.LinkedPost{Post: p, Image: l.attachment(p)})
+		}
+	}
+	return out, nil
+}
+
+var fragSep = regexp.MustCompile(`(?i)[^a-z\d-]+`)
+
+// SearchLinked is find_like: the search is cut into fragments at every character that is not an
+// ASCII letter, digit or hyphen; a post matches when one of its fields contains all fragments.
+// Trashed posts never match; no fragment means no match.
+func (db *DB) SearchLinked(ctx context.Context, postType, search string) ([]int64, error) {
+	var frags []string
+	for _, f := range strings.Split(fragSep.ReplaceAllString(search, "_"), "_") {
+		// array_filter drops "" and "0".
+		if f != "" && f != "0" {
+			frags = append(frags, "%"+escapeLike(strings.ToLower(strings.TrimSpace(f)))+"%")
+		}
+	}
+	if len(frags) == 0 {
+		return nil, nil
+	}
+	all := func(col string) string {
+		parts := make([]string, len(frags))
+		for i := range frags {
+			parts[i] = col + " LIKE ?"
+		}
+		return "(" + strings.Join(parts, " AND ") + ")"
+	}
+	var args []any
+	var ors []string
+	for _, col := range []string{"p.post_title", "p.post_content", "p.post_excerpt"} {
+		ors = append(ors, all(col))
+		args = append(args, stringArgs(frags)...)
+	}
+	fields := calendard.LinkedSearchFields(postType)
+	ors = append(ors, "EXISTS (SELECT 1 FROM "+db.t("postmeta")+" m WHERE m.post_id = p.ID AND m.meta_key IN ("+
+		placeholders(len(fields))+") AND "+all("m.meta_value")+")")
+	args = append(args, stringArgs(fields)...)
+	args = append(args, stringArgs(frags)...)
+	rows, err := db.sql.QueryContext(ctx, "SELECT p.ID FROM "+db.t("posts")+" p WHERE p.post_type = ? AND p.post_status <> 'trash' AND ("+
+		strings.Join(ors, " OR ")+") ORDER BY p.ID", append([]any{postType}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return scanIDs(rows)
+}
+
+// LinkedOfEvent returns the IDs an event's venue/organizer meta points to, in row order.
+func (db *DB) LinkedOfEvent(ctx context.Context, postType string, eventID int64) ([]int64, error) {
+	rows, err := db.sql.QueryContext(ctx, "SELECT meta_value FROM "+db.t("postmeta")+
+		" WHERE post_id = ? AND meta_key = ? ORDER BY meta_id", eventID, calendard.LinkedMetaKey(postType))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var v nullString
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		if id := atoiID(strings.TrimSpace(v.String)); id > 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids, rows.Err()
+}
+
+// LinkedWithEvents returns the IDs events point to, counting events in any status but draft and pending.
+func (db *DB) LinkedWithEvents(ctx context.Context, postType string) ([]int64, error) {
+	rows, err := db.sql.QueryContext(ctx, "SELECT DISTINCT m.meta_value FROM "+db.t("postmeta")+" m JOIN "+db.t("posts")+
+		" e ON e.ID = m.post_id WHERE m.meta_key = ? AND e.post_type = ? AND e.post_status NOT IN ('draft', 'pending')",
+		calendard.LinkedMetaKey(postType), calendard.PostTypeEvent)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var v nullString
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		if id := atoiID(strings.TrimSpace(v.String)); id > 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids, rows.Err()
+}
+
+// UpcomingEventIDs returns the first events starting at or after from, in list order.
+func (db *DB) UpcomingEventIDs(ctx context.Context, site *calendard.Site, statuses []string, from string, limit int) ([]int64, error) {
+	q := db.newEventQuery(site)
+	q.apply(&calendard.EventFilter{Statuses: statuses, StartOnOrAfter: &from})
+	rows, err := db.sql.QueryContext(ctx, "SELECT p.ID FROM "+q.from+" WHERE "+q.whereSQL()+
+		" GROUP BY p.ID, p.post_date ORDER BY MIN("+q.start+"), p.post_date, p.ID LIMIT ?", append(q.args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	return scanIDs(rows)
+}
+
+// scanIDs reads a one-column ID result and closes the rows.
+func scanIDs(rows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+	Close() error
+}) ([]int64, error) {
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
