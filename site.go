@@ -11,6 +11,10 @@ import (
 // Site holds the WordPress and TEC options that shape API answers. It is read from wp_options; the
 // HomeURL may be overridden by configuration.
 type Site struct {
+	Name, Description string // blogname, blogdescription
+	GMTOffset         string // gmt_offset option as stored
+	TimezoneName      string // timezone_string option as stored ("" for offset-only sites)
+
 	HomeURL          string // no trailing slash, e.g. "http://127.0.0.1:8088"
 	SiteURL          string // WordPress address (uploads live under it)
 	PrettyPermalinks bool   // permalink_structure is set: REST root is /wp-json/, permalinks are paths
@@ -181,4 +185,15 @@ func (s *Site) GlobalID(id int64) string {
 		host += "/" + strings.TrimSuffix(path, "/")
 	}
 	return host + "?id=" + strconv.FormatInt(id, 10)
+}
+
+// OffsetHours is get_option('gmt_offset') as WordPress reports it: with a named zone, the zone's
+// offset at the given instant, in hours.
+func (s *Site) OffsetHours(now time.Time) float64 {
+	if s.TimezoneName != "" && s.Location != nil {
+		_, secs := now.In(s.Location).Zone()
+		return float64(secs) / 3600
+	}
+	f, _ := strconv.ParseFloat(strings.TrimSpace(s.GMTOffset), 64)
+	return f
 }

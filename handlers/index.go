@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/calendard/calendard/internal/phpjson"
 )
@@ -28,7 +27,7 @@ func (r *Request) routeData(rt *Route) *phpjson.Object {
 	}
 	o := phpjson.Obj("namespace", r.NS, "methods", methods, "endpoints", endpoints)
 	if !rt.HasVariables() {
-		o.Set("_links", phpjson.Obj("self", []any{phpjson.Obj("href", r.RestURL(strings.TrimPrefix(rt.Path, "/")))}))
+		o.Set("_links", phpjson.Obj("self", []any{phpjson.Obj("href", restURL(r.Site, "/"+r.NS+rt.Path))}))
 	}
 	return o
 }
@@ -82,4 +81,31 @@ func indentJSON(b []byte) []byte {
 		return b
 	}
 	return out.Bytes()
+}
+
+// siteIndex is GET /wp-json/ (WP_REST_Server::get_index) restricted to what calendard serves: the
+// site description, both namespaces and their routes, so generic WordPress clients can discover
+// the API.
+func (s *Server) siteIndex(r *Request) *Response {
+	site := r.Site
+	routes := phpjson.Obj("/", phpjson.Obj("namespace", "", "methods", []any{"GET"},
+		"endpoints", []any{phpjson.Obj("methods", []any{"GET"},
+			"args", phpjson.Obj("context", phpjson.Obj("default", "view", "required", false)))},
+		"_links", phpjson.Obj("self", []any{phpjson.Obj("href", restURL(site, "/"))})))
+	namespaces := []any{}
+	if !site.RESTDisabled {
+		for _, ns := range []string{NamespaceCalendar, NamespaceTribe} {
+			namespaces = append(namespaces, ns)
+			nr := *r
+			nr.NS = ns
+			for _, rt := range s.routes {
+				routes.Set("/"+ns+rt.Path, nr.routeData(rt))
+			}
+		}
+	}
+	return ok(phpjson.Obj(
+		"name", site.Name, "description", site.Description, "url", site.SiteURL, "home", site.HomeURL,
+		"gmt_offset", site.OffsetHours(r.Now), "timezone_string", site.TimezoneName,
+		"namespaces", namespaces, "authentication", []any{}, "routes", routes,
+		"_links", phpjson.Obj("help", []any{phpjson.Obj("href", "https://developer.wordpress.org/rest-api/")})))
 }

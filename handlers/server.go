@@ -188,6 +188,11 @@ func (s *Server) serve(c *gin.Context, route string) {
 	req := &Request{ctx: ctx, srv: s, Method: method, Site: site, User: user, Now: now,
 		Render: wptext.NewRenderContext(site.HomeURL), query: query, url: phpjson.NewObject(), defaults: phpjson.NewObject()}
 
+	if route == "/" && (method == "GET" || method == "HEAD") {
+		s.finish(c, req, query, site, user, s.siteIndex(req), append(hdrs, calendard.KV{Key: "Allow", Value: "GET"}))
+		return
+	}
+
 	rt, ep, ns, captures := s.match(route, method, site)
 	if rt == nil {
 		resp := &Response{Status: 404, Body: errorBody(&calendard.Error{Code: "rest_no_route", Message: calendard.MsgNoRoute, Status: 404})}

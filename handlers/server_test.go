@@ -307,3 +307,34 @@ func TestUnreachableDatabaseAnswers503(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Generic WordPress clients (node-wpapi's discover()) follow the Link header to /wp-json/ and read the
+// namespaces and routes there.
+func TestDiscoveryIndexListsTheServedRoutes(t *testing.T) {
+	srv := newServer(t, handlers.Config{})
+	a := get(t, srv, "/wp-json/tribe/events/v1/events/34", nil)
+	link := a.header.Get("Link")
+	if link != "<http://127.0.0.1:8088/wp-json/>; rel=\"https://api.w.org/\"" {
+		t.Fatalf("Link = %q", link)
+	}
+	for _, path := range []string{"/wp-json/", "/wp-json", "/?rest_route=/"} {
+		idx := get(t, srv, path, nil)
+		if idx.status != 200 {
+			t.Fatalf("%s: status %d", path, idx.status)
+		}
+		ns, _ := idx.body["namespaces"].([]any)
+		if len(ns) != 2 || ns[0] != "calendar/events/v1" || ns[1] != "tribe/events/v1" {
+			t.Errorf("%s: namespaces = %v", path, ns)
+		}
+		routes, _ := idx.body["routes"].(map[string]any)
+		for _, want := range []string{"/", "/calendar/events/v1", "/tribe/events/v1/events", `/calendar/events/v1/venues/(?P<id>\d+)`,
+			`/tribe/events/v1/tags/(?P<id>\d+)`, "/calendar/events/v1/doc"} {
+			if _, ok := routes[want]; !ok {
+				t.Errorf("%s: route %s missing", path, want)
+			}
+		}
+		if idx.body["gmt_offset"] != float64(-5) || idx.body["timezone_string"] != "America/New_York" {
+			t.Errorf("%s: gmt_offset %v timezone %v", path, idx.body["gmt_offset"], idx.body["timezone_string"])
+		}
+	}
+}

@@ -15,7 +15,7 @@ var siteOptions = []string{
 	"home", "siteurl", "permalink_structure", "blog_charset", "timezone_string", "gmt_offset",
 	"posts_per_page", "tribe_events_calendar_options", "tec_ct1_migration_state",
 	"using_application_passwords", "upload_url_path", "tag_base",
-	"page_on_front", "page_for_posts", "wp_page_for_privacy_policy",
+	"page_on_front", "page_for_posts", "wp_page_for_privacy_policy", "blogname", "blogdescription",
 }
 
 // Options returns the raw values of the named options that exist.
@@ -90,6 +90,8 @@ func siteFromOptions(opts map[string]string, prefix string, ov SiteOverrides) (*
 		s.TagBase = b
 	}
 
+	s.Name, s.Description, s.TimezoneName = opts["blogname"], opts["blogdescription"], opts["timezone_string"]
+	s.GMTOffset = opts["gmt_offset"]
 	s.TimezoneString = calendard.SiteZoneString(opts["timezone_string"], opts["gmt_offset"])
 	loc, err := calendard.LoadZone(s.TimezoneString)
 	if err != nil {
