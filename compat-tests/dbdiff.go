@@ -1,0 +1,247 @@
+package compattests
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Tables whose changes the sets record, with their primary key columns.
+var trackedTables = []struct {
+	name string
+	pk   []string
+	meta bool // matched by content, not by meta_id
+}{
+	{"posts", []string{"ID"}, false},
+	{"postmeta", []string{"meta_id"}, true},
+	{"terms", []string{"term_id"}, false},
+	{"term_taxonomy", []string{"term_taxonomy_id"}, false},
+	{"term_relationships", []string{"object_id", "term_taxonomy_id"}, false},
+	{"termmeta", []string{"meta_id"}, true},
+	{"tec_events", []string{"event_id"}, false},
+	{"tec_occurrences", []string{"occurrence_id"}, false},
+}
+
+// Rule 2 and 3 of the set README: what is ignored and what is compared as "present".
+var (
+	ignoredPostColumns = map[string]bool{"post_date": true, "post_date_gmt": true, "post_modified": true, "post_modified_gmt": true, "guid": true}
+	ignoredMetaKeys    = map[string]bool{"_edit_lock": true, "_edit_last": true, "_tribe_modified_fields": true, "_encloseme": true, "_pingme": true}
+	clockMetaKeys      = map[string]bool{"_wp_trash_meta_time": true, "_Venuepost_date": true, "_Venuepost_date_gmt": true,
+		"_Organizerpost_date": true, "_Organizerpost_date_gmt": true}
+)
+
+type row map[string]*string
+
+// Snapshot is the content of the tracked tables.
+type Snapshot map[string]map[string]row // table -> pk -> row
+
+// TakeSnapshot reads every tracked table (the fixture is small, so a full read is fine).
+func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string) (Snapshot, error) {
+	snap := Snapshot{}
+	for _, tt := range trackedTables {
+		rows, err := db.QueryContext(ctx, "SELECT * FROM "+prefix+tt.name)
+		if err != nil {
+			return nil, err
+		}
+		cols, _ := rows.Columns()
+		m := map[string]row{}
+		for rows.Next() {
+			vals := make([]sql.RawBytes, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			r := row{}
+			for i, c := range cols {
+				if vals[i] != nil {
+					s := string(vals[i])
+					r[c] = &s
+				} else {
+					r[c] = nil
+				}
+			}
+			var key []string
+			for _, k := range tt.pk {
+				key = append(key, deref(r[k]))
+			}
+			m[strings.Join(key, "/")] = r
+		}
+		rows.Close()
+		snap[tt.name] = m
+	}
+	return snap, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "NULL"
+	}
+	return *s
+}
+
+// change is one normalised row change.
+type change struct {
+	op  string
+	row map[string]any
+}
+
+// normalise drops ignored columns and rows and masks clock values.
+func normalise(table string, r map[string]any) (map[string]any, bool) {
+	out := map[string]any{}
+	for k, v := range r {
+		if table == "posts" && ignoredPostColumns[k] {
+			continue
+		}
+		if strings.HasPrefix(table, "tec_") && k == "updated_at" {
+			if v != nil {
+				v = "(present)"
+			}
+		}
+		out[k] = v
+	}
+	if table == "postmeta" || table == "termmeta" {
+		key, _ := out["meta_key"].(string)
+		if ignoredMetaKeys[key] {
+			return nil, false
+		}
+		if clockMetaKeys[key] {
+			if v, _ := out["meta_value"].(string); v != "" {
+				out["meta_value"] = "(present)"
+			}
+		}
+		delete(out, "meta_id")
+	}
+	return out, true
+}
+
+func rowToMap(r row) map[string]any {
+	m := map[string]any{}
+	for k, v := range r {
+		if v == nil {
+			m[k] = nil
+		} else {
+			m[k] = *v
+		}
+	}
+	return m
+}
+
+// DiffSnapshots lists the normalised changes between two snapshots per table (using the unprefixed table name).
+func DiffSnapshots(before, after Snapshot) map[string][]change {
+	out := map[string][]change{}
+	for _, tt := range trackedTables {
+		b, a := before[tt.name], after[tt.name]
+		add := func(op string, r row) {
+			n, ok := normalise(tt.name, rowToMap(r))
+			if ok {
+				out[tt.name] = append(out[tt.name], change{op, n})
+			}
+		}
+		for k, ar := range a {
+			br, ok := b[k]
+			if !ok {
+				add("insert", ar)
+				continue
+			}
+			nb, okb := normalise(tt.name, rowToMap(br))
+			na, oka := normalise(tt.name, rowToMap(ar))
+			if okb != oka || fmt.Sprint(nb) != fmt.Sprint(na) {
+				add("update", ar)
+			}
+		}
+		for k, br := range b {
+			if _, ok := a[k]; !ok {
+				add("delete", br)
+			}
+		}
+	}
+	return out
+}
+
+// recordedChanges decodes a case's db_changes into the same normalised form (tables unprefixed).
+func recordedChanges(raw json.RawMessage, prefix string) (map[string][]change, error) {
+	out := map[string][]change{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return out, nil
+	}
+	var rec map[string][]struct {
+		Op  string         `json:"op"`
+		Row map[string]any `json:"row"`
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return nil, err
+	}
+	for table, rows := range rec {
+		name := strings.TrimPrefix(table, prefix)
+		for _, r := range rows {
+			if n, ok := normalise(name, r.Row); ok {
+				out[name] = append(out[name], change{r.Op, n})
+			}
+		}
+	}
+	return out, nil
+}
+
+// compareChanges compares recorded and actual changes as multisets per table.
+func compareChanges(want, got map[string][]change) []Diff {
+	var diffs []Diff
+	for _, tt := range trackedTables {
+		w, g := canonical(want[tt.name]), canonical(got[tt.name])
+		used := make([]bool, len(g))
+		var missing []string
+		for _, ws := range w {
+			found := false
+			for i, gs := range g {
+				if !used[i] && gs == ws {
+					used[i], found = true, true
+					break
+				}
+			}
+			if !found {
+				missing = append(missing, ws)
+			}
+		}
+		var extra []string
+		for i, gs := range g {
+			if !used[i] {
+				extra = append(extra, gs)
+			}
+		}
+		for _, m := range missing {
+			diffs = append(diffs, Diff{"db " + tt.name, m, "(missing)"})
+		}
+		for _, e := range extra {
+			diffs = append(diffs, Diff{"db " + tt.name, "(no such change)", e})
+		}
+	}
+	return diffs
+}
+
+// canonical renders changes as sorted strings (JSON with sorted keys).
+func canonical(cs []change) []string {
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		b, _ := json.Marshal(c.row)
+		out = append(out, c.op+" "+string(b))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// changedPostIDs are the posts a write touched: their record dates are compared as well-formed only.
+func changedPostIDs(want map[string][]change) map[string]bool {
+	ids := map[string]bool{}
+	for _, c := range want["posts"] {
+		if id, ok := c.row["ID"].(string); ok {
+			ids[id] = true
+		}
+	}
+	return ids
+}
