@@ -17,6 +17,7 @@ package cost
 
 import (
 	"encoding/json"
+	"github.com/calendard/calendard/internal/wptext"
 	"regexp"
 	"slices"
 	"strconv"
@@ -101,7 +102,7 @@ func formatted(rows []string, symbol, position string, s Settings, withSymbol bo
 		if withSymbol {
 			c = formatWithCurrency(c, symbol, position, s)
 		}
-		ends[i] = escHTML(c)
+		ends[i] = wptext.EscHTML(c)
 	}
 	if smartStrcmp(ends[0], ends[1]) == 0 { // PHP `==` on the two strings
 		return ends[0]

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"github.com/calendard/calendard/internal/wptext"
 	"regexp"
 	"strconv"
 	"strings"
@@ -187,7 +188,7 @@ func indexFor(token string, decimals int) key {
 	if isNumeric(numeric) {
 		return makeKey(dropSeps(numberFormat(toFloat(numeric), decimals)))
 	}
-	return makeKey(sanitizeTitle(numeric))
+	return makeKey(wptext.SanitizeTitle(numeric))
 }
 
 // eventCosts is Tribe__Events__Cost_Utils::get_event_costs(): each non-empty

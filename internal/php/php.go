@@ -343,3 +343,14 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 }
+
+// StrToLower is PHP 8's strtolower(): ASCII letters only, other bytes unchanged.
+func StrToLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -5,72 +5,184 @@ import (
 	"strings"
 )
 
+// ksesAttrSpec is one attribute entry of a KSES $allowed_html array. The
+// zero value is `true` (allowed, no checks); the other fields are the array
+// form's checks that wp_kses_attr() and wp_kses_check_attr_val() apply. Of
+// those checks only the ones WordPress' own tables use are supported.
+type ksesAttrSpec struct {
+	// required mirrors 'required' => true: without the attribute (or when
+	// it fails its checks) the tag keeps no attributes at all (a
+	// self-closing one is dropped).
+	required bool
+	// valueless mirrors 'valueless' => 'y' (the attribute must not have a
+	// value) or 'n' (it must have one); "" means no check.
+	valueless string
+	// values mirrors 'values' => array(…): the lower-cased value must be
+	// one of them. nil means no check.
+	values []string
+	// valueCallback mirrors 'value_callback'.
+	valueCallback func(value string) bool
+}
+
+// check mirrors the wp_kses_check_attr_val() loop of wp_kses_attr_check().
+func (s ksesAttrSpec) check(value string, vless bool) bool {
+	if s.valueless != "" {
+		v := "n"
+		if vless {
+			v = "y"
+		}
+		if asciiLower(s.valueless) != v {
+			return false
+		}
+	}
+	if s.values != nil && !inList(asciiLower(value), s.values) {
+		return false
+	}
+	if s.valueCallback != nil && !s.valueCallback(value) {
+		return false
+	}
+	return true
+}
+
 // ksesAllowed maps lower-case element names to their allowed lower-case
-// attribute names (KSES arrays without value constraints).
-type ksesAllowed map[string]map[string]bool
+// attribute names (a KSES $allowed_html array). The attribute "data-*"
+// allows every custom data attribute wp_kses_attr_check() accepts.
+type ksesAllowed map[string]map[string]ksesAttrSpec
+
+// ksesAttrs builds the attribute map of plain `'name' => true` entries.
+func ksesAttrs(names ...string) map[string]ksesAttrSpec {
+	m := make(map[string]ksesAttrSpec, len(names))
+	for _, n := range names {
+		m[n] = ksesAttrSpec{}
+	}
+	return m
+}
 
 // tecExcerptAllowed is the default $allowed_html of
 // tribe_events_get_the_excerpt().
 var tecExcerptAllowed = func() ksesAllowed {
-	base := map[string]bool{"class": true, "id": true, "style": true}
-	a := ksesAllowed{"a": {"class": true, "id": true, "style": true, "href": true, "rel": true, "target": true}}
+	a := ksesAllowed{"a": ksesAttrs("class", "id", "style", "href", "rel", "target")}
 	for _, t := range []string{"b", "strong", "em", "span", "ul", "li", "ol"} {
-		a[t] = base
+		a[t] = ksesAttrs("class", "id", "style")
 	}
 	return a
 }()
 
-// postAllowedApprox approximates KSES' 'post' context: common inline and
-// block tags with their usual attributes. Used only for [caption caption="…"].
-var postAllowedApprox = func() ksesAllowed {
-	global := []string{"aria-controls", "aria-current", "aria-describedby", "aria-details", "aria-expanded",
-		"aria-hidden", "aria-label", "aria-labelledby", "aria-live", "class", "data-*", "dir", "hidden", "id", "lang",
-		"style", "title", "role", "xml:lang"}
+// ksesGlobalAttributes are the attributes _wp_add_global_attributes() adds
+// to every element of $allowedposttags (WordPress 6.9).
+var ksesGlobalAttributes = []string{"aria-controls", "aria-current", "aria-describedby", "aria-details",
+	"aria-expanded", "aria-hidden", "aria-label", "aria-labelledby", "aria-live", "class", "data-*", "dir",
+	"hidden", "id", "lang", "style", "title", "role", "xml:lang"}
+
+// postAllowedTags is WordPress 6.9's $allowedposttags (wp_kses_allowed_html
+// ('post') without filters) after array_map('_wp_add_global_attributes'):
+// every element also allows ksesGlobalAttributes. <object> keeps its
+// attributes only for a PDF under the uploads URL (see ksesPostAllowed).
+var postAllowedTags = ksesPostAllowed("")
+
+// ksesPostAllowed builds $allowedposttags with _wp_kses_allow_pdf_objects()
+// checking <object data> against uploadsURL (wp_upload_dir()['url']). With
+// "" no URL qualifies, so <object> always loses its attributes.
+func ksesPostAllowed(uploadsURL string) ksesAllowed {
 	tags := map[string][]string{
-		"a": {"href", "rel", "rev", "name", "target", "download", "hreflang", "referrerpolicy"}, "abbr": nil, "b": nil,
-		"br": nil, "cite": nil, "code": nil, "del": {"datetime"}, "em": nil, "i": nil, "img": {"alt", "align", "border", "height", "hspace", "loading", "longdesc", "vspace", "src", "usemap", "width", "decoding"},
-		"span": nil, "strong": nil, "sub": nil, "sup": nil, "u": nil, "s": nil, "small": nil, "mark": nil, "q": {"cite"},
-		"p": {"align"}, "div": {"align"}, "ul": {"type"}, "ol": {"start", "type", "reversed"}, "li": {"align", "value"},
-		"blockquote": {"cite"}, "figure": {"align"}, "figcaption": {"align"}, "h1": {"align"}, "h2": {"align"}, "h3": {"align"},
-		"section": {"align"}, "article": {"align"}, "aside": {"align"}, "header": {"align"}, "footer": {"align"},
-		"table": {"align", "bgcolor", "border", "cellpadding", "cellspacing", "rules", "summary", "width"},
-		"td":    {"abbr", "align", "axis", "bgcolor", "char", "charoff", "colspan", "headers", "height", "nowrap", "rowspan", "scope", "valign", "width"},
-		"th":    {"abbr", "align", "axis", "bgcolor", "char", "charoff", "colspan", "headers", "height", "nowrap", "rowspan", "scope", "valign", "width"},
-		"tr":    {"align", "bgcolor", "char", "charoff", "valign"}, "thead": {"align", "char", "charoff", "valign"},
-		"tbody": {"align", "char", "charoff", "valign"}, "audio": {"autoplay", "controls", "loop", "muted", "preload", "src"},
-		"video":  {"autoplay", "controls", "height", "loop", "muted", "playsinline", "poster", "preload", "src", "width"},
-		"source": {"src", "type"}, "label": {"for"}, "dl": nil, "dt": nil, "dd": nil,
-		"h4": {"align"}, "h5": {"align"}, "h6": {"align"}, "pre": {"width"}, "hr": {"align", "noshade", "size", "width"},
+		"address": nil,
+		"a":       {"href", "rel", "rev", "name", "target"},
+		"abbr":    nil, "acronym": nil,
+		"area":    {"alt", "coords", "href", "nohref", "shape", "target"},
+		"article": {"align"}, "aside": {"align"},
+		"audio": {"autoplay", "controls", "loop", "muted", "preload", "src"},
+		"b":     nil, "bdo": nil, "big": nil,
+		"blockquote": {"cite"}, "br": nil,
+		"button":  {"disabled", "name", "type", "value"},
+		"caption": {"align"}, "cite": nil, "code": nil,
+		"col":      {"align", "char", "charoff", "span", "valign", "width"},
+		"colgroup": {"align", "char", "charoff", "span", "valign", "width"},
+		"del":      {"datetime"}, "dd": nil, "dfn": nil,
+		"details": {"align", "open", "name"},
+		"div":     {"align"}, "dl": nil, "dt": nil, "em": nil, "fieldset": nil,
+		"figure": {"align"}, "figcaption": {"align"},
+		"font":   {"color", "face", "size"},
+		"footer": {"align"},
+		"h1":     {"align"}, "h2": {"align"}, "h3": {"align"}, "h4": {"align"}, "h5": {"align"}, "h6": {"align"},
+		"header": {"align"}, "hgroup": {"align"},
+		"hr":  {"align", "noshade", "size", "width"},
+		"i":   nil,
+		"img": {"alt", "align", "border", "height", "hspace", "loading", "longdesc", "vspace", "src", "usemap", "width"},
+		"ins": {"datetime", "cite"}, "kbd": nil,
+		"label": {"for"}, "legend": {"align"},
+		"li": {"align", "value"}, "main": {"align"},
+		"map": {"name"}, "mark": nil, "menu": {"type"}, "nav": {"align"},
+		"object": nil,
+		"p":      {"align"}, "pre": {"width"}, "q": {"cite"},
+		"rb": nil, "rp": nil, "rt": nil, "rtc": nil, "ruby": nil,
+		"s": nil, "samp": nil, "span": {"align"}, "section": {"align"},
+		"small": nil, "strike": nil, "strong": nil, "sub": nil,
+		"summary": {"align"}, "sup": nil,
+		"table":    {"align", "bgcolor", "border", "cellpadding", "cellspacing", "rules", "summary", "width"},
+		"tbody":    {"align", "char", "charoff", "valign"},
+		"td":       {"abbr", "align", "axis", "bgcolor", "char", "charoff", "colspan", "headers", "height", "nowrap", "rowspan", "scope", "valign", "width"},
+		"textarea": {"cols", "rows", "disabled", "name", "readonly"},
+		"tfoot":    {"align", "char", "charoff", "valign"},
+		"th":       {"abbr", "align", "axis", "bgcolor", "char", "charoff", "colspan", "headers", "height", "nowrap", "rowspan", "scope", "valign", "width"},
+		"thead":    {"align", "char", "charoff", "valign"},
+		"title":    nil,
+		"tr":       {"align", "bgcolor", "char", "charoff", "valign"},
+		"track":    {"default", "kind", "label", "src", "srclang"},
+		"tt":       nil, "u": nil, "ul": {"type"},
+		"ol":    {"start", "type", "reversed"},
+		"var":   nil,
+		"video": {"autoplay", "controls", "height", "loop", "muted", "playsinline", "poster", "preload", "src", "width"},
 	}
-	a := ksesAllowed{}
+	a := make(ksesAllowed, len(tags))
 	for t, attrs := range tags {
-		m := map[string]bool{}
-		for _, g := range global {
-			m[g] = true
-		}
-		for _, x := range attrs {
-			m[x] = true
+		m := ksesAttrs(attrs...)
+		for _, g := range ksesGlobalAttributes {
+			m[g] = ksesAttrSpec{}
 		}
 		a[t] = m
 	}
+	a["a"]["download"] = ksesAttrSpec{valueless: "y"}
+	a["object"]["data"] = ksesAttrSpec{required: true, valueCallback: func(u string) bool {
+		return ksesAllowPDFObject(u, uploadsURL)
+	}}
+	a["object"]["type"] = ksesAttrSpec{required: true, values: []string{"application/pdf"}}
 	return a
-}()
+}
 
-func ksesPostApprox(s string) string { return kses(s, postAllowedApprox) }
-
-// ksesPostAttrAllowed reports whether the approximated 'post' context allows
-// attribute name on element.
-func ksesPostAttrAllowed(element, name string) bool {
-	attrs, ok := postAllowedApprox[asciiLower(element)]
-	if !ok {
+// ksesAllowPDFObject mirrors _wp_kses_allow_pdf_objects() with uploadsURL
+// standing for wp_upload_dir()['url'].
+func ksesAllowPDFObject(url, uploadsURL string) bool {
+	if strings.ContainsAny(url, "?#") || !strings.HasSuffix(url, ".pdf") {
 		return false
 	}
-	low := asciiLower(name)
-	if attrs[low] {
-		return true
+	if uploadsURL == "" {
+		return false
 	}
-	return strings.HasPrefix(low, "data-") && validDataAttr(name)
+	host, port := urlHostPort(uploadsURL)
+	return strings.HasPrefix(url, "http://"+host+port+"/") || strings.HasPrefix(url, "https://"+host+port+"/")
 }
+
+// urlHostPort returns wp_parse_url($u)['host'] and ':'.port (or "") for an
+// absolute URL.
+func urlHostPort(u string) (host, port string) {
+	i := strings.Index(u, "//")
+	if i < 0 {
+		return "", ""
+	}
+	rest := u[i+2:]
+	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+		rest = rest[:j]
+	}
+	if j := strings.LastIndexByte(rest, '@'); j >= 0 {
+		rest = rest[j+1:]
+	}
+	if j := strings.LastIndexByte(rest, ':'); j >= 0 && !strings.HasSuffix(rest, "]") {
+		return rest[:j], ":" + rest[j+1:]
+	}
+	return rest, ""
+}
+
+func ksesPost(s string) string { return kses(s, postAllowedTags) }
 
 // kses mirrors wp_kses($content, $allowed_html) with the default 'pre_kses'
 // filters (wp_pre_kses_less_than; block attribute filtering is an identity
@@ -241,14 +353,13 @@ func ksesSplit2(content string, allowed ksesAllowed) string {
 	if k != len(content) && !(k == len(content)-1 && content[k] == '\n') {
 		return ""
 	}
-	attrs, ok := allowed[asciiLower(elem)]
-	if !ok {
+	if _, ok := allowed[asciiLower(elem)]; !ok {
 		return ""
 	}
 	if slash {
 		return "</" + elem + ">"
 	}
-	return ksesAttr(elem, attrlist, attrs)
+	return ksesAttr(elem, attrlist, allowed)
 }
 
 func collapseDashes(s string) string {
@@ -266,32 +377,51 @@ func collapseDashes(s string) string {
 	return b.String()
 }
 
-// ksesAttr mirrors wp_kses_attr().
-func ksesAttr(elem, attr string, allowedAttrs map[string]bool) string {
+// ksesAttr mirrors wp_kses_attr(): it keeps the attributes of element that
+// wp_kses_attr_check() allows (after wp_kses_hair() has parsed them, re-quoted
+// them and stripped disallowed URL protocols from URI attributes), enforces
+// required attributes, and removes any "<" or ">" left in the attributes.
+func ksesAttr(elem, attr string, allowed ksesAllowed) string {
 	xhtml := ""
 	if t := strings.TrimRight(attr, "\t\n\v\f\r "); strings.HasSuffix(t, "/") {
 		xhtml = " /"
 	}
-	if len(allowedAttrs) == 0 {
+	elemLow := asciiLower(elem)
+	specs := allowed[elemLow]
+	if len(specs) == 0 {
 		return "<" + elem + xhtml + ">"
 	}
+	hair := ksesHair(attr)
+	var required map[string]bool
+	for name, s := range specs {
+		if s.required {
+			if required == nil {
+				required = map[string]bool{}
+			}
+			required[name] = true
+		}
+	}
+	// A failed required attribute leaves the bare tag (KSES cannot drop the
+	// matching closing tag), or nothing for a self-closing one.
+	stripped := ""
+	if xhtml == "" {
+		stripped = "<" + elem + ">"
+	}
 	var attr2 strings.Builder
-	for _, a := range ksesHair(attr) {
+	for _, a := range hair {
 		low := asciiLower(a.name)
-		if !allowedAttrs[low] {
-			if !(strings.HasPrefix(low, "data-") && allowedAttrs["data-*"] && validDataAttr(a.name)) {
-				continue
+		req := required[low]
+		if whole, ok := ksesAttrCheck(a.name, a.value, a.whole, a.vless, elem, allowed); ok {
+			attr2.WriteString(" " + whole)
+			if req {
+				delete(required, low)
 			}
+		} else if req {
+			return stripped
 		}
-		whole := a.whole
-		if low == "style" {
-			nv := safecssFilterAttr(a.value)
-			if nv == "" {
-				continue
-			}
-			whole = strings.Replace(whole, a.value, nv, -1)
-		}
-		attr2.WriteString(" " + whole)
+	}
+	if len(required) > 0 {
+		return stripped
 	}
 	out := strings.Map(func(r rune) rune {
 		if r == '<' || r == '>' {
@@ -302,20 +432,54 @@ func ksesAttr(elem, attr string, allowedAttrs map[string]bool) string {
 	return "<" + elem + out + xhtml + ">"
 }
 
-func validDataAttr(name string) bool {
-	rest := name[len("data-"):]
-	if rest == "" || strings.ContainsAny(rest, "=/> \t\f\r\n") {
+// ksesAttrCheck mirrors wp_kses_attr_check(): whether attribute name (with
+// value, whole "name=…" text and valueless flag) is allowed on element, and
+// the whole text to emit. Custom data attributes are allowed where "data-*"
+// is, if their lower-cased name matches /^data-[a-z0-9_-]+$/; style values
+// go through safecss_filter_attr() and the attribute is dropped when nothing
+// survives; array entries' checks (valueless, values, value_callback) apply.
+func ksesAttrCheck(name, value, whole string, vless bool, element string, allowed ksesAllowed) (string, bool) {
+	nameLow := asciiLower(name)
+	specs, ok := allowed[asciiLower(element)]
+	if !ok {
+		return "", false
+	}
+	spec, ok := specs[nameLow]
+	if !ok {
+		data, hasData := specs["data-*"]
+		if !hasData || !isKsesDataAttr(nameLow) {
+			return "", false
+		}
+		spec = data
+	}
+	if nameLow == "style" {
+		nv := safecssFilterAttr(value)
+		if phpEmpty(nv) {
+			return "", false
+		}
+		if value != "" {
+			whole = strings.ReplaceAll(whole, value, nv)
+		}
+		value = nv
+	}
+	if !spec.check(value, vless) {
+		return "", false
+	}
+	return whole, true
+}
+
+// isKsesDataAttr is preg_match('/^data-[a-z0-9_-]+$/', $name_low).
+func isKsesDataAttr(nameLow string) bool {
+	if !strings.HasPrefix(nameLow, "data-") || len(nameLow) == len("data-") {
 		return false
 	}
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if !(c >= 'a' && c <= 'z') && !isDigit(c) && c != '_' && c != '-' && !(c >= 'A' && c <= 'Z') {
+	for i := len("data-"); i < len(nameLow); i++ {
+		c := nameLow[i]
+		if !(c >= 'a' && c <= 'z') && !isDigit(c) && c != '_' && c != '-' {
 			return false
 		}
 	}
-	// The dataset name must match /^[a-z0-9_-]+$/ after camel-casing, so
-	// upper-case letters are rejected.
-	return asciiLower(rest) == rest
+	return true
 }
 
 type hairAttr struct {
@@ -325,7 +489,11 @@ type hairAttr struct {
 
 var ksesHTMLErrorRe = regexp.MustCompile(`^(?:"[^"]*(?:"|$)|'[^']*(?:'|$)|[^\t\n\v\f\r ])*` + ws + `*`)
 
-// ksesHair mirrors wp_kses_hair(): attributes in order, first one wins.
+// ksesHair mirrors wp_kses_hair(): attributes in order, the first of a
+// (case-sensitively) repeated name wins; values get double quotes unless
+// they were single-quoted; the values of URI attributes (wp_kses_uri_attributes())
+// go through wp_kses_bad_protocol() with wp_allowed_protocols(); malformed
+// parts are skipped as wp_kses_html_error() does.
 func ksesHair(attr string) []hairAttr {
 	var out []hairAttr
 	seen := map[string]bool{}
@@ -378,10 +546,10 @@ func ksesHair(attr string) []hairAttr {
 					for sp < len(rest) && pcreSpace(rest[sp]) {
 						sp++
 					}
-					okTail := sp > 0 || rest == "" || rest == "/"
-					if okTail {
+					// (\s+|/?$), where $ also matches before a final "\n".
+					if sp > 0 || rest == "" || rest == "/" || rest == "/\n" {
 						val := attr[1 : 1+c]
-						if inList(asciiLower(name), uriAttributes) {
+						if isURIAttribute(name) {
 							val = ksesBadProtocol(val, allowedProtocols)
 						}
 						add(hairAttr{name: name, value: val, whole: name + "=" + string(q) + val + string(q)})
@@ -404,7 +572,7 @@ func ksesHair(attr string) []hairAttr {
 					}
 					if sp > 0 || rest == "" || rest == "/" {
 						val := attr[:v]
-						if inList(asciiLower(name), uriAttributes) {
+						if isURIAttribute(name) {
 							val = ksesBadProtocol(val, allowedProtocols)
 						}
 						add(hairAttr{name: name, value: val, whole: name + `="` + val + `"`})
@@ -456,24 +624,27 @@ writing-mode position top right bottom left z-index box-shadow aspect-ratio cont
 	}
 	return m
 }()
-
 var (
 	cssCustomPropRe = regexp.MustCompile(`^--[a-zA-Z0-9\-_]+$`)
 	cssUnsafeRe     = regexp.MustCompile(`[\\(&=}]|/\*`)
-	cssURLRe        = regexp.MustCompile(`url\([\t\n\v\f\r ]*(['"]?)([^'")]*)['"]?[\t\n\v\f\r ]*\)`)
-	cssGradientRe   = regexp.MustCompile(`(?:linear|radial|repeating-linear|repeating-radial)-gradient\(((?:\([^)]*\)|[^()])*)\)`)
+	cssURLRe        = regexp.MustCompile(`url\([^)]+\)`)
+	cssGradientRe   = regexp.MustCompile(`^(?:repeating-)?(?:linear|radial|conic)-gradient\((?:[^()]|rgba?\([^()]*\))*\)$`)
 )
 
+// cssURLProps are safecss_filter_attr()'s $css_url_data_types.
 var cssURLProps = map[string]bool{"background": true, "background-image": true, "cursor": true, "filter": true,
 	"list-style": true, "list-style-image": true}
 
-// safecssFilterAttr approximates safecss_filter_attr(): declarations whose
-// property is allow-listed and whose value has no risky characters survive,
-// joined with ';'. CSS functions (var, calc, …) are accepted as in core.
+// safecssFilterAttr mirrors safecss_filter_attr() with the default
+// safe_style_css list: declarations whose property is allowed (or a custom
+// property) survive, joined with ";", unless — after removing url()s whose
+// URL keeps its protocol under wp_kses_bad_protocol(), a whole-value
+// gradient, and balanced var()/calc()/min()/max()/minmax()/clamp()/repeat()
+// calls — they still contain \ ( & } = or "/*".
 func safecssFilterAttr(css string) string {
 	css = ksesNoNull(css, false)
 	css = strings.NewReplacer("\n", "", "\r", "", "\t", "").Replace(css)
-	var out []string
+	var out strings.Builder
 	for _, item := range strings.Split(phpTrim(css), ";") {
 		if item == "" {
 			continue
@@ -481,70 +652,122 @@ func safecssFilterAttr(css string) string {
 		item = phpTrim(item)
 		test := item
 		found, urlAttr, gradAttr := false, false, false
+		value := ""
 		if !strings.Contains(item, ":") {
 			found = true
 		} else {
-			sel, val, _ := strings.Cut(item, ":")
+			sel, v, _ := strings.Cut(item, ":")
+			value = v
 			sel = phpTrim(sel)
-			if safeStyleProps[sel] {
+			custom := cssCustomPropRe.MatchString(sel)
+			if custom || safeStyleProps[sel] {
 				found = true
 				urlAttr = cssURLProps[sel]
 				gradAttr = sel == "background" || sel == "background-image"
-			} else if cssCustomPropRe.MatchString(sel) {
-				found = true
-				v := phpTrim(val)
+			}
+			if custom {
+				v := phpTrim(value)
 				urlAttr = strings.HasPrefix(v, "url(")
 				gradAttr = strings.Contains(v, "-gradient(")
 			}
 		}
 		if found && urlAttr {
-			for _, m := range cssURLRe.FindAllStringSubmatch(test, -1) {
-				u := phpTrim(m[2])
-				if u == "" || u != ksesBadProtocol(u, allowedProtocols) {
+			for _, m := range cssURLRe.FindAllString(value, -1) {
+				piece := cssURLPiece(m)
+				if phpEmpty(piece) {
 					found = false
 					break
 				}
-				test = strings.Replace(test, m[0], "", 1)
+				u := phpTrim(piece)
+				if phpEmpty(u) || ksesBadProtocol(u, allowedProtocols) != u {
+					found = false
+					break
+				}
+				test = strings.ReplaceAll(test, m, "")
 			}
 		}
 		if found && gradAttr {
-			test = cssGradientRe.ReplaceAllString(test, "")
+			if v := phpTrim(value); cssGradientRe.MatchString(v) {
+				test = strings.ReplaceAll(test, v, "")
+			}
 		}
 		if found {
 			test = stripCSSFunctions(test)
 			if !cssUnsafeRe.MatchString(test) {
-				out = append(out, item)
+				if out.Len() > 0 {
+					out.WriteByte(';')
+				}
+				out.WriteString(item)
 			}
 		}
 	}
-	return strings.Join(out, ";")
+	return out.String()
 }
 
-// stripCSSFunctions removes var()/calc()/min()/max()/minmax()/clamp()/repeat()
-// calls including nested parentheses.
-func stripCSSFunctions(s string) string {
-	for _, fn := range []string{"minmax(", "repeat(", "clamp(", "calc(", "var(", "min(", "max("} {
-		for {
-			i := strings.Index(s, fn)
-			if i < 0 || (i > 0 && isWordByte(s[i-1])) {
-				break
-			}
-			depth, j := 0, i+len(fn)-1
-			for ; j < len(s); j++ {
-				if s[j] == '(' {
-					depth++
-				} else if s[j] == ')' {
-					depth--
-					if depth == 0 {
-						break
-					}
-				}
-			}
-			if j >= len(s) {
-				break
-			}
-			s = s[:i] + s[j+1:]
+// cssURLPiece is $url_pieces[2] of
+// preg_match('/^url\(\s*([\'\"]?)(.*)(\g1)\s*\)$/', $url_match) for a match
+// of /url\([^)]+\)/: the text inside the parentheses without leading
+// whitespace, and without the quotes if it is quoted consistently.
+func cssURLPiece(m string) string {
+	body := m[len("url(") : len(m)-1]
+	i := 0
+	for i < len(body) && pcreSpace(body[i]) {
+		i++
+	}
+	body = body[i:]
+	if body != "" && (body[0] == '"' || body[0] == '\'') {
+		q := body[0]
+		t := strings.TrimRight(body[1:], "\t\n\v\f\r ")
+		if t != "" && t[len(t)-1] == q {
+			return t[:len(t)-1]
 		}
 	}
-	return s
+	return body
+}
+
+// stripCSSFunctions is preg_replace('/\b(?:var|calc|min|max|minmax|clamp|repeat)(\((?:[^()]|(?1))*\))/', ”, $s):
+// calls of those functions with balanced parentheses are removed.
+func stripCSSFunctions(s string) string {
+	if !strings.Contains(s, "(") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		var open int
+		for _, fn := range []string{"var", "calc", "min", "max", "minmax", "clamp", "repeat"} {
+			if strings.HasPrefix(s[i:], fn+"(") {
+				open = i + len(fn)
+				break
+			}
+		}
+		if open == 0 {
+			continue
+		}
+		depth, j := 0, open
+		for ; j < len(s); j++ {
+			if s[j] == '(' {
+				depth++
+			} else if s[j] == ')' {
+				depth--
+				if depth == 0 {
+					break
+				}
+			}
+		}
+		if j >= len(s) {
+			continue
+		}
+		b.WriteString(s[last:i])
+		last = j + 1
+		i = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }

@@ -34,7 +34,7 @@ func captionShortcode(rc *RenderContext, _ string, atts shortcodeAtts, content s
 			hasCaption = true
 		}
 	} else if strings.Contains(caption, "<") {
-		caption = ksesPostApprox(caption)
+		caption = ksesPost(caption)
 	}
 	a := shortcodeAttsMerge(map[string]string{"id": "", "caption_id": "", "align": "alignnone", "width": "", "caption": "", "class": ""}, atts)
 	if hasCaption {

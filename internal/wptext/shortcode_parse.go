@@ -150,54 +150,50 @@ func elementName(front string) string {
 	return front[i:j]
 }
 
-// ksesOneAttr mirrors wp_kses_one_attr(): it re-quotes and escapes the value
-// and drops attributes the 'post' KSES context does not allow (checked
-// against an approximation of that allow-list).
+// ksesOneAttr mirrors wp_kses_one_attr(): it re-quotes and escapes the value,
+// strips disallowed protocols from URI attributes and drops the attribute
+// unless wp_kses_attr_check() allows it on element in the 'post' context.
 func ksesOneAttr(attr, element string) string {
 	attr = ksesNoNull(attr, true)
+	// Leading and trailing whitespace are preserved (both are measured on
+	// the whole attribute, as PHP does).
 	lead := attr[:len(attr)-len(strings.TrimLeft(attr, "\t\n\v\f\r "))]
-	rest := attr[len(lead):]
-	trimmed := strings.TrimRight(rest, "\t\n\v\f\r ")
-	trail := rest[len(trimmed):]
-	attr = trimmed
-	eq := strings.IndexByte(attr, '=')
-	if eq < 0 {
-		if !ksesPostAttrAllowed(element, attr) {
-			return lead + trail
+	trail := attr[len(strings.TrimRight(attr, "\t\n\v\f\r ")):]
+	if len(lead)+len(trail) >= len(attr) {
+		attr = ""
+	} else {
+		attr = attr[len(lead) : len(attr)-len(trail)]
+	}
+	// preg_split('/\s*=\s*/', $attr, 2)
+	name, value, vless := attr, "", true
+	if eq := strings.IndexByte(attr, '='); eq >= 0 {
+		name = strings.TrimRight(attr[:eq], "\t\n\v\f\r ")
+		value = strings.TrimLeft(attr[eq+1:], "\t\n\v\f\r ")
+		quote := byte('"')
+		if value != "" && (value[0] == '"' || value[0] == '\'') {
+			quote = value[0]
+			if value[len(value)-1] != quote {
+				return ""
+			}
+			if len(value) == 1 {
+				value = ""
+			} else {
+				value = value[1 : len(value)-1]
+			}
 		}
-		return lead + attr + trail
-	}
-	name := strings.TrimRight(attr[:eq], "\t\n\v\f\r ")
-	if !ksesPostAttrAllowed(element, name) {
-		return lead + trail
-	}
-	value := strings.TrimLeft(attr[eq+1:], "\t\n\v\f\r ")
-	quote := byte('"')
-	if value != "" && (value[0] == '"' || value[0] == '\'') {
-		quote = value[0]
-		if len(value) < 2 || value[len(value)-1] != quote {
-			return ""
+		value = EscAttr(value)
+		if isURIAttribute(name) {
+			value = ksesBadProtocol(value, allowedProtocols)
 		}
-		value = value[1 : len(value)-1]
+		attr = name + "=" + string(quote) + value + string(quote)
+		vless = false
 	}
-	value = EscAttr(value)
-	if inList(asciiLower(name), uriAttributes) {
-		value = ksesBadProtocol(value, allowedProtocols)
+	whole, ok := ksesAttrCheck(name, value, attr, vless, element, postAllowedTags)
+	if !ok {
+		whole = ""
 	}
-	if asciiEqualFold(name, "style") {
-		// wp_kses_attr_check() drops style attributes safecss rejects.
-		nv := safecssFilterAttr(value)
-		if nv == "" {
-			return lead + trail
-		}
-		value = nv
-	}
-	return lead + name + "=" + string(quote) + value + string(quote) + trail
+	return lead + whole + trail
 }
-
-// uriAttributes is wp_kses_uri_attributes().
-var uriAttributes = []string{"action", "archive", "background", "cite", "classid", "codebase", "data",
-	"formaction", "href", "icon", "longdesc", "manifest", "poster", "profile", "src", "usemap", "xmlns"}
 
 // parseShortcodeAtts mirrors shortcode_parse_atts().
 func parseShortcodeAtts(text string) shortcodeAtts {

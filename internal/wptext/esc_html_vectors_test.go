@@ -1,8 +1,10 @@
-package cost
+package wptext
 
-import "testing"
+import (
+	"testing"
+)
 
-func TestEscHTML(t *testing.T) {
+func TestEscHTMLVectors(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
@@ -25,8 +27,8 @@ func TestEscHTML(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := escHTML(tc.in); got != tc.want {
-				t.Errorf("escHTML(%q) = %q, want %q", tc.in, got, tc.want)
+			if got := EscHTML(tc.in); got != tc.want {
+				t.Errorf("EscHTML(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}

@@ -1,11 +1,11 @@
-package cost
+package wptext
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestSanitizeTitle(t *testing.T) {
+func TestSanitizeTitleVectors(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
@@ -33,8 +33,8 @@ func TestSanitizeTitle(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in+" slugs to "+tc.want, func(t *testing.T) {
-			if got := sanitizeTitle(tc.in); got != tc.want {
-				t.Errorf("sanitizeTitle(%q) = %q, want %q", tc.in, got, tc.want)
+			if got := SanitizeTitle(tc.in); got != tc.want {
+				t.Errorf("SanitizeTitle(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}
@@ -59,27 +59,6 @@ func TestUTF8URIEncodeLength(t *testing.T) {
 	}
 }
 
-func TestSeemsUTF8(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want bool
-	}{
-		{"ascii is utf-8", "abc", true},
-		{"multibyte is utf-8", "é€日🙂", true},
-		{"a latin-1 byte is not", "caf\xe9", false},
-		{"a truncated sequence is not", "\xe2\x82", false},
-		{"a five-byte form passes the shape check", "\xf8\x88\x80\x80\x80", true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := seemsUTF8(tc.in); got != tc.want {
-				t.Errorf("seemsUTF8(%q) = %v", tc.in, got)
-			}
-		})
-	}
-}
-
 func TestStripTags(t *testing.T) {
 	tests := []struct {
 		name, in, want string
@@ -96,7 +75,7 @@ func TestStripTags(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := stripTags(tc.in); got != tc.want {
+			if got := StripTags(tc.in); got != tc.want {
 				t.Errorf("stripTags(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
@@ -116,7 +95,7 @@ func TestRemoveAccents(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.in+" becomes "+tc.want, func(t *testing.T) {
-			if got := removeAccents(tc.in); got != tc.want {
+			if got := RemoveAccents(tc.in); got != tc.want {
 				t.Errorf("removeAccents(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
