@@ -18,6 +18,14 @@ type Error struct {
 	Data []KV
 	// NoData marks errors WordPress sends without a data object (e.g. rest_callback_invalid).
 	NoData bool
+	// RawData, when HasRawData is set, is rendered as "data" instead of the status object: WordPress
+	// sends the data of a WP_Error that carries no status as it is (null for duplicate_term_slug, a
+	// string for wpdb's last error).
+	RawData    any
+	HasRawData bool
+	// Extra holds top-level keys after "data", in order (e.g. "additional_data" when data was added
+	// to the WP_Error more than once).
+	Extra []KV
 }
 
 // KV is one ordered key/value pair of a JSON object.
@@ -53,6 +61,10 @@ const (
 	MsgForbidden                = "Sorry, you are not allowed to do that."
 	MsgNoRoute                  = "No route was found matching the URL and request method."
 )
+
+// ErrUnavailable marks failures of the storage itself (connection lost, server gone): the request
+// is answered 503 and nothing it wrote is kept.
+var ErrUnavailable = errors.New("storage unavailable")
 
 // ErrForbidden is WordPress' rest_forbidden: 401 for anonymous callers, 403 for logged-in ones.
 func ErrForbidden(loggedIn bool) *Error {

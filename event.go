@@ -78,6 +78,8 @@ type PostService interface {
 	PostsByName(ctx context.Context, name string, postTypes ...string) ([]*Post, error)
 	// TrashedFrom returns a trashed post's _wp_trash_meta_status.
 	TrashedFrom(ctx context.Context, id int64) (string, error)
+	// AttachmentByURL returns the ID of the attachment whose GUID is url (0 when none).
+	AttachmentByURL(ctx context.Context, url string) (int64, error)
 }
 
 // TermService reads taxonomies.

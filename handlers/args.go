@@ -1,5 +1,7 @@
 package handlers
 
+import "github.com/calendard/calendard"
+
 // Declared parameters of the plugin's write endpoints and of the linked-post and term archives, as
 // the reference registers them (the namespace index and /doc show them; validation uses them).
 
@@ -23,22 +25,23 @@ func eventWriteArgs(create bool) []*Arg {
 	}
 	allDay := arg("all_day", "boolean", "Whether the event lasts the whole day or not")
 	allDay.HasDefault, allDay.Default = true, func(*Request) any { return false }
+	v := checked
 	return []*Arg{
-		arg("author", "integer", "The event author ID"),
-		arg("date", "string", "The event publication date"),
-		arg("date_utc", "string", "The event publication date (UTC time zone)"),
-		req(arg("title", "string", "The event title")),
-		arg("description", "string", "The event description"),
-		arg("slug", "string", "The event slug"),
-		arg("excerpt", "string", "The event excerpt"),
-		arg("status", "string", "The event post status"),
-		arg("timezone", "string", "The event time zone"),
+		v(arg("author", "integer", "The event author ID"), validUserID),
+		v(arg("date", "string", "The event publication date"), validTime),
+		v(arg("date_utc", "string", "The event publication date (UTC time zone)"), validTime),
+		v(req(arg("title", "string", "The event title")), validString),
+		v(arg("description", "string", "The event description"), validString),
+		v(arg("slug", "string", "The event slug"), validString),
+		v(arg("excerpt", "string", "The event excerpt"), validString),
+		v(arg("status", "string", "The event post status"), validPostStatus),
+		v(arg("timezone", "string", "The event time zone"), validTimezoneOrEmpty),
 		allDay,
-		req(arg("start_date", "string", "The event start date and time")),
-		req(arg("end_date", "string", "The event end date and time")),
-		arg("image", "string", "The event featured image ID or URL"),
+		v(req(arg("start_date", "string", "The event start date and time")), validTime),
+		v(req(arg("end_date", "string", "The event end date and time")), validTime),
+		v(arg("image", "string", "The event featured image ID or URL"), validImage),
 		arg("cost", "", "The event cost"),
-		nullDefault(arg("website", "", "The event website URL")),
+		v(nullDefault(arg("website", "", "The event website URL")), validURLOrEmpty),
 		arg("show_map", "boolean", "Whether the event should show a map or not"),
 		arg("show_map_link", "boolean", "Whether the event should show a map link or not"),
 		arg("hide_from_listings", "boolean", "Whether events should be hidden in the calendar view or not"),
@@ -46,8 +49,8 @@ func eventWriteArgs(create bool) []*Arg {
 		arg("featured", "boolean", "Whether the event should be featured on the site or not"),
 		withItems(nullDefault(arg("categories", "", "The event category ID or name"))),
 		withItems(nullDefault(arg("tags", "", "The event tag ID or name"))),
-		withItems(nullDefault(arg("venue", "", "The event venue IDs or data"))),
-		withItems(nullDefault(arg("organizer", "", "The event organizer IDs or data"))),
+		v(withItems(nullDefault(arg("venue", "", "The event venue IDs or data"))), validLinkedOrEmpty(calendard.PostTypeVenue)),
+		v(withItems(nullDefault(arg("organizer", "", "The event organizer IDs or data"))), validLinkedOrEmpty(calendard.PostTypeOrganizer)),
 	}
 }
 
@@ -74,58 +77,67 @@ func eventSlugUpdateArgs() []*Arg {
 	return out
 }
 
-// venueWriteArgs are Single_Venue's create/update parameters.
+// venueWriteArgs are Single_Venue's create/update parameters with their validate_callbacks.
 func venueWriteArgs(create bool) []*Arg {
-	name := arg("venue", "string", "The venue name")
+	name := checked(arg("venue", "string", "The venue name"), validString)
 	if create {
 		name.Required = true
 	}
-	s := func(n, d string) *Arg { return nullDefault(arg(n, "string", d)) }
+	s := func(n, d string, fn func(*Request, any) error) *Arg {
+		return checked(nullDefault(arg(n, "string", d)), fn)
+	}
 	return []*Arg{
-		arg("author", "integer", "The venue author ID"),
-		arg("date", "string", "The venue publication date"),
-		arg("date_utc", "string", "The venue publication date (UTC time zone)"),
+		checked(arg("author", "integer", "The venue author ID"), validUserID),
+		checked(arg("date", "string", "The venue publication date"), validTime),
+		checked(arg("date_utc", "string", "The venue publication date (UTC time zone)"), validTime),
 		name,
-		s("description", "The venue description"),
-		arg("status", "string", "The venue post status"),
-		s("show_map", "Whether events linked to the venue should show a map or not"),
-		s("show_map_link", "Whether events linked to the venue should show a map link or not"),
-		s("address", "The venue address"),
-		s("city", "The venue city"),
-		s("country", "The venue country"),
-		s("province", "The venue province"),
-		s("state", "The venue state"),
-		s("zip", "The venue ZIP code"),
-		s("phone", "The venue phone number"),
-		s("stateprovince", "The venue state and province"),
-		s("website", "The venue website URL"),
-		s("image", "The organizer featured image ID or URL"),
+		s("description", "The venue description", validStringOrEmpty),
+		checked(arg("status", "string", "The venue post status"), validPostStatus),
+		s("show_map", "Whether events linked to the venue should show a map or not", nil),
+		s("show_map_link", "Whether events linked to the venue should show a map link or not", nil),
+		s("address", "The venue address", validStringOrEmpty),
+		s("city", "The venue city", validStringOrEmpty),
+		s("country", "The venue country", validStringOrEmpty),
+		s("province", "The venue province", validStringOrEmpty),
+		s("state", "The venue state", validStringOrEmpty),
+		s("zip", "The venue ZIP code", validStringOrEmpty),
+		s("phone", "The venue phone number", validStringOrEmpty),
+		s("stateprovince", "The venue state and province", validStringOrEmpty),
+		s("website", "The venue website URL", validURLOrEmpty),
+		s("image", "The organizer featured image ID or URL", validImageOrEmpty),
 	}
 }
 
 // organizerWriteArgs are Single_Organizer's create/update parameters (all declared with null defaults).
 func organizerWriteArgs(create bool) []*Arg {
-	name := nullDefault(arg("organizer", "string", "The organizer name"))
+	a := func(n, typ, d string, fn func(*Request, any) error) *Arg {
+		return checked(nullDefault(arg(n, typ, d)), fn)
+	}
+	name := a("organizer", "string", "The organizer name", validString)
 	if create {
 		name.Required = true
 	}
 	return []*Arg{
-		nullDefault(arg("author", "integer", "The organizer author ID")),
-		nullDefault(arg("date", "string", "The organizer publication date")),
-		nullDefault(arg("date_utc", "string", "The organizer publication date (UTC time zone)")),
+		a("author", "integer", "The organizer author ID", validUserID),
+		a("date", "string", "The organizer publication date", validTime),
+		a("date_utc", "string", "The organizer publication date (UTC time zone)", validTime),
 		name,
-		nullDefault(arg("description", "string", "The organizer description")),
-		nullDefault(arg("status", "string", "The organizer post status")),
-		nullDefault(arg("phone", "string", "The organizer phone number")),
-		nullDefault(arg("website", "string", "The organizer website")),
-		nullDefault(arg("email", "string", "The organizer e-mail address")),
-		nullDefault(arg("image", "string", "The organizer featured image ID or URL")),
+		a("description", "string", "The organizer description", validStringOrEmpty),
+		a("status", "string", "The organizer post status", validPostStatus),
+		a("phone", "string", "The organizer phone number", validStringOrEmpty),
+		a("website", "string", "The organizer website", validURLOrEmpty),
+		a("email", "string", "The organizer e-mail address", validStringOrEmpty),
+		a("image", "string", "The organizer featured image ID or URL", validImageOrEmpty),
 	}
 }
 
-// linkedIDArg is the path ID of /venues/{id} and /organizers/{id}.
+// checked sets a parameter's validate_callback.
+func checked(a *Arg, fn func(*Request, any) error) *Arg { a.Validate = fn; return a }
+
+// linkedIDArg is the path ID of /venues/{id} and /organizers/{id} (is_venue_id / is_organizer_id).
 func linkedIDArg(kind string) *Arg {
-	return &Arg{Name: "id", Type: "integer", Required: true, In: "path", Description: "the " + kind + " post ID"}
+	return &Arg{Name: "id", Type: "integer", Required: true, In: "path", Description: "the " + kind + " post ID",
+		Validate: validLinkedID("tribe_" + kind)}
 }
 
 // linkedSlugArg is the path slug of the linked-post by-slug routes.
@@ -134,19 +146,28 @@ func linkedSlugArg(kind, postType string) *Arg {
 		Validate: validSlugOf(postType)}
 }
 
-// termWriteArgs are the create/update parameters of categories (with parent) and tags.
+// termWriteArgs are the create/update parameters of categories (with parent) and tags. Text
+// parameters must be non-empty strings (is_string); parent must name an existing category
+// (is_event_category, so 0 is refused). Tags declare no parent: the core controller refuses one.
 func termWriteArgs(kind string, create, hierarchical bool) []*Arg {
-	name := arg("name", "string", "The event "+kind+" name")
+	text := func(name, desc string) *Arg {
+		a := arg(name, "string", desc)
+		a.Validate = validString
+		return a
+	}
+	name := text("name", "The event "+kind+" name")
 	if create {
 		name.Required = true
 	}
 	out := []*Arg{name,
-		arg("description", "string", "The event "+kind+" description"),
-		arg("slug", "string", "The event "+kind+" slug"),
+		text("description", "The event "+kind+" description"),
+		text("slug", "The event "+kind+" slug"),
 	}
 	if hierarchical {
 		// The reference's parent parameter carries the slug's description.
-		out = append(out, arg("parent", "integer", "The event "+kind+" slug"))
+		parent := arg("parent", "integer", "The event "+kind+" slug")
+		parent.Validate = validTermList(calendard.TaxonomyCategory)
+		out = append(out, parent)
 	}
 	return out
 }

@@ -12,6 +12,8 @@ import (
 // eventsHandler serves /events, /events/{id} and /events/by-slug/{slug}.
 type eventsHandler struct {
 	events calendard.EventService
+	// venues and organizers create the linked posts an event write carries as data.
+	venues, organizers *linkedHandler
 }
 
 // listArgs are the archive parameters of GET /events, in the plugin's declaration order.

@@ -111,7 +111,13 @@ func ldDate(local, tz string) string {
 	}
 	tz = strings.TrimSpace(tz)
 	if strings.HasPrefix(tz, "UTC") && len(tz) > 3 {
-		return applyOffset(t, tz[3:]).Format(calendard.DBDateTime)
+		off := tz[3:]
+		if secs, ok := wholeHourOffset(off); ok {
+			// Whole-hour offsets resolve to a real zone: ISO 8601 at the event's wall clock.
+			lt := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.FixedZone(tz, secs))
+			return lt.Format("2006-01-02T15:04:05-07:00")
+		}
+		return applyOffset(t, off).Format(calendard.DBDateTime)
 	}
 	loc, err := calendard.LoadZone(tz)
 	if err != nil {
@@ -119,6 +125,23 @@ func ldDate(local, tz string) string {
 	}
 	lt := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc)
 	return lt.Format("2006-01-02T15:04:05-07:00")
+}
+
+// wholeHourOffset reads "+2" / "-3" (no minutes or fraction) as seconds east of UTC. The recorded
+// reference prints such events' JSON-LD dates in ISO form, and fractional ones ("+5:30") as UTC
+// DB datetimes.
+func wholeHourOffset(off string) (int, bool) {
+	if len(off) < 2 || (off[0] != '+' && off[0] != '-') || !php.IsDigits(off[1:]) {
+		return 0, false
+	}
+	h, err := strconv.Atoi(off[1:])
+	if err != nil || h > 14 {
+		return 0, false
+	}
+	if off[0] == '-' {
+		h = -h
+	}
+	return h * 3600, true
 }
 
 // applyOffset is Tribe__Timezones::apply_offset($datetime, $offset, true): ":15/:30/:45" become

@@ -111,6 +111,8 @@ type Request struct {
 	User     *calendard.User
 	Now      time.Time
 	Render   *wptext.RenderContext
+	// Secure is WordPress' is_ssl(): TLS, or https reported by a trusted proxy.
+	Secure bool
 
 	query    *phpjson.Object
 	body     *phpjson.Object

@@ -8,9 +8,9 @@ import (
 // routeTable registers the plugin's routes in its registration order (which the namespace index and
 // /doc follow). Each route is served under both namespaces.
 func (s *Server) routeTable() []*Route {
-	ev := &eventsHandler{events: s.deps.Events}
 	venues := &linkedHandler{postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
 	organizers := &linkedHandler{postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
+	ev := &eventsHandler{events: s.deps.Events, venues: venues, organizers: organizers}
 	cats := &termsHandler{taxonomy: calendard.TaxonomyCategory, kind: "category", plural: "categories", hierarchical: true}
 	tags := &termsHandler{taxonomy: calendard.TaxonomyTag, kind: "tag", plural: "tags"}
 	evCaps := calendard.CapsOf(calendard.PostTypeEvent)
@@ -24,17 +24,17 @@ func (s *Server) routeTable() []*Route {
 		{Path: "/doc", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.doc}}},
 		{Path: "/events", Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: ev.listArgs(), Handler: ev.list},
-			{Methods: []string{"POST"}, Args: eventWriteArgs(true), Permission: canDo(evCaps.Edit), Handler: notImplemented},
+			{Methods: []string{"POST"}, Args: eventWriteArgs(true), Permission: canDo(evCaps.Edit), Handler: ev.create},
 		}},
 		{Path: `/events/(?P<id>\d+)`, Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: eventIDArgs(), Handler: ev.get},
-			{Methods: []string{"DELETE"}, Args: eventIDArgs(), Permission: canPost(calendard.PostTypeEvent, "delete"), Handler: notImplemented},
-			{Methods: []string{"POST", "PUT", "PATCH"}, Args: eventUpdateArgs(), Permission: canPost(calendard.PostTypeEvent, "edit"), Handler: notImplemented},
+			{Methods: []string{"DELETE"}, Args: eventIDArgs(), Permission: canPost(calendard.PostTypeEvent, "delete"), Handler: ev.delete},
+			{Methods: []string{"POST", "PUT", "PATCH"}, Args: eventUpdateArgs(), Permission: canPost(calendard.PostTypeEvent, "edit"), Handler: ev.update},
 		}},
 		{Path: `/events/by-slug/(?P<slug>[^/]+)`, Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: slugEventArgs(), Handler: ev.getBySlug},
-			{Methods: []string{"DELETE"}, Args: slugEventArgs(), Permission: canDo(evCaps.Delete), Handler: notImplemented},
-			{Methods: []string{"POST", "PUT", "PATCH"}, Args: eventSlugUpdateArgs(), Permission: canDo(evCaps.Edit), Handler: notImplemented},
+			{Methods: []string{"DELETE"}, Args: slugEventArgs(), Permission: canDo(evCaps.Delete), Handler: ev.deleteBySlug},
+			{Methods: []string{"POST", "PUT", "PATCH"}, Args: eventSlugUpdateArgs(), Permission: canDo(evCaps.Edit), Handler: ev.updateBySlug},
 		}},
 	}
 	for _, lh := range []*linkedHandler{venues, organizers} {
@@ -46,19 +46,19 @@ func (s *Server) routeTable() []*Route {
 		routes = append(routes,
 			&Route{Path: "/" + lh.plural, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: lh.listArgs(), Handler: lh.list},
-				{Methods: []string{"POST"}, Args: writeArgs(true), Permission: canDo(caps.Edit), Handler: notImplemented},
+				{Methods: []string{"POST"}, Args: writeArgs(true), Permission: canDo(caps.Edit), Handler: lh.create},
 			}},
 			&Route{Path: "/" + lh.plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: lh.getArgs(), Handler: lh.get},
-				{Methods: []string{"DELETE"}, Args: []*Arg{linkedIDArg(lh.kind)}, Permission: canPost(lh.postType, "delete"), Handler: notImplemented},
+				{Methods: []string{"DELETE"}, Args: []*Arg{linkedIDArg(lh.kind)}, Permission: lh.linkedPermission("delete"), Handler: lh.delete},
 				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{linkedIDArg(lh.kind)}, writeArgs(false)...),
-					Permission: canPost(lh.postType, "edit"), Handler: notImplemented},
+					Permission: lh.linkedPermission("edit"), Handler: lh.update},
 			}},
 			&Route{Path: "/" + lh.plural + `/by-slug/(?P<slug>[^/]+)`, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: []*Arg{linkedSlugArg(lh.kind, lh.postType)}, Handler: lh.getBySlug},
-				{Methods: []string{"DELETE"}, Args: []*Arg{linkedSlugArg(lh.kind, lh.postType)}, Permission: canDo(caps.Delete), Handler: notImplemented},
+				{Methods: []string{"DELETE"}, Args: []*Arg{linkedSlugArg(lh.kind, lh.postType)}, Permission: canDo(caps.Delete), Handler: lh.deleteBySlug},
 				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{linkedSlugArg(lh.kind, lh.postType)}, writeArgs(false)...),
-					Permission: canDo(caps.Edit), Handler: notImplemented},
+					Permission: canDo(caps.Edit), Handler: lh.updateBySlug},
 			}})
 	}
 	for _, th := range []*termsHandler{cats, tags} {
@@ -66,13 +66,13 @@ func (s *Server) routeTable() []*Route {
 		routes = append(routes,
 			&Route{Path: "/" + th.plural, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: th.listArgs(), Handler: th.list},
-				{Methods: []string{"POST"}, Args: termWriteArgs(th.kind, true, th.hierarchical), Permission: manage, Handler: notImplemented},
+				{Methods: []string{"POST"}, Args: termWriteArgs(th.kind, true, th.hierarchical), Permission: manage, Handler: th.create},
 			}},
 			&Route{Path: "/" + th.plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: []*Arg{th.idArg()}, Handler: th.get},
-				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{termIDArg(th.kind)}, termWriteArgs(th.kind, false, th.hierarchical)...),
-					Permission: manage, Handler: notImplemented},
-				{Methods: []string{"DELETE"}, Args: []*Arg{termIDArg(th.kind)}, Permission: manage, Handler: notImplemented},
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{th.idArg()}, termWriteArgs(th.kind, false, th.hierarchical)...),
+					Permission: manage, Handler: th.update},
+				{Methods: []string{"DELETE"}, Args: []*Arg{th.idArg()}, Permission: manage, Handler: th.delete},
 			}})
 	}
 	for _, rt := range routes {
@@ -110,35 +110,37 @@ func canDo(caps ...string) func(*Request) error {
 // canPost is the per-post edit_post/delete_post check of update and delete routes; for an ID that is
 // not a post of the type it falls back to the type's general capability so the handler can answer 404.
 func canPost(postType, action string) func(*Request) error {
-	return func(r *Request) error {
-		caps := calendard.CapsOf(postType)
-		id := php.Int(r.Value("id"))
-		post, err := r.posts().PostByID(r.ctx, id)
-		if err != nil {
+	return func(r *Request) error { return canPostID(r, postType, action, php.Int(r.Value("id"))) }
+}
+
+// canPostID is the edit_post/delete_post check for one post ID.
+func canPostID(r *Request, postType, action string, id int64) error {
+	caps := calendard.CapsOf(postType)
+	post, err := r.posts().PostByID(r.ctx, id)
+	if err != nil {
+		return err
+	}
+	if post == nil {
+		general := caps.Edit
+		if action == "delete" {
+			general = caps.Delete
+		}
+		return canDo(general)(r)
+	}
+	ref := &calendard.PostRef{ID: post.ID, Type: post.Type, Status: post.Status, Author: post.Author}
+	if post.Status == "trash" {
+		if ref.TrashedFrom, err = r.posts().TrashedFrom(r.ctx, post.ID); err != nil {
 			return err
 		}
-		if post == nil {
-			general := caps.Edit
-			if action == "delete" {
-				general = caps.Delete
-			}
-			return canDo(general)(r)
-		}
-		ref := &calendard.PostRef{ID: post.ID, Type: post.Type, Status: post.Status, Author: post.Author}
-		if post.Status == "trash" {
-			if ref.TrashedFrom, err = r.posts().TrashedFrom(r.ctx, post.ID); err != nil {
-				return err
-			}
-		}
-		allowed := r.User.CanEditPost(ref)
-		if action == "delete" {
-			allowed = r.User.CanDeletePost(ref)
-		}
-		if !allowed {
-			return calendard.ErrForbidden(r.User.LoggedIn())
-		}
-		return nil
 	}
+	allowed := r.User.CanEditPost(ref)
+	if action == "delete" {
+		allowed = r.User.CanDeletePost(ref)
+	}
+	if !allowed {
+		return calendard.ErrForbidden(r.User.LoggedIn())
+	}
+	return nil
 }
 
 // posts returns the post lookups.

@@ -50,13 +50,16 @@ type Config struct {
 
 // Deps are the services the endpoints use.
 type Deps struct {
-	Site   SiteSource
-	DB     Pinger
-	Users  calendard.UserService
-	Events calendard.EventService
-	Linked calendard.LinkedService
-	Posts  calendard.PostService
-	Terms  calendard.TermService
+	Site      SiteSource
+	DB        Pinger
+	Users     calendard.UserService
+	Events    calendard.EventService
+	Linked    calendard.LinkedService
+	Posts     calendard.PostService
+	Terms     calendard.TermService
+	TermQuery calendard.TermQueryService
+	// Writer runs write transactions.
+	Writer calendard.Writer
 }
 
 // Server is the REST API.
@@ -186,7 +189,7 @@ func (s *Server) serve(c *gin.Context, route string) {
 	}
 
 	req := &Request{ctx: ctx, srv: s, Method: method, Site: site, User: user, Now: now,
-		Render: wptext.NewRenderContext(site.HomeURL), query: query, url: phpjson.NewObject(), defaults: phpjson.NewObject()}
+		Render: wptext.NewRenderContext(site.HomeURL), Secure: s.secure(c), query: query, url: phpjson.NewObject(), defaults: phpjson.NewObject()}
 
 	if route == "/" && (method == "GET" || method == "HEAD") {
 		s.finish(c, req, query, site, user, s.siteIndex(req), append(hdrs, calendard.KV{Key: "Allow", Value: "GET"}))
@@ -242,7 +245,10 @@ func (s *Server) run(req *Request) *Response {
 func (s *Server) errorResponse(err error) *Response {
 	var e *calendard.Error
 	if !errors.As(err, &e) {
-		if errors.Is(err, context.Canceled) {
+		if errors.Is(err, calendard.ErrUnavailable) {
+			s.log.Warn("storage unavailable", "err", err)
+			e = errUnavailable
+		} else if errors.Is(err, context.Canceled) {
 			e = &calendard.Error{Code: "request_canceled", Message: "The request was canceled.", Status: 499}
 		} else {
 			s.log.Error("request failed", "err", err)
@@ -256,20 +262,28 @@ func (s *Server) errorResponse(err error) *Response {
 	return &Response{Status: status, Body: errorBody(e)}
 }
 
-// errorBody renders {"code","message","data":{"status",...}}.
+// errorBody renders {"code","message","data":{"status",...}} plus any extra top-level keys.
 func errorBody(e *calendard.Error) *phpjson.Object {
 	b := phpjson.Obj("code", e.Code, "message", e.Message)
 	if e.NoData {
 		return b
 	}
-	data := phpjson.NewObject()
-	if e.Status != 0 {
-		data.Set("status", e.Status)
+	if e.HasRawData {
+		b.Set("data", e.RawData)
+	} else {
+		data := phpjson.NewObject()
+		if e.Status != 0 {
+			data.Set("status", e.Status)
+		}
+		for _, kv := range e.Data {
+			data.Set(kv.Key, kv.Value)
+		}
+		b.Set("data", data)
 	}
-	for _, kv := range e.Data {
-		data.Set(kv.Key, kv.Value)
+	for _, kv := range e.Extra {
+		b.Set(kv.Key, kv.Value)
 	}
-	return b.Set("data", data)
+	return b
 }
 
 // match finds the route and handler for a path and method like WP_REST_Server::match_request_to_handler:
@@ -384,12 +398,11 @@ func (s *Server) readBody(c *gin.Context, req *Request) *calendard.Error {
 func (s *Server) setDefaults(req *Request) {
 	req.query = toObject(normalizeLists(req.query))
 	for _, a := range req.Endpoint.Args {
-		if a.HasDefault {
-			var v any
-			if a.Default != nil {
-				v = a.Default(req)
+		// WordPress registers only defaults that are set (isset): a null default is no value.
+		if a.HasDefault && a.Default != nil {
+			if v := a.Default(req); v != nil {
+				req.defaults.Set(a.Name, v)
 			}
-			req.defaults.Set(a.Name, v)
 		}
 	}
 }

@@ -2,8 +2,6 @@ package handlers_test
 
 import (
 	"encoding/base64"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -34,21 +32,13 @@ var recordedNow = time.Date(2026, 11, 22, 4, 29, 22, 0, time.UTC)
 // newServer serves the recorded fixture through the real HTTP stack.
 func newServer(t *testing.T, cfg handlers.Config) *httptest.Server {
 	t.Helper()
-	dsn := testenv.FixtureDB(t, fixture, testenv.DBName("h", t))
-	db, err := wpdb.OpenMySQL(dsn, "wp_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
 	if cfg.Clock == nil {
 		cfg.Clock = func() time.Time { return recordedNow }
 	}
 	if cfg.Environment == "" {
 		cfg.Environment = "local"
 	}
-	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Posts: db, Terms: db}))
-	t.Cleanup(srv.Close)
+	srv, _, _ := serveFixture(t, cfg, "h")
 	return srv
 }
 
@@ -68,15 +58,7 @@ func get(t *testing.T, srv *httptest.Server, path string, hdr map[string]string)
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	a := answer{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
-	_ = json.Unmarshal(raw, &a.body)
-	return a
+	return do(t, req)
 }
 
 func basic(user, pass string) map[string]string {
@@ -296,7 +278,7 @@ func TestUnreachableDatabaseAnswers503(t *testing.T) {
 	}
 	defer db.Close()
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	srv := httptest.NewServer(handlers.New(handlers.Config{}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Posts: db, Terms: db}))
+	srv := httptest.NewServer(handlers.New(handlers.Config{}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: db, TermQuery: db}))
 	defer srv.Close()
 	if a := get(t, srv, "/healthz", nil); a.status != 503 || a.body["status"] != "unavailable" {
 		t.Errorf("healthz = %d %s", a.status, a.raw)

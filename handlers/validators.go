@@ -166,72 +166,7 @@ func (r *Request) termBy(v any, taxonomy string) (*calendard.Term, error) {
 }
 
 // termNameForDB applies the pre_term_name filters (sanitize_text_field, then _wp_specialchars).
-func termNameForDB(s string) string {
-	s = wptext.SanitizeTextField(s)
-	return specialChars(s)
-}
-
-// specialChars is _wp_specialchars with ENT_NOQUOTES and no double encoding of valid entities.
-func specialChars(s string) string {
-	if !strings.ContainsAny(s, "&<>") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			if n := entityLen(s[i:]); n > 0 {
-				b.WriteString(s[i : i+n])
-				i += n - 1
-			} else {
-				b.WriteString("&amp;")
-			}
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String()
-}
-
-// entityLen returns the length of a valid character reference at the start of s ("&amp;", "&#38;").
-func entityLen(s string) int {
-	end := strings.IndexByte(s, ';')
-	if end < 2 || end > 32 {
-		return 0
-	}
-	body := s[1:end]
-	if body[0] == '#' {
-		digits := body[1:]
-		if len(digits) > 0 && (digits[0] == 'x' || digits[0] == 'X') {
-			digits = digits[1:]
-			for _, c := range digits {
-				if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-					return 0
-				}
-			}
-		} else {
-			for _, c := range digits {
-				if c < '0' || c > '9' {
-					return 0
-				}
-			}
-		}
-		if digits == "" {
-			return 0
-		}
-		return end + 1
-	}
-	for _, c := range body {
-		if !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-			return 0
-		}
-	}
-	return end + 1
-}
+func termNameForDB(s string) string { return calendard.TermNameForDB(s) }
 
 // termIndex answers term lookups over one taxonomy, loaded once per request.
 type termIndex struct {

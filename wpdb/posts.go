@@ -31,6 +31,16 @@ func (db *DB) PostByID(ctx context.Context, id int64) (*calendard.Post, error) {
 	return p, err
 }
 
+// AttachmentByURL finds a media library item by its GUID (the original file URL).
+func (db *DB) AttachmentByURL(ctx context.Context, url string) (int64, error) {
+	var id int64
+	err := db.sql.QueryRowContext(ctx, "SELECT ID FROM "+db.t("posts")+" WHERE post_type = 'attachment' AND guid = ? ORDER BY ID LIMIT 1", url).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
 // PostsByName returns the bare posts of the given types with that post_name, in ID order.
 func (db *DB) PostsByName(ctx context.Context, name string, postTypes ...string) ([]*calendard.Post, error) {
 	rows, err := db.sql.QueryContext(ctx, "SELECT "+postColumns+" FROM "+db.t("posts")+

@@ -78,7 +78,7 @@ func serve(args []string) error {
 		TrustedProxies: cfg.TrustedProxies,
 		Clock:          clock,
 		Logger:         log,
-	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Posts: db, Terms: db})
+	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: db, TermQuery: db})
 
 	srv := &http.Server{
 		Addr:              cfg.Listen,

@@ -1,0 +1,162 @@
+package handlers_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/testenv"
+	"github.com/calendard/calendard/wpdb"
+)
+
+// Shared harness of the write tests: a fresh copy of the recorded fixture per test, served through
+// the real HTTP stack, and a plain connection to inspect the rows.
+
+// appPasswords are the fixture users' application passwords.
+var appPasswords = map[string]string{
+	"admin": adminPass, "editor": "EditorAppPassw0rd0000000", "author": "AuthorAppPassw0rd0000000",
+	"contributor": "ContribAppPassw0rd000000", "subscriber": "SubscrAppPassw0rd0000000",
+}
+
+// fixtureServer serves a fresh copy of the fixture with the clock frozen at now; it returns the
+// server, a connection to its database and the database's DSN.
+func fixtureServer(t *testing.T, now time.Time) (*httptest.Server, *sql.DB, string) {
+	t.Helper()
+	return fixtureServerIn(t, now, "w")
+}
+
+// fixtureServerIn is fixtureServer with its own database name prefix (one database per prefix and
+// test) and setup statements run on the copy first (%s stands for the quoted database name).
+func fixtureServerIn(t *testing.T, now time.Time, prefix string, setup ...string) (*httptest.Server, *sql.DB, string) {
+	t.Helper()
+	return serveFixture(t, handlers.Config{Environment: "local", Clock: func() time.Time { return now }}, prefix, setup...)
+}
+
+// serveFixture is the common part: a fixture copy, the real HTTP stack over it with cfg, and a raw
+// connection to the copy.
+func serveFixture(t *testing.T, cfg handlers.Config, prefix string, setup ...string) (*httptest.Server, *sql.DB, string) {
+	t.Helper()
+	name := testenv.DBName(prefix, t)
+	dsn := testenv.FixtureDB(t, fixture, name)
+	if len(setup) > 0 {
+		stmts := make([]string, len(setup))
+		for i, st := range setup {
+			stmts[i] = fmt.Sprintf(st, "`"+name+"`")
+		}
+		if err := testenv.SharedMariaDB(t).Exec(context.Background(), stmts...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := wpdb.OpenMySQL(dsn, "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	raw, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
+	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
+		Writer: db, Posts: db, Terms: db, TermQuery: db}))
+	t.Cleanup(srv.Close)
+	return srv, raw, dsn
+}
+
+// call sends a request as user ("" for anonymous). body is nil or "" (none), another string (sent
+// as is, JSON) or a value to encode as JSON.
+func call(t *testing.T, srv *httptest.Server, method, path string, body any, user string) answer {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		if b != "" {
+			rd = strings.NewReader(b)
+		}
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(enc)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if user != "" {
+		for k, v := range basic(user, appPasswords[user]) {
+			req.Header.Set(k, v)
+		}
+	}
+	return do(t, req)
+}
+
+// do sends a request and reads the answer.
+func do(t *testing.T, req *http.Request) answer {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	a := answer{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
+	_ = json.Unmarshal(raw, &a.body)
+	return a
+}
+
+// scalar runs a one-value query.
+func scalar[T any](t *testing.T, db *sql.DB, q string, args ...any) T {
+	t.Helper()
+	var v T
+	if err := db.QueryRow(q, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return v
+}
+
+// writeTables are the tables a write may touch.
+var writeTables = []string{"wp_posts", "wp_postmeta", "wp_terms", "wp_term_taxonomy", "wp_term_relationships",
+	"wp_termmeta", "wp_tec_events", "wp_tec_occurrences"}
+
+// tableChecksums fingerprints every table a write may touch, to prove a refused or failed request
+// left the database exactly as it was.
+func tableChecksums(t *testing.T, db *sql.DB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, tbl := range writeTables {
+		var name string
+		var sum sql.NullString
+		if err := db.QueryRow("CHECKSUM TABLE "+tbl).Scan(&name, &sum); err != nil {
+			t.Fatal(err)
+		}
+		out[tbl] = sum.String + "/" + itoa(scalar[int](t, db, "SELECT COUNT(*) FROM "+tbl))
+	}
+	return out
+}
+
+// sameTables fails the test when a table changed since before.
+func sameTables(t *testing.T, db *sql.DB, before map[string]string, what string) {
+	t.Helper()
+	after := tableChecksums(t, db)
+	for tbl, sum := range before {
+		if after[tbl] != sum {
+			t.Errorf("%s: %s changed", what, tbl)
+		}
+	}
+}

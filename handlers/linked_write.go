@@ -1,0 +1,380 @@
+package handlers
+
+import (
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
+)
+
+// Venue and organizer writes (POST /venues and /organizers, POST/PUT/PATCH/DELETE on /{id} and
+// /by-slug/{slug}): Single_Venue / Single_Organizer create(), update() and delete(), and the
+// insert() event writes use for venue/organizer data sent inline.
+
+// create is POST /venues and /organizers: 201 with the record of the new post, or of the existing
+// post with the same name the data was saved to instead.
+func (h *linkedHandler) create(r *Request) (*Response, error) {
+	data, err := h.postarr(r, r.Param, 0)
+	if err != nil {
+		return nil, err
+	}
+	var id int64
+	err = r.write(func(tx calendard.WriteTx) error {
+		var err error
+		if id, err = calendard.CreateLinked(r.ctx, tx, r.Site, r.User, h.postType, data, true); err != nil {
+			return err
+		}
+		if id == 0 {
+			return h.couldNotCreate()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h.written(r, id, 201)
+}
+
+// update is POST/PUT/PATCH /venues/{id}.
+func (h *linkedHandler) update(r *Request) (*Response, error) {
+	return h.updateID(r, php.Int(r.Value("id")))
+}
+
+// updateBySlug is POST/PUT/PATCH /venues/by-slug/{slug}.
+func (h *linkedHandler) updateBySlug(r *Request) (*Response, error) {
+	id, err := h.idOfSlug(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.updateID(r, id)
+}
+
+func (h *linkedHandler) updateID(r *Request, id int64) (*Response, error) {
+	data, err := h.postarr(r, r.Param, id)
+	if err != nil {
+		return nil, err
+	}
+	err = r.write(func(tx calendard.WriteTx) error {
+		p, err := tx.LockPost(r.ctx, id)
+		if err != nil {
+			return err
+		}
+		if p == nil || p.Type != h.postType {
+			return &calendard.Error{Code: "could-not-update-" + h.kind, Status: 400,
+				Message: "The " + h.kind + " could not be updated"}
+		}
+		return calendard.UpdateLinked(r.ctx, tx, r.Site, r.User, h.postType, id, data)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h.written(r, id, 200)
+}
+
+// delete is DELETE /venues/{id}: the post goes to the trash (there is no force delete).
+func (h *linkedHandler) delete(r *Request) (*Response, error) {
+	return h.trash(r, php.Int(r.Value("id")))
+}
+
+// deleteBySlug is DELETE /venues/by-slug/{slug}.
+func (h *linkedHandler) deleteBySlug(r *Request) (*Response, error) {
+	id, err := h.idOfSlug(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.trash(r, id)
+}
+
+func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
+	err := r.write(func(tx calendard.WriteTx) error {
+		p, err := tx.LockPost(r.ctx, id)
+		if err != nil {
+			return err
+		}
+		if p == nil || p.Type != h.postType {
+			return &calendard.Error{Code: "could-not-delete-" + h.kind, Status: 500,
+				Message: "The " + h.kind + " could not be deleted"}
+		}
+		if p.Status == "trash" {
+			return &calendard.Error{Code: h.kind + "-is-in-trash", Status: 410,
+				Message: "The " + h.kind + " is already trashed"}
+		}
+		_, err = calendard.TrashLinked(r.ctx, tx, r.Site, r.User, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h.written(r, id, 200)
+}
+
+// idOfSlug resolves the by-slug path parameter (already validated to name a post of the type).
+func (h *linkedHandler) idOfSlug(r *Request) (int64, error) {
+	s, _ := r.Value("slug").(string)
+	return r.postBySlugPath(s, h.postType)
+}
+
+// written answers with the record the plugin returns after a write (get_venue_data: no json_ld).
+func (h *linkedHandler) written(r *Request, id int64, status int) (*Response, error) {
+	posts, err := h.service(r).LinkedPosts(r.ctx, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	if len(posts) == 0 {
+		return nil, h.couldNotCreate()
+	}
+	return &Response{Status: status, Body: h.record(r, posts[0], false)}, nil
+}
+
+func (h *linkedHandler) couldNotCreate() *calendard.Error {
+	return &calendard.Error{Code: "could-not-create-" + h.kind, Status: 400,
+		Message: "The " + h.kind + " could not be created from the provided data"}
+}
+
+// saveInline creates or reuses a venue/organizer from the data object an event write carries inline
+// (Linked_Post_Base::insert for an object without "id"): the data must pass the create endpoint's
+// parameter checks (else 400 rest_invalid_param on the event parameter named after the kind), then
+// it is saved like POST /venues does, duplicates included (else could-not-create-venue/organizer).
+// It runs inside the event's transaction and returns the post ID.
+func (h *linkedHandler) saveInline(r *Request, tx calendard.WriteTx, data *phpjson.Object) (int64, error) {
+	if data == nil || php.Empty(data) {
+		return 0, nil
+	}
+	if idv, ok := data.Get("id"); ok && !php.Empty(idv) {
+		// {"id": ID} links an existing post.
+		if ok, err := r.isPostOfType(idv, h.postType); err != nil || !ok {
+			if err != nil {
+				return 0, err
+			}
+			return 0, &calendard.Error{Code: "invalid-linked-post-id", Status: 400, Message: "The provided linked post ID is not valid"}
+		}
+		return php.Int(idv), nil
+	}
+	if err := validLinkedEntry(r, h.postType, data); err != nil {
+		if err != errInvalid {
+			return 0, err
+		}
+		return 0, invalidParams(phpjson.Obj(h.kind, "Invalid parameter."), phpjson.NewObject())
+	}
+	get := func(name string) (any, bool) {
+		v, ok := data.Get(name)
+		return v, ok && v != nil
+	}
+	// The inline request carries no "id" the endpoint would copy (an empty one is kept, as PHP does).
+	arr, err := h.postarr(r, get, 0)
+	if err != nil {
+		return 0, err
+	}
+	id, err := calendard.CreateLinked(r.ctx, tx, r.Site, r.User, h.postType, arr, true)
+	if err != nil {
+		return 0, err
+	}
+	if id == 0 {
+		return 0, h.couldNotCreate()
+	}
+	return id, nil
+}
+
+// postarr is the endpoint's prepare_postarr(): request values under the plugin's array keys, unset
+// (null) ones left out. id is the post being updated (0 on create).
+func (h *linkedHandler) postarr(r *Request, get func(string) (any, bool), id int64) (calendard.LinkedArray, error) {
+	var a calendard.LinkedArray
+	set := func(key string, v any, ok bool) {
+		if ok && v != nil {
+			a = append(a, calendard.KV{Key: key, Value: v})
+		}
+	}
+	idKey := "VenueID"
+	if h.postType == calendard.PostTypeOrganizer {
+		idKey = "OrganizerID"
+	}
+	if id != 0 {
+		set(idKey, id, true)
+	} else if v, ok := get("id"); ok {
+		set(idKey, v, true)
+	}
+	v, ok := get("author")
+	set("post_author", v, ok)
+	a = append(a, calendard.KV{Key: "post_date", Value: r.reformatDate(get, "date")})
+	a = append(a, calendard.KV{Key: "post_date_gmt", Value: r.reformatDate(get, "date_utc")})
+	status := ""
+	if v, ok := get("status"); ok && !php.Empty(v) {
+		status, _ = php.String(v)
+	}
+	a = append(a, calendard.KV{Key: "post_status", Value: calendard.ScaleBackStatus(r.User, status)})
+
+	fields := []struct{ key, param string }{{"Organizer", "organizer"}, {"Description", "description"},
+		{"Phone", "phone"}, {"Website", "website"}, {"Email", "email"}}
+	if h.postType == calendard.PostTypeVenue {
+		fields = []struct{ key, param string }{{"Venue", "venue"}, {"Description", "description"},
+			{"Address", "address"}, {"City", "city"}, {"Country", "country"}, {"Province", "province"},
+			{"State", "state"}, {"StateProvince", "stateprovince"}, {"Zip", "zip"}, {"Phone", "phone"},
+			{"URL", "website"}}
+	}
+	for _, f := range fields {
+		v, ok := get(f.param)
+		set(f.key, v, ok)
+	}
+	img, err := r.uploadImage(get)
+	if err != nil {
+		return nil, err
+	}
+	a = append(a, calendard.KV{Key: "FeaturedImage", Value: img})
+	if h.postType == calendard.PostTypeVenue {
+		for _, f := range []struct{ key, param string }{{"ShowMap", "show_map"}, {"ShowMapLink", "show_map_link"}} {
+			if v, ok := get(f.param); ok {
+				flag := "false"
+				if calendard.TribeIsTruthy(v) {
+					flag = "1"
+				}
+				set(f.key, flag, true)
+			}
+		}
+	}
+	return a, nil
+}
+
+// reformatDate is the prepare_postarr date handling (postDate for "date", postDateGMT for
+// "date_utc"); an unset or unparsable value gives false.
+func (r *Request) reformatDate(get func(string) (any, bool), param string) any {
+	v, ok := get(param)
+	if !ok {
+		return false
+	}
+	conv := r.postDate
+	if param == "date_utc" {
+		conv = r.postDateGMT
+	}
+	if d, ok := conv(v); ok {
+		return d
+	}
+	return false
+}
+
+// uploadImage is tribe_upload_image() for the "image" value: false when empty or unusable, the value
+// itself when it names an attachment, the attachment ID for the URL of one already in the library
+// (calendard does not download files).
+func (r *Request) uploadImage(get func(string) (any, bool)) (any, error) {
+	v, ok := get("image")
+	if !ok || php.Empty(v) {
+		return false, nil
+	}
+	if s, isStr := v.(string); isStr && !php.IsNumeric(s) {
+		id, err := r.imageID(s)
+		if err != nil || id == 0 {
+			return false, err
+		}
+		return id, nil
+	}
+	if !php.IsNumeric(v) {
+		return false, nil
+	}
+	p, err := r.posts().PostByID(r.ctx, php.Int(v))
+	if err != nil || p == nil || p.Type != calendard.PostTypeAttach {
+		return false, err
+	}
+	return v, nil
+}
+
+// linkedCreateChecks are the validate_callbacks of the create endpoint's parameters (required name
+// first), which WP_REST_Request::has_valid_params applies to inline data.
+func linkedCreateChecks(postType string) (name string, checks map[string]func(*Request, any) error) {
+	checks = map[string]func(*Request, any) error{
+		"author": validUserID, "date": validTime, "date_utc": validTime, "description": validStringOrEmpty,
+		"status": validPostStatus, "phone": validStringOrEmpty, "website": validURLOrEmpty,
+		"image": validImageOrEmpty,
+	}
+	if postType == calendard.PostTypeVenue {
+		for _, f := range []string{"address", "city", "country", "province", "state", "zip", "stateprovince"} {
+			checks[f] = validStringOrEmpty
+		}
+		checks["venue"] = validString
+		return "venue", checks
+	}
+	checks["email"] = validStringOrEmpty
+	checks["organizer"] = validString
+	return "organizer", checks
+}
+
+// validLinkedEntry is has_valid_params() of a venue/organizer data object against the create
+// endpoint's parameters: the name is required and every non-null value passes its validator.
+// Types are not checked (has_valid_params does not sanitize). errInvalid when it fails.
+func validLinkedEntry(r *Request, postType string, o *phpjson.Object) error {
+	name, checks := linkedCreateChecks(postType)
+	if v, ok := o.Get(name); !ok || v == nil {
+		return errInvalid
+	}
+	for _, k := range o.Keys() {
+		check := checks[k]
+		v, _ := o.Get(k)
+		if check == nil || v == nil {
+			continue
+		}
+		if err := check(r, v); err != nil {
+			if err == errInvalid {
+				return errInvalid
+			}
+			if _, isWP := err.(*calendard.Error); isWP {
+				return errInvalid
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// validURLOrEmpty is is_url_or_empty with PHP's own FILTER_VALIDATE_URL rules.
+func validURLOrEmpty(_ *Request, v any) error {
+	if php.Empty(v) {
+		return nil
+	}
+	if s, ok := php.String(v); ok && !php.IsArray(v) && php.FilterValidateURL(s) {
+		return nil
+	}
+	return errInvalid
+}
+
+// validStringOrEmpty is is_string_or_empty: empty, or a non-empty string.
+func validStringOrEmpty(r *Request, v any) error {
+	if php.Empty(v) {
+		return nil
+	}
+	return validString(r, v)
+}
+
+// validImageOrEmpty is is_image_or_empty.
+func validImageOrEmpty(r *Request, v any) error {
+	if php.Empty(v) {
+		return nil
+	}
+	return validImage(r, v)
+}
+
+// validLinkedID is is_venue_id / is_organizer_id for the {id} path parameter.
+func validLinkedID(postType string) func(*Request, any) error {
+	return func(r *Request, v any) error {
+		ok, err := r.isPostOfType(v, postType)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errInvalid
+		}
+		return nil
+	}
+}
+
+// linkedPermission is the per-post edit_post/delete_post check of /venues/{id} and /organizers/{id}.
+// Unlike the event routes there is no fallback for IDs that name no post: WordPress' map_meta_cap
+// answers do_not_allow, which is what the Allow header of such a request shows.
+func (h *linkedHandler) linkedPermission(action string) func(*Request) error {
+	return func(r *Request) error {
+		post, err := r.posts().PostByID(r.ctx, php.Int(r.Value("id")))
+		if err != nil {
+			return err
+		}
+		if post == nil {
+			return calendard.ErrForbidden(r.User.LoggedIn())
+		}
+		return canPostID(r, h.postType, action, post.ID)
+	}
+}

@@ -1,0 +1,198 @@
+package handlers
+
+import (
+	"strings"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// termPlan is one term archive request turned into WP_Term_Query arguments the way
+// WP_REST_Terms_Controller::get_items and WP_Term_Query::get_terms do it.
+type termPlan struct {
+	q calendard.TermQuery
+	// hierarchical queries (categories) are not limited in SQL: empty terms are dropped in code
+	// first, then the page is sliced.
+	hierarchical bool
+	hideEmpty    bool
+	limit        int // the page size ("number")
+	offset       int
+	// noTree: a parent without children answers nothing without querying (_get_term_hierarchy check).
+	noTree bool
+	// brokenOrder: orderby term_order without the relationships join is an SQL error in WordPress,
+	// which wpdb reports as no rows.
+	brokenOrder bool
+}
+
+// termQuery builds the plan of a list request. Parameters are already validated and coerced.
+func (h *termsHandler) termQuery(r *Request, idx *termIndex, page, perPage int64) *termPlan {
+	p := &termPlan{hierarchical: h.hierarchical, limit: int(perPage), offset: int((page - 1) * perPage)}
+	q := &p.q
+	q.Taxonomy = h.taxonomy
+
+	// "event" is an alias of "post" and wins when both are given (the plugin copies it over).
+	post := r.Value("post")
+	if ev, ok := r.Param("event"); ok {
+		post = ev
+	}
+	if !php.Empty(post) {
+		q.ObjectIDs = []int64{php.Int(post)}
+	}
+
+	include, exclude := r.Value("include"), r.Value("exclude")
+	if !php.Empty(include) {
+		// WordPress drops exclude when include is given; an include list of just 0 is "empty" in PHP.
+		ids := parseIDList(include)
+		if !(len(ids) == 1 && ids[0] == 0) {
+			q.Include = ids
+		}
+	} else if !php.Empty(exclude) {
+		q.Exclude = parseIDList(exclude)
+	}
+
+	if s, ok := r.Value("slug").(string); ok && s != "" {
+		q.Slugs = []string{wptext.SanitizeTitle(s)}
+	}
+
+	if h.hierarchical {
+		if v, ok := r.Param("parent"); ok {
+			parent := php.Int(v)
+			if _, isInt := v.(int64); (isInt && parent == 0) || parent != 0 {
+				q.Parent = &parent
+			}
+			if parent != 0 && len(idx.tree.WithDescendants([]int64{parent})) < 2 {
+				p.noTree = true
+			}
+		}
+	}
+
+	// Querying relationships makes hide_empty superfluous (WordPress turns it off).
+	p.hideEmpty = restBool(r.Value("hide_empty")) && len(q.ObjectIDs) == 0
+	q.NonEmpty = p.hideEmpty && !p.hierarchical
+
+	if s, ok := r.Value("search").(string); ok && !php.Empty(s) {
+		q.Search = s
+	}
+
+	orderby := "name"
+	if v, ok := r.Value("orderby").(string); ok {
+		orderby = v
+	}
+	if orderby == "include_slugs" {
+		orderby = "slug__in"
+	}
+	if orderby == "term_order" && len(q.ObjectIDs) == 0 {
+		orderby = "term_id"
+	}
+	q.OrderBy = parseTermOrderBy(orderby, include)
+	if q.OrderBy == calendard.TermOrderByInclude {
+		q.OrderIDs = parseIDList(include)
+	}
+	p.brokenOrder = q.OrderBy == calendard.TermOrderByTermOrder && len(q.ObjectIDs) == 0
+	order := "ASC"
+	if v, ok := r.Param("order"); ok {
+		order, _ = v.(string)
+	}
+	// parse_order: anything but "asc" (any case) sorts descending.
+	q.Desc = !strings.EqualFold(order, "ASC")
+
+	// WordPress limits in SQL only flat queries without a parent.
+	if !p.hierarchical && q.Parent == nil {
+		q.Limit, q.Offset = p.limit, p.offset
+	}
+	return p
+}
+
+// parseTermOrderBy is WP_Term_Query::parse_orderby (no term meta query is ever involved here).
+func parseTermOrderBy(raw string, include any) string {
+	switch o := strings.ToLower(raw); o {
+	case "term_id", "name", "slug", "term_group", "count", "parent", "taxonomy", "term_taxonomy_id", "description", "term_order":
+		return o
+	case "include":
+		if !php.Empty(include) {
+			return calendard.TermOrderByInclude
+		}
+	case "none":
+		return ""
+	case "", "id":
+		return calendard.TermOrderByTermID
+	}
+	return calendard.TermOrderByName
+}
+
+// parseIDList is wp_parse_id_list: a list or a string split on commas and whitespace, each item
+// absint'ed, duplicates removed (first kept).
+func parseIDList(v any) []int64 {
+	var items []any
+	if php.IsArray(v) {
+		for _, it := range php.List(v) {
+			if !php.IsArray(it) && it != nil {
+				items = append(items, it)
+			}
+		}
+	} else {
+		s, _ := php.String(v)
+		for _, f := range strings.FieldsFunc(s, func(c rune) bool {
+			return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+		}) {
+			items = append(items, f)
+		}
+	}
+	seen := map[int64]bool{}
+	var out []int64
+	for _, it := range items {
+		n := php.Int(it)
+		if n < 0 {
+			n = -n
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// run fetches the page of terms.
+func (p *termPlan) run(r *Request, idx *termIndex) ([]*calendard.Term, error) {
+	if p.noTree || p.brokenOrder {
+		return nil, nil
+	}
+	ids, err := r.srv.deps.TermQuery.TermIDs(r.ctx, p.q)
+	if err != nil {
+		return nil, err
+	}
+	var terms []*calendard.Term
+	for _, id := range ids {
+		t := idx.byID(id)
+		if t == nil {
+			continue
+		}
+		// An empty category is still listed when some descendant has posts.
+		if p.hierarchical && p.hideEmpty && t.Count == 0 &&
+			!idx.tree.HasDescendantWhere(t.ID, func(d int64) bool { c := idx.byID(d); return c != nil && c.Count != 0 }) {
+			continue
+		}
+		terms = append(terms, t)
+	}
+	if p.hierarchical {
+		if p.offset >= len(terms) {
+			return nil, nil
+		}
+		terms = terms[p.offset:min(len(terms), p.offset+p.limit)]
+	}
+	return terms, nil
+}
+
+// count is wp_count_terms over the same arguments: never hierarchical, so hide_empty becomes
+// "tt.count > 0" and empty ancestors the list shows are not counted (reference quirk).
+func (p *termPlan) count(r *Request) (int, error) {
+	if p.noTree {
+		return 0, nil
+	}
+	q := p.q
+	q.NonEmpty = p.hideEmpty
+	q.Limit, q.Offset = 0, 0
+	return r.srv.deps.TermQuery.CountTerms(r.ctx, q)
+}

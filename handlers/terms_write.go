@@ -1,0 +1,225 @@
+package handlers
+
+import (
+	"errors"
+	"time"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
+)
+
+// Category and tag writes (POST on the collections, POST/PUT/PATCH/DELETE on /{id}): the plugin hands
+// the request to WordPress' terms controller (create_item, update_item, delete_item with force) and
+// renames the term it answers with. Every write runs in one transaction.
+
+// errNotHierarchical is the core controller's answer to a parent on a flat taxonomy.
+var errNotHierarchical = &calendard.Error{Code: "rest_taxonomy_not_hierarchical",
+	Message: "Cannot set parent term, taxonomy is not hierarchical.", Status: 400}
+
+// errParentMissing is the core controller's check of the parent term (a race with the validator).
+var errParentMissing = &calendard.Error{Code: "rest_term_invalid", Message: "Parent term does not exist.", Status: 400}
+
+// errTermMissing is the core controller's answer for a term that vanished after validation.
+var errTermMissing = &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
+
+// termWriteError turns a wp_insert_term/wp_update_term failure into the core controller's answer.
+// term_exists gets status 400 and the existing term's ID (added twice more to the WP_Error, hence
+// additional_data); every other error is a WP_Error without a status, which WordPress sends with
+// status 500 and its data as it is ("data": null, or wpdb's last error), and calendard with status 400.
+func termWriteError(err error) error {
+	var te *calendard.TermError
+	if !errors.As(err, &te) {
+		return err
+	}
+	if te.Code == calendard.ErrCodeTermExists {
+		return &calendard.Error{Code: te.Code, Message: te.Message, Status: 400,
+			Data:  []calendard.KV{{Key: "term_id", Value: te.TermID}},
+			Extra: []calendard.KV{{Key: "additional_data", Value: []any{te.TermID, te.TermID}}}}
+	}
+	return &calendard.Error{Code: te.Code, Message: te.Message, Status: 400, RawData: te.Data, HasRawData: true}
+}
+
+// write runs fn in one transaction at the request's clock; the taxonomy cached for validation is
+// dropped afterwards.
+func (h *termsHandler) write(r *Request, fn func(tx calendard.WriteTx) error) error {
+	w := r.srv.deps.Writer
+	if w == nil {
+		return &calendard.Error{Code: "rest_not_implemented", Message: "This endpoint is not implemented by calendard yet.", Status: 501}
+	}
+	now := r.Now
+	err := w.Write(r.ctx, func() time.Time { return now }, func(tx calendard.WriteTx) error {
+		if err := calendard.LockTermWrites(r.ctx, tx); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+	delete(r.termCache, h.taxonomy)
+	return termWriteError(err)
+}
+
+// loadIndex reads the taxonomy inside the transaction (the records need the ancestors' slugs).
+func (h *termsHandler) loadIndex(r *Request, tx calendard.WriteTx) (*termIndex, error) {
+	terms, err := tx.TermsOfTaxonomy(r.ctx, h.taxonomy)
+	if err != nil {
+		return nil, err
+	}
+	return &termIndex{terms: terms, tree: calendard.NewTermTree(terms)}, nil
+}
+
+// termTextParam returns a string parameter the client sent (validated and typed already).
+func termTextParam(r *Request, name string) *string {
+	v, ok := r.Param(name)
+	if !ok {
+		return nil
+	}
+	s, _ := php.String(v)
+	return &s
+}
+
+// parentParam is the parent the client sent (isset($request['parent'])): refused on flat taxonomies.
+func (h *termsHandler) parentParam(r *Request) (*int64, error) {
+	v, ok := r.Param("parent")
+	if !ok {
+		return nil, nil
+	}
+	if !h.hierarchical {
+		return nil, errNotHierarchical
+	}
+	p := php.Int(v)
+	return &p, nil
+}
+
+// checkParent is get_term((int) $request['parent']) inside the transaction.
+func (h *termsHandler) checkParent(r *Request, tx calendard.WriteTx, parent *int64) error {
+	if parent == nil || *parent == 0 {
+		return nil
+	}
+	t, err := tx.TermByID(r.ctx, *parent, h.taxonomy)
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return errParentMissing
+	}
+	return nil
+}
+
+// singleTerm is a term record with the core controller's links.
+func (r *Request) singleTerm(t *calendard.Term, idx *termIndex) *phpjson.Object {
+	rec := r.termRecord(t, idx)
+	rec.Set("_links", r.termLinks(t, idx))
+	return rec
+}
+
+// create is POST /categories and /tags: wp_insert_term, then 201 with the term and a Location on the
+// core route.
+func (h *termsHandler) create(r *Request) (*Response, error) {
+	parent, err := h.parentParam(r)
+	if err != nil {
+		return nil, err
+	}
+	args := calendard.TermArgs{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical}
+	if s := termTextParam(r, "name"); s != nil {
+		args.Name = *s
+	}
+	if s := termTextParam(r, "slug"); s != nil {
+		args.Slug = *s
+	}
+	if s := termTextParam(r, "description"); s != nil {
+		args.Description = *s
+	}
+	if parent != nil {
+		args.Parent = *parent
+	}
+	var body *phpjson.Object
+	var id int64
+	err = h.write(r, func(tx calendard.WriteTx) error {
+		if err := h.checkParent(r, tx, parent); err != nil {
+			return err
+		}
+		t, err := calendard.InsertTerm(r.ctx, tx, args)
+		if err != nil {
+			return err
+		}
+		idx, err := h.loadIndex(r, tx)
+		if err != nil {
+			return err
+		}
+		if t = idx.byID(t.ID); t == nil {
+			return errTermMissing
+		}
+		id, body = t.ID, r.singleTerm(t, idx)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	location := restURL(r.Site, "/wp/v2/"+termRESTBase(h.taxonomy)+"/"+itoa(id))
+	return (&Response{Status: 201, Body: body}).Header("Location", location), nil
+}
+
+// update is POST/PUT/PATCH /categories/{id} and /tags/{id}: wp_update_term with the fields sent (an
+// empty request still re-saves the term), then the term as it is now.
+func (h *termsHandler) update(r *Request) (*Response, error) {
+	id := php.Int(r.Value("id"))
+	parent, err := h.parentParam(r)
+	if err != nil {
+		return nil, err
+	}
+	u := calendard.TermUpdate{Name: termTextParam(r, "name"), Slug: termTextParam(r, "slug"),
+		Description: termTextParam(r, "description"), Parent: parent}
+	var body *phpjson.Object
+	err = h.write(r, func(tx calendard.WriteTx) error {
+		cur, err := tx.TermByID(r.ctx, id, h.taxonomy)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			return errTermMissing
+		}
+		if err := h.checkParent(r, tx, parent); err != nil {
+			return err
+		}
+		if _, err := calendard.UpdateTerm(r.ctx, tx, id, h.taxonomy, h.hierarchical, u); err != nil {
+			return err
+		}
+		idx, err := h.loadIndex(r, tx)
+		if err != nil {
+			return err
+		}
+		t := idx.byID(id)
+		if t == nil {
+			return errTermMissing
+		}
+		body = r.singleTerm(t, idx)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ok(body), nil
+}
+
+// delete is DELETE /categories/{id} and /tags/{id}: always permanent (the plugin forces it); the
+// answer is the term as it was, without links.
+func (h *termsHandler) delete(r *Request) (*Response, error) {
+	id := php.Int(r.Value("id"))
+	var body *phpjson.Object
+	err := h.write(r, func(tx calendard.WriteTx) error {
+		idx, err := h.loadIndex(r, tx)
+		if err != nil {
+			return err
+		}
+		t := idx.byID(id)
+		if t == nil {
+			return errTermMissing
+		}
+		body = r.termRecord(t, idx)
+		return calendard.DeleteTerm(r.ctx, tx, t, h.hierarchical)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ok(body), nil
+}

@@ -1,0 +1,655 @@
+package calendard
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// WriteTx is one database transaction of a write request: the primitive storage operations that
+// WordPress' own write functions (wp_insert_post, update_post_meta, wp_set_object_terms, ...) are
+// built from. Everything a request writes goes through one WriteTx, so it commits or rolls back whole.
+type WriteTx interface {
+	// LockPost returns the post with its meta and locks its row until the transaction ends; nil if
+	// there is no such post.
+	LockPost(ctx context.Context, id int64) (*Post, error)
+	InsertPost(ctx context.Context, p *Post) (int64, error)
+	// UpdatePost writes every column of the row.
+	UpdatePost(ctx context.Context, p *Post) error
+	// PostNameTaken reports whether another post (not excludeID) of the type has that post_name.
+	PostNameTaken(ctx context.Context, name, postType string, excludeID int64) (bool, error)
+	// PostsWithName returns posts of any type with that exact post_name and status.
+	PostsWithName(ctx context.Context, name, status string, excludeID int64) ([]int64, error)
+	// LatestRevision returns the newest revision of a post (or nil).
+	LatestRevision(ctx context.Context, postID int64) (*Post, error)
+	// LockSlugs serializes slug allocation for a post type until the transaction ends, so concurrent
+	// creates cannot pick the same post_name.
+	LockSlugs(ctx context.Context, postType string) error
+
+	AddMeta(ctx context.Context, postID int64, key, value string) error
+	// UpdateMetaRows sets every row of key to value and returns how many rows exist for the key.
+	UpdateMetaRows(ctx context.Context, postID int64, key, value string) (int64, error)
+	// DeleteMeta removes every row of key (value nil) or only rows holding value.
+	DeleteMeta(ctx context.Context, postID int64, key string, value *string) error
+	MetaValues(ctx context.Context, postID int64, key string) ([]string, error)
+
+	TermsOfObject(ctx context.Context, objectID int64, taxonomy string) ([]*Term, error)
+	TermsOfTaxonomy(ctx context.Context, taxonomy string) ([]*Term, error)
+	// TermByID returns the term of the taxonomy with that term_id (nil if none).
+	TermByID(ctx context.Context, id int64, taxonomy string) (*Term, error)
+	// TermBySlug returns the first term (by term_id) with that slug in the taxonomy, or in any
+	// taxonomy when taxonomy is "".
+	TermBySlug(ctx context.Context, slug, taxonomy string) (*Term, error)
+	// TermsByName returns the taxonomy's terms with that (stored, sanitized) name, optionally only
+	// children of parent.
+	TermsByName(ctx context.Context, name, taxonomy string, parent *int64) ([]*Term, error)
+	// TermsByParent returns the taxonomy's children of parent.
+	TermsByParent(ctx context.Context, taxonomy string, parent int64) ([]*Term, error)
+	// TermSlugTaken reports whether a term of any taxonomy (other than excludeID) has the slug.
+	TermSlugTaken(ctx context.Context, slug string, excludeID int64) (bool, error)
+	// DuplicateTermSlug reports whether an older term of t's taxonomy and parent has t's slug.
+	DuplicateTermSlug(ctx context.Context, t *Term) (bool, error)
+	AddTermRelationship(ctx context.Context, objectID, termTaxonomyID int64) error
+	RemoveTermRelationships(ctx context.Context, objectID int64, termTaxonomyIDs []int64) error
+	InsertTerm(ctx context.Context, t *Term) (*Term, error)
+	UpdateTerm(ctx context.Context, t *Term) error
+	DeleteTerm(ctx context.Context, t *Term) error
+	// RecountTerms stores, for each term_taxonomy_id, the number of objects of the given post types
+	// that are published (_update_post_term_count).
+	RecountTerms(ctx context.Context, termTaxonomyIDs []int64, postTypes []string) error
+
+	// FindPostByFields returns the lowest ID of a post of the type, not trashed, whose columns equal
+	// the values under the database collation (Tribe__Duplicate__Post's "same" strategy), or 0.
+	// Only post_title, post_content and post_excerpt may be named.
+	FindPostByFields(ctx context.Context, postType string, fields []KV) (int64, error)
+	// LinkedEventIDs returns the events a venue or organizer is linked to that TEC unlinks when it is
+	// trashed (see LinkedEventsQuery).
+	LinkedEventIDs(ctx context.Context, q LinkedEventsQuery) ([]int64, error)
+
+	// The plugin's custom tables (tec_events, tec_occurrences).
+	TECEvent(ctx context.Context, postID int64) (*TECEventRow, error)
+	// UpsertTECEvent is the plugin's INSERT ... ON DUPLICATE KEY UPDATE keyed on post_id; on MySQL
+	// an update still uses up an AUTO_INCREMENT value, as the plugin's statement does. It sets
+	// row.EventID.
+	UpsertTECEvent(ctx context.Context, row *TECEventRow) error
+	Occurrence(ctx context.Context, postID int64) (*OccurrenceRow, error)
+	// SaveOccurrence inserts a row (OccurrenceID 0, setting it) or replaces the row with that ID
+	// (the plugin deletes and re-inserts it under the same ID).
+	SaveOccurrence(ctx context.Context, row *OccurrenceRow) error
+	HasCustomTables(ctx context.Context) bool
+
+	// Now is the transaction's clock (the service clock).
+	Now() time.Time
+}
+
+// TECEventRow is a tec_events row (EventID 0 inserts).
+type TECEventRow struct {
+	EventID                  int64
+	PostID                   int64
+	StartDate, EndDate       string
+	Timezone                 string
+	StartDateUTC, EndDateUTC string
+	Duration                 int64
+	Hash                     string
+}
+
+// OccurrenceRow is a tec_occurrences row (OccurrenceID 0 inserts).
+type OccurrenceRow struct {
+	OccurrenceID            int64
+	EventID, PostID         int64
+	StartDate, StartDateUTC string
+	EndDate, EndDateUTC     string
+	Duration                int64
+	Hash                    string
+}
+
+// Writer runs a function in one transaction: it commits when fn returns nil and rolls back
+// otherwise (also on panic). clock gives the transaction's notion of now.
+type Writer interface {
+	Write(ctx context.Context, clock func() time.Time, fn func(tx WriteTx) error) error
+}
+
+// PostArgs are the wp_insert_post arguments calendard uses; nil pointers keep the current value on
+// update and take WordPress' default on insert.
+type PostArgs struct {
+	ID        int64 // 0 inserts
+	Type      string
+	Status    string
+	Author    *int64
+	Title     *string
+	Content   *string
+	Excerpt   *string
+	Name      *string // requested slug (sanitized and made unique here)
+	Password  *string
+	Parent    *int64
+	MenuOrder *int64
+	// Date and DateGMT are explicit publication dates (DB datetimes); with neither, inserts use now
+	// and updates of drafts are re-dated like wp_update_post does.
+	Date, DateGMT *string
+	// ResetDate forces post_date to now on update (the plugin sends an empty date).
+	ResetDate bool
+	// OnSaved runs once the row is written, where WordPress sets the post's terms and fires
+	// save_post (before the revision is taken).
+	OnSaved func(p *Post) error
+}
+
+// floatingDate reports the statuses whose GMT date stays unset until publication.
+func floatingDate(status string) bool {
+	return status == "draft" || status == "pending" || status == "auto-draft"
+}
+
+// SavePost is wp_insert_post/wp_update_post for the post types calendard writes: slug sanitizing
+// and uniqueness, publication and modification dates, future/publish switching, trash suffixes,
+// changed-slug and changed-date records, revisions and term counts on status changes.
+func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArgs) (*Post, error) {
+	now := tx.Now()
+	nowLocal := now.In(site.Location).Format(DBDateTime)
+	nowGMT := now.UTC().Format(DBDateTime)
+
+	var before *Post
+	p := &Post{Type: a.Type, CommentStatus: "closed", PingStatus: "closed", Status: a.Status}
+	if a.ID != 0 {
+		var err error
+		if before, err = tx.LockPost(ctx, a.ID); err != nil {
+			return nil, err
+		}
+		if before == nil {
+			return nil, fmt.Errorf("post %d vanished", a.ID)
+		}
+		cp := *before
+		p = &cp
+		if a.Status != "" {
+			p.Status = a.Status
+		}
+	}
+	if p.Status == "" {
+		p.Status = "draft"
+	}
+	if a.Author != nil {
+		p.Author = *a.Author
+	} else if before == nil {
+		p.Author = user.ID
+	}
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&p.Title, a.Title)
+	set(&p.Content, a.Content)
+	set(&p.Excerpt, a.Excerpt)
+	set(&p.Password, a.Password)
+	// title_save_pre trims; a post needs a title, content or excerpt.
+	p.Title = strings.TrimSpace(p.Title)
+	if p.Title == "" && p.Content == "" && p.Excerpt == "" {
+		return nil, &Error{Code: "empty_content", Message: "Content, title, and excerpt are empty.", Status: 400}
+	}
+	if a.Parent != nil {
+		p.Parent = *a.Parent
+	}
+	if a.MenuOrder != nil {
+		p.MenuOrder = *a.MenuOrder
+	}
+
+	// Dates (wp_update_post clears the date of drafts that never had one, then wp_insert_post fills in).
+	date, dateGMT := p.Date, p.DateGMT
+	if before != nil && floatingDate(before.Status) && before.DateGMT == ZeroDate && a.Date == nil && a.DateGMT == nil {
+		date, dateGMT = nowLocal, ""
+	}
+	if before == nil {
+		date, dateGMT = "", ""
+	}
+	if a.ResetDate && a.Date == nil && a.DateGMT == nil {
+		date, dateGMT = nowLocal, ""
+	}
+	if a.Date != nil {
+		date, dateGMT = *a.Date, ""
+		if a.DateGMT != nil {
+			dateGMT = *a.DateGMT
+		}
+	} else if a.DateGMT != nil {
+		date, dateGMT = "", *a.DateGMT
+	}
+	if date == "" || date == ZeroDate {
+		if dateGMT == "" || dateGMT == ZeroDate {
+			date = nowLocal
+		} else {
+			t, err := time.ParseInLocation(DBDateTime, dateGMT, time.UTC)
+			if err != nil {
+				return nil, invalidDate()
+			}
+			date = t.In(site.Location).Format(DBDateTime)
+		}
+	}
+	localT, err := time.ParseInLocation(DBDateTime, date, site.Location)
+	if err != nil {
+		return nil, invalidDate()
+	}
+	if dateGMT == "" || dateGMT == ZeroDate {
+		if floatingDate(p.Status) {
+			dateGMT = ZeroDate
+		} else {
+			dateGMT = localT.UTC().Format(DBDateTime)
+		}
+	}
+	p.Date, p.DateGMT = date, dateGMT
+	if before != nil {
+		p.Modified, p.ModifiedGMT = nowLocal, nowGMT
+	} else {
+		p.Modified, p.ModifiedGMT = date, dateGMT
+	}
+	// A published post dated at least a minute ahead is scheduled; a scheduled one in the past publishes.
+	if p.DateGMT != ZeroDate {
+		if gmt, err := time.ParseInLocation(DBDateTime, p.DateGMT, time.UTC); err == nil {
+			ahead := gmt.Sub(now.UTC().Truncate(time.Second))
+			if p.Status == "publish" && ahead >= time.Minute {
+				p.Status = "future"
+			} else if p.Status == "future" && ahead < time.Minute {
+				p.Status = "publish"
+			}
+		}
+	}
+
+	// Slug.
+	requested := ""
+	if a.Name != nil {
+		requested = *a.Name
+	} else if before != nil {
+		requested = before.Name
+	}
+	switch {
+	case requested == "" && floatingDate(p.Status):
+		p.Name = ""
+	case requested == "":
+		p.Name = wptext.SanitizeTitle(p.Title)
+	case before != nil && a.Name == nil:
+		p.Name = requested
+	default:
+		p.Name = wptext.SanitizeTitle(requested)
+	}
+	if before != nil && before.Status == "trash" && p.Status != "trash" {
+		// Untrashing restores the slug the post had before it was trashed.
+		if desired, _ := tx.MetaValues(ctx, p.ID, "_wp_desired_post_slug"); len(desired) > 0 && desired[0] != "" {
+			p.Name = desired[0]
+			if err := tx.DeleteMeta(ctx, p.ID, "_wp_desired_post_slug", nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if p.Status != "trash" && p.Name != "" {
+		// A trashed post still holding the slug (trashed before WordPress added suffixes) gives it up.
+		if err := suffixTrashedHolders(ctx, tx, p.Name, p.ID); err != nil {
+			return nil, err
+		}
+	}
+	if p.Status == "trash" && before != nil && before.Status != "trash" {
+		// wp_add_trashed_suffix_to_post_name_for_post works from the stored slug.
+		p.Name = before.Name
+		if !strings.HasSuffix(p.Name, "__trashed") {
+			if err := tx.AddMeta(ctx, p.ID, "_wp_desired_post_slug", p.Name); err != nil {
+				return nil, err
+			}
+			p.Name = truncateSlug(p.Name, 191) + "__trashed"
+		}
+	}
+	if p.Name == "" && p.ID != 0 && !floatingDate(p.Status) {
+		// A title without slug characters: WordPress falls back to the post ID.
+		p.Name = strconv.FormatInt(p.ID, 10)
+	}
+	if p.Name != "" && !floatingDate(p.Status) {
+		if err := tx.LockSlugs(ctx, p.Type); err != nil {
+			return nil, err
+		}
+		if p.Name, err = uniquePostSlug(ctx, tx, p.Name, p.ID, p.Type); err != nil {
+			return nil, err
+		}
+	}
+
+	if before == nil {
+		id, err := tx.InsertPost(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		p.ID = id
+		p.GUID = site.HomeURL + "/?post_type=" + p.Type + "&p=" + strconv.FormatInt(id, 10)
+		if p.Name == "" && !floatingDate(p.Status) {
+			if p.Name, err = uniquePostSlug(ctx, tx, strconv.FormatInt(id, 10), id, p.Type); err != nil {
+				return nil, err
+			}
+		}
+		if err := tx.UpdatePost(ctx, p); err != nil {
+			return nil, err
+		}
+		p.Meta = Meta{}
+		if a.OnSaved != nil {
+			if err := a.OnSaved(p); err != nil {
+				return nil, err
+			}
+		}
+		return p, nil
+	}
+	if err := tx.UpdatePost(ctx, p); err != nil {
+		return nil, err
+	}
+	if a.OnSaved != nil {
+		if err := a.OnSaved(p); err != nil {
+			return nil, err
+		}
+	}
+	if err := postUpdated(ctx, tx, site, user, before, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// invalidDate is wp_insert_post's invalid_date error. WordPress sends it with status 500; calendard
+// answers client mistakes with 400.
+func invalidDate() *Error {
+	return &Error{Code: "invalid_date", Message: "Invalid date.", Status: 400}
+}
+
+// suffixTrashedHolders is wp_add_trashed_suffix_to_post_name_for_trashed_posts: trashed posts (of
+// any type) whose slug is name get the "__trashed" suffix and remember the slug.
+func suffixTrashedHolders(ctx context.Context, tx WriteTx, name string, id int64) error {
+	ids, err := tx.PostsWithName(ctx, name, "trash", id)
+	if err != nil {
+		return err
+	}
+	for _, hid := range ids {
+		h, err := tx.LockPost(ctx, hid)
+		if err != nil {
+			return err
+		}
+		if h == nil || strings.HasSuffix(h.Name, "__trashed") {
+			continue
+		}
+		if err := tx.AddMeta(ctx, hid, "_wp_desired_post_slug", h.Name); err != nil {
+			return err
+		}
+		h.Name = truncateSlug(h.Name, 191) + "__trashed"
+		if err := tx.UpdatePost(ctx, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// truncateSlug is _truncate_post_slug: cut at length bytes, keeping %XX escapes whole.
+func truncateSlug(slug string, length int) string {
+	if len(slug) <= length {
+		return slug
+	}
+	cut := slug[:length]
+	if i := strings.LastIndexByte(cut, '%'); i >= 0 && i > length-3 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, "-")
+}
+
+var feedSlugs = map[string]bool{"feed": true, "rdf": true, "rss": true, "rss2": true, "atom": true, "embed": true}
+
+// uniquePostSlug is wp_unique_post_slug for non-hierarchical post types: "-2", "-3", ... until free.
+func uniquePostSlug(ctx context.Context, tx WriteTx, slug string, id int64, postType string) (string, error) {
+	taken, err := tx.PostNameTaken(ctx, slug, postType, id)
+	if err != nil {
+		return "", err
+	}
+	if !taken && !feedSlugs[slug] {
+		return slug, nil
+	}
+	for suffix := 2; ; suffix++ {
+		s := strconv.Itoa(suffix)
+		alt := truncateSlug(slug, 200-(len(s)+1)) + "-" + s
+		taken, err := tx.PostNameTaken(ctx, alt, postType, id)
+		if err != nil {
+			return "", err
+		}
+		if !taken {
+			return alt, nil
+		}
+	}
+}
+
+// postUpdated runs what WordPress hooks on an update: changed-slug and changed-date records, the
+// revision, and term counts when the status changed.
+func postUpdated(ctx context.Context, tx WriteTx, site *Site, user *User, before, after *Post) error {
+	// wp_check_for_changed_slugs
+	if after.Name != before.Name && after.Status == "publish" && before.Name != "" {
+		olds, err := tx.MetaValues(ctx, after.ID, "_wp_old_slug")
+		if err != nil {
+			return err
+		}
+		if !contains(olds, before.Name) {
+			if err := tx.AddMeta(ctx, after.ID, "_wp_old_slug", before.Name); err != nil {
+				return err
+			}
+		}
+		if contains(olds, after.Name) {
+			v := after.Name
+			if err := tx.DeleteMeta(ctx, after.ID, "_wp_old_slug", &v); err != nil {
+				return err
+			}
+		}
+	}
+	// wp_check_for_changed_dates
+	if after.Status == "publish" && len(before.Date) >= 10 && len(after.Date) >= 10 && before.Date[:10] != after.Date[:10] {
+		olds, err := tx.MetaValues(ctx, after.ID, "_wp_old_date")
+		if err != nil {
+			return err
+		}
+		if !contains(olds, before.Date[:10]) {
+			if err := tx.AddMeta(ctx, after.ID, "_wp_old_date", before.Date[:10]); err != nil {
+				return err
+			}
+		}
+		if contains(olds, after.Date[:10]) {
+			v := after.Date[:10]
+			if err := tx.DeleteMeta(ctx, after.ID, "_wp_old_date", &v); err != nil {
+				return err
+			}
+		}
+	}
+	if err := SaveRevision(ctx, tx, site, user, after); err != nil {
+		return err
+	}
+	if before.Status != after.Status {
+		return RecountObjectTerms(ctx, tx, after.ID, after.Type)
+	}
+	return nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// RevisionedTypes are the post types that keep revisions.
+var RevisionedTypes = map[string]bool{PostTypeEvent: true, PostTypeVenue: true, PostTypeOrganizer: true, "post": true, "page": true}
+
+// SaveRevision is wp_save_post_revision: a revision copying title, content and excerpt, written when
+// the post has none yet or one of those fields changed since the latest.
+func SaveRevision(ctx context.Context, tx WriteTx, site *Site, user *User, p *Post) error {
+	if !RevisionedTypes[p.Type] || p.Status == "auto-draft" {
+		return nil
+	}
+	latest, err := tx.LatestRevision(ctx, p.ID)
+	if err != nil {
+		return err
+	}
+	if latest != nil && normalizeWS(latest.Title) == normalizeWS(p.Title) &&
+		normalizeWS(latest.Content) == normalizeWS(p.Content) && normalizeWS(latest.Excerpt) == normalizeWS(p.Excerpt) {
+		return nil
+	}
+	rev := &Post{
+		Author: user.ID, Date: p.Modified, DateGMT: p.ModifiedGMT, Modified: p.Modified, ModifiedGMT: p.ModifiedGMT,
+		Title: p.Title, Content: p.Content, Excerpt: p.Excerpt, Status: "inherit", CommentStatus: "closed",
+		PingStatus: "closed", Name: strconv.FormatInt(p.ID, 10) + "-revision-v1", Parent: p.ID, Type: "revision",
+	}
+	id, err := tx.InsertPost(ctx, rev)
+	if err != nil {
+		return err
+	}
+	rev.ID = id
+	rev.GUID = site.HomeURL + "/?p=" + strconv.FormatInt(id, 10)
+	return tx.UpdatePost(ctx, rev)
+}
+
+// normalizeWS is normalize_whitespace: trimmed, \r removed, runs of newlines and of blanks collapsed.
+func normalizeWS(s string) string {
+	s = strings.TrimSpace(strings.ReplaceAll(s, "\r", ""))
+	for strings.Contains(s, "\n\n") {
+		s = strings.ReplaceAll(s, "\n\n", "\n")
+	}
+	var b strings.Builder
+	blank := false
+	for _, c := range s {
+		if c == ' ' || c == '\t' {
+			if !blank {
+				b.WriteByte(' ')
+			}
+			blank = true
+			continue
+		}
+		blank = false
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// TrashPost is wp_trash_post: remember the status and time, then move the post to the trash.
+func TrashPost(ctx context.Context, tx WriteTx, site *Site, user *User, p *Post) (*Post, error) {
+	if err := tx.AddMeta(ctx, p.ID, "_wp_trash_meta_status", p.Status); err != nil {
+		return nil, err
+	}
+	if err := tx.AddMeta(ctx, p.ID, "_wp_trash_meta_time", strconv.FormatInt(tx.Now().Unix(), 10)); err != nil {
+		return nil, err
+	}
+	return SavePost(ctx, tx, site, user, PostArgs{ID: p.ID, Type: p.Type, Status: "trash"})
+}
+
+// UpdatePostMeta is update_post_meta: update every row of the key, or add one when there is none.
+func UpdatePostMeta(ctx context.Context, tx WriteTx, postID int64, key, value string) error {
+	n, err := tx.UpdateMetaRows(ctx, postID, key, value)
+	if err != nil || n > 0 {
+		return err
+	}
+	return tx.AddMeta(ctx, postID, key, value)
+}
+
+// TaxonomyObjectTypes are the post types each taxonomy is registered for (term counts count them).
+var TaxonomyObjectTypes = map[string][]string{
+	TaxonomyCategory: {PostTypeEvent},
+	TaxonomyTag:      {"post", PostTypeEvent},
+}
+
+// taxonomiesOf are the taxonomies registered for a post type.
+func taxonomiesOf(postType string) []string {
+	switch postType {
+	case PostTypeEvent:
+		return []string{TaxonomyCategory, TaxonomyTag}
+	case "post":
+		return []string{"category", TaxonomyTag}
+	}
+	return nil
+}
+
+// RecountObjectTerms recounts every term a post has (WordPress does so when its status changes).
+func RecountObjectTerms(ctx context.Context, tx WriteTx, postID int64, postType string) error {
+	for _, tax := range taxonomiesOf(postType) {
+		terms, err := tx.TermsOfObject(ctx, postID, tax)
+		if err != nil {
+			return err
+		}
+		if len(terms) == 0 {
+			continue
+		}
+		ids := make([]int64, len(terms))
+		for i, t := range terms {
+			ids[i] = t.TaxonomyID
+		}
+		if err := tx.RecountTerms(ctx, ids, TaxonomyObjectTypes[tax]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetObjectTerms is wp_set_object_terms(..., append false): the object's terms of the taxonomy become
+// exactly ids (term_taxonomy rows), and the counts of added and removed terms are recomputed.
+func SetObjectTerms(ctx context.Context, tx WriteTx, objectID int64, taxonomy string, terms []*Term) error {
+	current, err := tx.TermsOfObject(ctx, objectID, taxonomy)
+	if err != nil {
+		return err
+	}
+	want := map[int64]bool{}
+	var changed []int64
+	for _, t := range terms {
+		if want[t.TaxonomyID] {
+			continue
+		}
+		want[t.TaxonomyID] = true
+		had := false
+		for _, c := range current {
+			if c.TaxonomyID == t.TaxonomyID {
+				had = true
+				break
+			}
+		}
+		if !had {
+			if err := tx.AddTermRelationship(ctx, objectID, t.TaxonomyID); err != nil {
+				return err
+			}
+		}
+		changed = append(changed, t.TaxonomyID)
+	}
+	var removed []int64
+	for _, c := range current {
+		if !want[c.TaxonomyID] {
+			removed = append(removed, c.TaxonomyID)
+		}
+	}
+	if len(removed) > 0 {
+		if err := tx.RemoveTermRelationships(ctx, objectID, removed); err != nil {
+			return err
+		}
+	}
+	changed = append(changed, removed...)
+	if len(changed) == 0 {
+		return nil
+	}
+	return tx.RecountTerms(ctx, changed, TaxonomyObjectTypes[taxonomy])
+}
+
+// Unslash is PHP's stripslashes() as wp_unslash() runs it: wp_insert_post() and update_post_meta()
+// unslash what they store, and the plugin passes request values without slashing them first, so
+// backslashes sent to its endpoints are lost, as in WordPress.
+func Unslash(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 >= len(s) {
+			break
+		}
+		i++
+		if s[i] == '0' {
+			b.WriteByte(0)
+		} else {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}

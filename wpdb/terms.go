@@ -1,0 +1,135 @@
+package wpdb
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/calendard/calendard"
+)
+
+// termOrderColumns maps WP_Term_Query::parse_orderby keywords to the columns WordPress sorts by.
+var termOrderColumns = map[string]string{
+	calendard.TermOrderByTermID:         "t.term_id",
+	calendard.TermOrderByName:           "t.name",
+	calendard.TermOrderBySlug:           "t.slug",
+	calendard.TermOrderByTermGroup:      "t.term_group",
+	calendard.TermOrderByCount:          "tt.count",
+	calendard.TermOrderByParent:         "tt.parent",
+	calendard.TermOrderByTaxonomy:       "tt.taxonomy",
+	calendard.TermOrderByTermTaxonomyID: "tt.term_taxonomy_id",
+	calendard.TermOrderByDescription:    "tt.description",
+	calendard.TermOrderByTermOrder:      "tr.term_order",
+}
+
+// termQuerySQL builds WP_Term_Query's statement: the same joins, WHERE clauses in WordPress' order,
+// ORDER BY and LIMIT. The shape is kept because MySQL orders ties according to the plan it picks for
+// the statement (a LIMIT, for one, changes the sort algorithm), and the reference's ties are what
+// clients see. count selects COUNT(*) without order or limit, as wp_count_terms does.
+func (db *DB) termQuerySQL(q calendard.TermQuery, count bool) (string, []any, error) {
+	var args []any
+	distinct := ""
+	if len(q.ObjectIDs) > 0 {
+		distinct = "DISTINCT"
+	}
+	fields := "t.term_id"
+	if count {
+		fields = "COUNT(*)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "SELECT %s %s FROM %s AS t  INNER JOIN %s AS tt ON t.term_id = tt.term_id",
+		distinct, fields, db.t("terms"), db.t("term_taxonomy"))
+	if len(q.ObjectIDs) > 0 {
+		b.WriteString(" INNER JOIN " + db.t("term_relationships") + " AS tr ON tr.term_taxonomy_id = tt.term_taxonomy_id")
+	}
+
+	where := []string{"tt.taxonomy IN (?)"}
+	args = append(args, q.Taxonomy)
+	if len(q.Include) > 0 {
+		where = append(where, "t.term_id IN ( "+intList(q.Include, ",")+" )")
+	}
+	if len(q.Exclude) > 0 {
+		where = append(where, "t.term_id NOT IN ("+intList(q.Exclude, ",")+")")
+	}
+	if len(q.Slugs) > 0 {
+		where = append(where, "t.slug IN ("+placeholders(len(q.Slugs))+")")
+		args = append(args, stringArgs(q.Slugs)...)
+	}
+	if len(q.ObjectIDs) > 0 {
+		where = append(where, "tr.object_id IN ("+intList(q.ObjectIDs, ", ")+")")
+	}
+	if q.Parent != nil {
+		// WordPress quotes the parent ID.
+		where = append(where, "tt.parent = ?")
+		args = append(args, strconv.FormatInt(*q.Parent, 10))
+	}
+	if q.NonEmpty {
+		where = append(where, "tt.count > 0")
+	}
+	if q.Search != "" {
+		like := "%" + escapeLike(q.Search) + "%"
+		where = append(where, "((t.name LIKE ?) OR (t.slug LIKE ?))")
+		args = append(args, like, like)
+	}
+	b.WriteString(" WHERE " + strings.Join(where, " AND "))
+	if count {
+		return b.String(), args, nil
+	}
+
+	if q.OrderBy != "" {
+		col, ok := termOrderColumns[q.OrderBy]
+		if q.OrderBy == calendard.TermOrderByInclude && len(q.OrderIDs) > 0 {
+			col, ok = "FIELD( t.term_id, "+intList(q.OrderIDs, ",")+" )", true
+		}
+		if !ok {
+			return "", nil, fmt.Errorf("term query: unknown orderby %q", q.OrderBy)
+		}
+		dir := "ASC"
+		if q.Desc {
+			dir = "DESC"
+		}
+		b.WriteString(" ORDER BY " + col + " " + dir)
+	}
+	if q.Limit > 0 {
+		if q.Offset > 0 {
+			fmt.Fprintf(&b, " LIMIT %d,%d", q.Offset, q.Limit)
+		} else {
+			fmt.Fprintf(&b, " LIMIT %d", q.Limit)
+		}
+	}
+	return b.String(), args, nil
+}
+
+// TermIDs runs the ids request of a term query.
+func (db *DB) TermIDs(ctx context.Context, q calendard.TermQuery) ([]int64, error) {
+	query, args, err := db.termQuerySQL(q, false)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanIDs(rows)
+}
+
+// CountTerms runs the count request of a term query.
+func (db *DB) CountTerms(ctx context.Context, q calendard.TermQuery) (int, error) {
+	query, args, err := db.termQuerySQL(q, true)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = db.sql.QueryRowContext(ctx, query, args...).Scan(&n)
+	return n, err
+}
+
+// intList joins integers for an IN list (they are spliced like WordPress does; integers are safe).
+func intList(ids []int64, sep string) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(parts, sep)
+}

@@ -1,0 +1,543 @@
+package wpdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/calendard/calendard"
+)
+
+// Tx is one write transaction; it implements calendard.WriteTx.
+type Tx struct {
+	db  *DB
+	tx  *sql.Tx
+	now time.Time
+	// hook, when set (tests), runs before every statement so a test can break the connection midway.
+	hook func(ctx context.Context) error
+	ct   *bool
+}
+
+// TestHookBeforeStatement lets tests interrupt a write between statements (e.g. kill the connection)
+// to prove no partial rows survive. It is nil in production.
+var TestHookBeforeStatement func(ctx context.Context, connID int64) error
+
+// Write runs fn in one transaction on a dedicated connection and commits when fn succeeds. Deadlocks
+// and lock timeouts are retried (the whole function runs again), so fn must only touch the database
+// through tx. Named locks taken by the transaction are released after it ends.
+func (db *DB) Write(ctx context.Context, clock func() time.Time, fn func(tx calendard.WriteTx) error) error {
+	if clock == nil {
+		clock = time.Now
+	}
+	var err error
+	for attempt := 0; attempt < 4; attempt++ {
+		err = db.writeOnce(ctx, clock(), fn)
+		if !retryable(err) {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 15 * time.Millisecond)
+	}
+	if connectionLost(err) {
+		return fmt.Errorf("%w: %v", calendard.ErrUnavailable, err)
+	}
+	return err
+}
+
+// connectionLost reports errors that mean the server or the connection went away mid-request (the
+// server rolls the transaction back).
+func connectionLost(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, sql.ErrConnDone) {
+		return true
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1053, 1317, 1927, 2006, 2013: // shutdown, query interrupted, connection killed, gone away, lost
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
+}
+
+func retryable(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+}
+
+func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard.WriteTx) error) (err error) {
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	defer func() {
+		// Named locks are per session: free them before the connection returns to the pool.
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DO RELEASE_ALL_LOCKS()")
+	}()
+	sqlTx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return err
+	}
+	t := &Tx{db: db, tx: sqlTx, now: now}
+	if TestHookBeforeStatement != nil {
+		var id int64
+		if err := sqlTx.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+			_ = sqlTx.Rollback()
+			return err
+		}
+		t.hook = func(ctx context.Context) error { return TestHookBeforeStatement(ctx, id) }
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(t); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	return sqlTx.Commit()
+}
+
+// Now is the request clock.
+func (t *Tx) Now() time.Time { return t.now }
+
+func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if t.hook != nil {
+		if err := t.hook(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return t.tx.ExecContext(ctx, q, args...)
+}
+
+func (t *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if t.hook != nil {
+		if err := t.hook(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return t.tx.QueryContext(ctx, q, args...)
+}
+
+func (t *Tx) t(name string) string { return t.db.t(name) }
+
+// LockPost reads a post with its meta, locking the row against concurrent writers.
+func (t *Tx) LockPost(ctx context.Context, id int64) (*calendard.Post, error) {
+	rows, err := t.query(ctx, "SELECT "+postColumns+" FROM "+t.t("posts")+" WHERE ID = ?"+t.db.forUpdate(), id)
+	if err != nil {
+		return nil, err
+	}
+	var p *calendard.Post
+	if rows.Next() {
+		p, err = scanPost(rows)
+	}
+	rows.Close()
+	if err != nil || p == nil {
+		return nil, err
+	}
+	p.Meta = calendard.Meta{}
+	mrows, err := t.query(ctx, "SELECT meta_key, meta_value FROM "+t.t("postmeta")+" WHERE post_id = ? ORDER BY meta_id", id)
+	if err != nil {
+		return nil, err
+	}
+	defer mrows.Close()
+	for mrows.Next() {
+		var k, v nullString
+		if err := mrows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		p.Meta[k.String] = append(p.Meta[k.String], v.String)
+	}
+	return p, mrows.Err()
+}
+
+// InsertPost inserts a wp_posts row and returns its ID.
+func (t *Tx) InsertPost(ctx context.Context, p *calendard.Post) (int64, error) {
+	res, err := t.exec(ctx, "INSERT INTO "+t.t("posts")+` (post_author, post_date, post_date_gmt, post_content,
+		post_title, post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged,
+		post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, post_mime_type,
+		comment_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?, '', ?, ?, ?, ?, ?, 0)`,
+		p.Author, p.Date, p.DateGMT, p.Content, p.Title, p.Excerpt, p.Status, p.CommentStatus, p.PingStatus, p.Password,
+		p.Name, p.Modified, p.ModifiedGMT, p.Parent, p.GUID, p.MenuOrder, p.Type, p.MimeType)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// UpdatePost rewrites the columns calendard manages.
+func (t *Tx) UpdatePost(ctx context.Context, p *calendard.Post) error {
+	_, err := t.exec(ctx, "UPDATE "+t.t("posts")+` SET post_author = ?, post_date = ?, post_date_gmt = ?, post_content = ?,
+		post_title = ?, post_excerpt = ?, post_status = ?, comment_status = ?, ping_status = ?, post_password = ?,
+		post_name = ?, post_modified = ?, post_modified_gmt = ?, post_parent = ?, guid = ?, menu_order = ?, post_type = ?,
+		post_mime_type = ? WHERE ID = ?`,
+		p.Author, p.Date, p.DateGMT, p.Content, p.Title, p.Excerpt, p.Status, p.CommentStatus, p.PingStatus, p.Password,
+		p.Name, p.Modified, p.ModifiedGMT, p.Parent, p.GUID, p.MenuOrder, p.Type, p.MimeType, p.ID)
+	return err
+}
+
+// PostNameTaken is wp_unique_post_slug's check query (the collation decides equality).
+func (t *Tx) PostNameTaken(ctx context.Context, name, postType string, excludeID int64) (bool, error) {
+	rows, err := t.query(ctx, "SELECT 1 FROM "+t.t("posts")+" WHERE post_name = ? AND post_type = ? AND ID != ? LIMIT 1",
+		name, postType, excludeID)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	return rows.Next(), rows.Err()
+}
+
+// PostsWithName lists posts of any type with that name and status.
+func (t *Tx) PostsWithName(ctx context.Context, name, status string, excludeID int64) ([]int64, error) {
+	rows, err := t.query(ctx, "SELECT ID FROM "+t.t("posts")+" WHERE post_name = ? AND post_status = ? AND ID != ? ORDER BY ID",
+		name, status, excludeID)
+	if err != nil {
+		return nil, err
+	}
+	return scanIDs(rows)
+}
+
+// LatestRevision returns the newest real revision (not an autosave) of a post.
+func (t *Tx) LatestRevision(ctx context.Context, postID int64) (*calendard.Post, error) {
+	rows, err := t.query(ctx, "SELECT "+postColumns+" FROM "+t.t("posts")+` WHERE post_parent = ? AND post_type = 'revision'
+		AND post_status = 'inherit' AND post_name LIKE ? ORDER BY post_date DESC, ID DESC LIMIT 1`,
+		postID, fmt.Sprintf("%d-revision%%", postID))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	return scanPost(rows)
+}
+
+// LockSlugs takes a named lock per post type for the rest of the transaction.
+func (t *Tx) LockSlugs(ctx context.Context, postType string) error {
+	var got sql.NullInt64
+	if err := t.tx.QueryRowContext(ctx, "SELECT GET_LOCK(CONCAT(DATABASE(), ?), 20)", ".calendard.slug."+t.db.prefix+postType).Scan(&got); err != nil {
+		return err
+	}
+	if !got.Valid || got.Int64 != 1 {
+		return errors.New("timed out waiting for the slug lock")
+	}
+	return nil
+}
+
+// AddMeta inserts one postmeta row.
+func (t *Tx) AddMeta(ctx context.Context, postID int64, key, value string) error {
+	_, err := t.exec(ctx, "INSERT INTO "+t.t("postmeta")+" (post_id, meta_key, meta_value) VALUES (?, ?, ?)", postID, key, value)
+	return err
+}
+
+// UpdateMetaRows sets every row of key and reports how many rows the key has.
+func (t *Tx) UpdateMetaRows(ctx context.Context, postID int64, key, value string) (int64, error) {
+	var n int64
+	if err := t.tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+t.t("postmeta")+" WHERE post_id = ? AND meta_key = ?", postID, key).Scan(&n); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	_, err := t.exec(ctx, "UPDATE "+t.t("postmeta")+" SET meta_value = ? WHERE post_id = ? AND meta_key = ?", value, postID, key)
+	return n, err
+}
+
+// DeleteMeta deletes every row of key, or only those holding value.
+func (t *Tx) DeleteMeta(ctx context.Context, postID int64, key string, value *string) error {
+	if value == nil {
+		_, err := t.exec(ctx, "DELETE FROM "+t.t("postmeta")+" WHERE post_id = ? AND meta_key = ?", postID, key)
+		return err
+	}
+	_, err := t.exec(ctx, "DELETE FROM "+t.t("postmeta")+" WHERE post_id = ? AND meta_key = ? AND meta_value = ?", postID, key, *value)
+	return err
+}
+
+// MetaValues returns every value of key in meta_id order.
+func (t *Tx) MetaValues(ctx context.Context, postID int64, key string) ([]string, error) {
+	rows, err := t.query(ctx, "SELECT meta_value FROM "+t.t("postmeta")+" WHERE post_id = ? AND meta_key = ? ORDER BY meta_id", postID, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v nullString
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v.String)
+	}
+	return out, rows.Err()
+}
+
+const termColumns = "t.term_id, t.name, t.slug, t.term_group, tt.term_taxonomy_id, tt.taxonomy, tt.description, tt.parent, tt.count"
+
+func scanTerms(rows *sql.Rows) ([]*calendard.Term, error) {
+	defer rows.Close()
+	var out []*calendard.Term
+	for rows.Next() {
+		t := &calendard.Term{}
+		if err := rows.Scan(&t.ID, &t.Name, &t.Slug, &t.Group, &t.TaxonomyID, &t.Taxonomy, &t.Description, &t.Parent, &t.Count); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// TermsOfObject returns the object's terms of one taxonomy.
+func (t *Tx) TermsOfObject(ctx context.Context, objectID int64, taxonomy string) ([]*calendard.Term, error) {
+	rows, err := t.query(ctx, "SELECT "+termColumns+" FROM "+t.t("term_relationships")+" tr JOIN "+t.t("term_taxonomy")+
+		" tt ON tt.term_taxonomy_id = tr.term_taxonomy_id JOIN "+t.t("terms")+" t ON t.term_id = tt.term_id"+
+		" WHERE tr.object_id = ? AND tt.taxonomy = ? ORDER BY t.name, t.term_id", objectID, taxonomy)
+	if err != nil {
+		return nil, err
+	}
+	return scanTerms(rows)
+}
+
+// TermsOfTaxonomy returns every term of a taxonomy (read inside the transaction).
+func (t *Tx) TermsOfTaxonomy(ctx context.Context, taxonomy string) ([]*calendard.Term, error) {
+	rows, err := t.query(ctx, "SELECT "+termColumns+" FROM "+t.t("term_taxonomy")+" tt JOIN "+t.t("terms")+
+		" t ON t.term_id = tt.term_id WHERE tt.taxonomy = ? ORDER BY t.term_id", taxonomy)
+	if err != nil {
+		return nil, err
+	}
+	return scanTerms(rows)
+}
+
+func (t *Tx) termsWhere(ctx context.Context, where string, args ...any) ([]*calendard.Term, error) {
+	rows, err := t.query(ctx, "SELECT "+termColumns+" FROM "+t.t("terms")+" t JOIN "+t.t("term_taxonomy")+
+		" tt ON tt.term_id = t.term_id WHERE "+where+" ORDER BY t.term_id", args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanTerms(rows)
+}
+
+func first(ts []*calendard.Term, err error) (*calendard.Term, error) {
+	if err != nil || len(ts) == 0 {
+		return nil, err
+	}
+	return ts[0], nil
+}
+
+// TermByID returns the taxonomy's term with that term_id.
+func (t *Tx) TermByID(ctx context.Context, id int64, taxonomy string) (*calendard.Term, error) {
+	return first(t.termsWhere(ctx, "t.term_id = ? AND tt.taxonomy = ?", id, taxonomy))
+}
+
+// TermBySlug returns the first term with the slug (in the taxonomy, or any when taxonomy is "").
+func (t *Tx) TermBySlug(ctx context.Context, slug, taxonomy string) (*calendard.Term, error) {
+	if taxonomy == "" {
+		return first(t.termsWhere(ctx, "t.slug = ?", slug))
+	}
+	return first(t.termsWhere(ctx, "t.slug = ? AND tt.taxonomy = ?", slug, taxonomy))
+}
+
+// TermsByName returns the taxonomy's terms with that name (optionally under parent).
+func (t *Tx) TermsByName(ctx context.Context, name, taxonomy string, parent *int64) ([]*calendard.Term, error) {
+	if parent != nil {
+		return t.termsWhere(ctx, "t.name = ? AND tt.taxonomy = ? AND tt.parent = ?", name, taxonomy, *parent)
+	}
+	return t.termsWhere(ctx, "t.name = ? AND tt.taxonomy = ?", name, taxonomy)
+}
+
+// TermsByParent returns the taxonomy's children of parent.
+func (t *Tx) TermsByParent(ctx context.Context, taxonomy string, parent int64) ([]*calendard.Term, error) {
+	return t.termsWhere(ctx, "tt.taxonomy = ? AND tt.parent = ?", taxonomy, parent)
+}
+
+// TermSlugTaken is wp_unique_term_slug's check: any term (of any taxonomy) with the slug.
+func (t *Tx) TermSlugTaken(ctx context.Context, slug string, excludeID int64) (bool, error) {
+	rows, err := t.query(ctx, "SELECT 1 FROM "+t.t("terms")+" WHERE slug = ? AND term_id != ? LIMIT 1", slug, excludeID)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	return rows.Next(), rows.Err()
+}
+
+// DuplicateTermSlug is wp_insert_term's final check for an older term with the same slug, taxonomy
+// and parent.
+func (t *Tx) DuplicateTermSlug(ctx context.Context, term *calendard.Term) (bool, error) {
+	rows, err := t.query(ctx, "SELECT 1 FROM "+t.t("terms")+" t JOIN "+t.t("term_taxonomy")+" tt ON tt.term_id = t.term_id"+
+		" WHERE t.slug = ? AND tt.parent = ? AND tt.taxonomy = ? AND t.term_id < ? AND tt.term_taxonomy_id != ? LIMIT 1",
+		term.Slug, term.Parent, term.Taxonomy, term.ID, term.TaxonomyID)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	return rows.Next(), rows.Err()
+}
+
+// AddTermRelationship links an object to a term.
+func (t *Tx) AddTermRelationship(ctx context.Context, objectID, ttID int64) error {
+	_, err := t.exec(ctx, "INSERT INTO "+t.t("term_relationships")+" (object_id, term_taxonomy_id, term_order) VALUES (?, ?, 0)", objectID, ttID)
+	return err
+}
+
+// RemoveTermRelationships unlinks terms from an object.
+func (t *Tx) RemoveTermRelationships(ctx context.Context, objectID int64, ttIDs []int64) error {
+	_, err := t.exec(ctx, "DELETE FROM "+t.t("term_relationships")+" WHERE object_id = ? AND term_taxonomy_id IN ("+
+		placeholders(len(ttIDs))+")", append([]any{objectID}, int64Args(ttIDs)...)...)
+	return err
+}
+
+// InsertTerm adds a wp_terms row and its wp_term_taxonomy row.
+func (t *Tx) InsertTerm(ctx context.Context, term *calendard.Term) (*calendard.Term, error) {
+	res, err := t.exec(ctx, "INSERT INTO "+t.t("terms")+" (name, slug, term_group) VALUES (?, ?, ?)", term.Name, term.Slug, term.Group)
+	if err != nil {
+		return nil, err
+	}
+	out := *term
+	if out.ID, err = res.LastInsertId(); err != nil {
+		return nil, err
+	}
+	res, err = t.exec(ctx, "INSERT INTO "+t.t("term_taxonomy")+" (term_id, taxonomy, description, parent, count) VALUES (?, ?, ?, ?, ?)",
+		out.ID, out.Taxonomy, out.Description, out.Parent, out.Count)
+	if err != nil {
+		return nil, err
+	}
+	if out.TaxonomyID, err = res.LastInsertId(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UpdateTerm rewrites a term's name, slug, group, description and parent.
+func (t *Tx) UpdateTerm(ctx context.Context, term *calendard.Term) error {
+	if _, err := t.exec(ctx, "UPDATE "+t.t("terms")+" SET name = ?, slug = ?, term_group = ? WHERE term_id = ?",
+		term.Name, term.Slug, term.Group, term.ID); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, "UPDATE "+t.t("term_taxonomy")+" SET description = ?, parent = ? WHERE term_taxonomy_id = ?",
+		term.Description, term.Parent, term.TaxonomyID)
+	return err
+}
+
+// DeleteTerm removes a term, its taxonomy row, relationships and term meta.
+func (t *Tx) DeleteTerm(ctx context.Context, term *calendard.Term) error {
+	for _, q := range []struct {
+		sql string
+		arg int64
+	}{
+		{"DELETE FROM " + t.t("term_relationships") + " WHERE term_taxonomy_id = ?", term.TaxonomyID},
+		{"DELETE FROM " + t.t("term_taxonomy") + " WHERE term_taxonomy_id = ?", term.TaxonomyID},
+		{"DELETE FROM " + t.t("termmeta") + " WHERE term_id = ?", term.ID},
+		{"DELETE FROM " + t.t("terms") + " WHERE term_id = ?", term.ID},
+	} {
+		if _, err := t.exec(ctx, q.sql, q.arg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RecountTerms is _update_post_term_count: published objects of the taxonomy's post types.
+func (t *Tx) RecountTerms(ctx context.Context, ttIDs []int64, postTypes []string) error {
+	for _, id := range ttIDs {
+		if _, err := t.exec(ctx, "UPDATE "+t.t("term_taxonomy")+" SET count = (SELECT COUNT(*) FROM "+t.t("term_relationships")+
+			" tr JOIN "+t.t("posts")+" p ON p.ID = tr.object_id WHERE tr.term_taxonomy_id = ? AND p.post_status = 'publish' AND p.post_type IN ("+
+			placeholders(len(postTypes))+")) WHERE term_taxonomy_id = ?", append(append([]any{id}, stringArgs(postTypes)...), id)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// HasCustomTables reports whether the plugin's tables exist.
+func (t *Tx) HasCustomTables(ctx context.Context) bool {
+	if t.ct != nil {
+		return *t.ct
+	}
+	var n int
+	err := t.tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (?, ?)",
+		t.t("tec_events"), t.t("tec_occurrences")).Scan(&n)
+	ok := err == nil && n == 2
+	t.ct = &ok
+	return ok
+}
+
+// TECEvent returns the tec_events row of a post.
+func (t *Tx) TECEvent(ctx context.Context, postID int64) (*calendard.TECEventRow, error) {
+	r := &calendard.TECEventRow{}
+	var end, endUTC nullString
+	var dur sql.NullInt64
+	err := t.tx.QueryRowContext(ctx, "SELECT event_id, post_id, start_date, end_date, timezone, start_date_utc, end_date_utc, duration, hash FROM "+
+		t.t("tec_events")+" WHERE post_id = ?", postID).Scan(&r.EventID, &r.PostID, &r.StartDate, &end, &r.Timezone, &r.StartDateUTC, &endUTC, &dur, &r.Hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	r.EndDate, r.EndDateUTC, r.Duration = end.String, endUTC.String, dur.Int64
+	return r, err
+}
+
+// UpsertTECEvent is the plugin's upsert of a tec_events row keyed on post_id. updated_at moves only
+// when a value changes (the column's ON UPDATE behaviour, with the service clock).
+func (t *Tx) UpsertTECEvent(ctx context.Context, r *calendard.TECEventRow) error {
+	now := t.now.UTC().Format(calendard.DBDateTime)
+	_, err := t.exec(ctx, "INSERT INTO "+t.t("tec_events")+` (post_id, start_date, end_date, timezone, start_date_utc,
+		end_date_utc, duration, updated_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE
+		updated_at = IF(start_date <=> VALUES(start_date) AND end_date <=> VALUES(end_date) AND timezone <=> VALUES(timezone)
+			AND start_date_utc <=> VALUES(start_date_utc) AND end_date_utc <=> VALUES(end_date_utc)
+			AND duration <=> VALUES(duration) AND hash <=> VALUES(hash), updated_at, VALUES(updated_at)),
+		start_date = VALUES(start_date), end_date = VALUES(end_date), timezone = VALUES(timezone),
+		start_date_utc = VALUES(start_date_utc), end_date_utc = VALUES(end_date_utc), duration = VALUES(duration),
+		hash = VALUES(hash)`,
+		r.PostID, r.StartDate, r.EndDate, r.Timezone, r.StartDateUTC, r.EndDateUTC, r.Duration, now, r.Hash)
+	if err != nil {
+		return err
+	}
+	return t.tx.QueryRowContext(ctx, "SELECT event_id FROM "+t.t("tec_events")+" WHERE post_id = ?", r.PostID).Scan(&r.EventID)
+}
+
+// Occurrence returns the (single) occurrence row of a post.
+func (t *Tx) Occurrence(ctx context.Context, postID int64) (*calendard.OccurrenceRow, error) {
+	r := &calendard.OccurrenceRow{}
+	var dur sql.NullInt64
+	err := t.tx.QueryRowContext(ctx, "SELECT occurrence_id, event_id, post_id, start_date, start_date_utc, end_date, end_date_utc, duration, hash FROM "+
+		t.t("tec_occurrences")+" WHERE post_id = ? ORDER BY occurrence_id LIMIT 1", postID).Scan(&r.OccurrenceID, &r.EventID, &r.PostID,
+		&r.StartDate, &r.StartDateUTC, &r.EndDate, &r.EndDateUTC, &dur, &r.Hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	r.Duration = dur.Int64
+	return r, err
+}
+
+// SaveOccurrence inserts an occurrence row, or replaces the row with the given ID the way the plugin
+// does (delete, then insert under the same ID, so no AUTO_INCREMENT value is used).
+func (t *Tx) SaveOccurrence(ctx context.Context, r *calendard.OccurrenceRow) error {
+	now := t.now.UTC().Format(calendard.DBDateTime)
+	if r.OccurrenceID != 0 {
+		if _, err := t.exec(ctx, "DELETE FROM "+t.t("tec_occurrences")+" WHERE occurrence_id = ?", r.OccurrenceID); err != nil {
+			return err
+		}
+		_, err := t.exec(ctx, "INSERT INTO "+t.t("tec_occurrences")+` (occurrence_id, event_id, post_id, start_date, start_date_utc,
+			end_date, end_date_utc, duration, hash, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.OccurrenceID, r.EventID, r.PostID, r.StartDate, r.StartDateUTC, r.EndDate, r.EndDateUTC, r.Duration, r.Hash, now)
+		return err
+	}
+	res, err := t.exec(ctx, "INSERT INTO "+t.t("tec_occurrences")+` (event_id, post_id, start_date, start_date_utc, end_date,
+		end_date_utc, duration, hash, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.EventID, r.PostID, r.StartDate, r.StartDateUTC, r.EndDate, r.EndDateUTC, r.Duration, r.Hash, now)
+	if err != nil {
+		return err
+	}
+	r.OccurrenceID, err = res.LastInsertId()
+	return err
+}
