@@ -17,8 +17,9 @@ import (
 
 // DB is a WordPress database.
 type DB struct {
-	sql    *sql.DB
-	prefix string
+	sql     *sql.DB
+	prefix  string
+	dialect Dialect
 }
 
 var prefixRe = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
@@ -65,6 +66,27 @@ func OpenMySQL(dsn, prefix string) (*DB, error) {
 	db.SetMaxIdleConns(16)
 	db.SetConnMaxLifetime(5 * time.Minute)
 	return &DB{sql: db, prefix: prefix}, nil
+}
+
+// Open connects to the store a CALENDAR_DB value names: "mysql://<go-sql-driver DSN>" or
+// "sqlite://<file path>" ("sqlite:///abs/path.db" or "sqlite://relative.db").
+func Open(spec, prefix string) (*DB, error) {
+	if dsn, ok := strings.CutPrefix(spec, "mysql://"); ok {
+		return OpenMySQL(dsn, prefix)
+	}
+	if path, ok := SQLitePath(spec); ok {
+		return OpenSQLite(path, prefix)
+	}
+	return nil, fmt.Errorf("unknown database %q: want mysql://DSN or sqlite://PATH", spec)
+}
+
+// SQLitePath returns the file of a "sqlite://" database value.
+func SQLitePath(spec string) (string, bool) {
+	path, ok := strings.CutPrefix(spec, "sqlite://")
+	if !ok || path == "" {
+		return "", false
+	}
+	return path, true
 }
 
 // Close closes the pool.

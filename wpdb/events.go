@@ -137,9 +137,6 @@ func (q *eventQuery) apply(f *calendard.EventFilter) {
 
 func (q *eventQuery) whereSQL() string { return strings.Join(q.where, " AND ") }
 
-// castInt is MySQL's CAST(x AS SIGNED), the NUMERIC meta comparison WP_Meta_Query uses.
-func (db *DB) castInt(expr string) string { return "CAST(" + expr + " AS SIGNED)" }
-
 // escapeLike is $wpdb->esc_like: %, _ and \ match literally.
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)

@@ -80,7 +80,7 @@ func (db *DB) termQuerySQL(q calendard.TermQuery, count bool) (string, []any, er
 	if q.OrderBy != "" {
 		col, ok := termOrderColumns[q.OrderBy]
 		if q.OrderBy == calendard.TermOrderByInclude && len(q.OrderIDs) > 0 {
-			col, ok = "FIELD( t.term_id, "+intList(q.OrderIDs, ",")+" )", true
+			col, ok = db.orderByList("t.term_id", q.OrderIDs), true
 		}
 		if !ok {
 			return "", nil, fmt.Errorf("term query: unknown orderby %q", q.OrderBy)

@@ -80,18 +80,20 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		return err
 	}
 	defer conn.Close()
-	defer func() {
-		// Named locks are per session: free them before the connection returns to the pool.
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DO RELEASE_ALL_LOCKS()")
-	}()
-	sqlTx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	// Named locks are per session: free them before the connection returns to the pool.
+	defer db.releaseLocks(ctx, conn)
+	opts := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+	if db.dialect == SQLite {
+		opts = nil // BEGIN IMMEDIATE (set on the connection): one writer at a time
+	}
+	sqlTx, err := conn.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}
 	t := &Tx{db: db, tx: sqlTx, now: now}
 	if TestHookBeforeStatement != nil {
-		var id int64
-		if err := sqlTx.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		id, err := db.connectionID(ctx, sqlTx)
+		if err != nil {
 			_ = sqlTx.Rollback()
 			return err
 		}
@@ -226,15 +228,10 @@ func (t *Tx) LatestRevision(ctx context.Context, postID int64) (*calendard.Post,
 
 // LockSlugs takes a named lock per post type for the rest of the transaction.
 func (t *Tx) LockSlugs(ctx context.Context, postType string) error {
-	var got sql.NullInt64
-	if err := t.tx.QueryRowContext(ctx, "SELECT GET_LOCK(CONCAT(DATABASE(), ?), 20)", ".calendard.slug."+t.db.prefix+postType).Scan(&got); err != nil {
-		return err
-	}
-	if !got.Valid || got.Int64 != 1 {
-		return errors.New("timed out waiting for the slug lock")
-	}
-	return nil
+	return t.namedLock(ctx, ".calendard.slug."+t.db.prefix+postType)
 }
+
+var errLockTimeout = errors.New("timed out waiting for a write lock")
 
 // AddMeta inserts one postmeta row.
 func (t *Tx) AddMeta(ctx context.Context, postID int64, key, value string) error {
@@ -464,10 +461,8 @@ func (t *Tx) HasCustomTables(ctx context.Context) bool {
 	if t.ct != nil {
 		return *t.ct
 	}
-	var n int
-	err := t.tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (?, ?)",
-		t.t("tec_events"), t.t("tec_occurrences")).Scan(&n)
-	ok := err == nil && n == 2
+	ok, err := t.db.tablesExist(ctx, t.tx, t.t("tec_events"), t.t("tec_occurrences"))
+	ok = ok && err == nil
 	t.ct = &ok
 	return ok
 }
@@ -489,18 +484,19 @@ func (t *Tx) TECEvent(ctx context.Context, postID int64) (*calendard.TECEventRow
 // UpsertTECEvent is the plugin's upsert of a tec_events row keyed on post_id. updated_at moves only
 // when a value changes (the column's ON UPDATE behaviour, with the service clock).
 func (t *Tx) UpsertTECEvent(ctx context.Context, r *calendard.TECEventRow) error {
-	now := t.now.UTC().Format(calendard.DBDateTime)
-	_, err := t.exec(ctx, "INSERT INTO "+t.t("tec_events")+` (post_id, start_date, end_date, timezone, start_date_utc,
-		end_date_utc, duration, updated_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE
-		updated_at = IF(start_date <=> VALUES(start_date) AND end_date <=> VALUES(end_date) AND timezone <=> VALUES(timezone)
-			AND start_date_utc <=> VALUES(start_date_utc) AND end_date_utc <=> VALUES(end_date_utc)
-			AND duration <=> VALUES(duration) AND hash <=> VALUES(hash), updated_at, VALUES(updated_at)),
-		start_date = VALUES(start_date), end_date = VALUES(end_date), timezone = VALUES(timezone),
-		start_date_utc = VALUES(start_date_utc), end_date_utc = VALUES(end_date_utc), duration = VALUES(duration),
-		hash = VALUES(hash)`,
-		r.PostID, r.StartDate, r.EndDate, r.Timezone, r.StartDateUTC, r.EndDateUTC, r.Duration, now, r.Hash)
+	existing, err := t.TECEvent(ctx, r.PostID)
 	if err != nil {
 		return err
+	}
+	now := t.now.UTC().Format(calendard.DBDateTime)
+	if _, err := t.exec(ctx, t.db.upsertTECEventSQL(), r.PostID, r.StartDate, r.EndDate, r.Timezone, r.StartDateUTC,
+		r.EndDateUTC, r.Duration, now, r.Hash); err != nil {
+		return err
+	}
+	if existing != nil {
+		if err := t.wasteEventID(ctx); err != nil {
+			return err
+		}
 	}
 	return t.tx.QueryRowContext(ctx, "SELECT event_id FROM "+t.t("tec_events")+" WHERE post_id = ?", r.PostID).Scan(&r.EventID)
 }

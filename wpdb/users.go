@@ -91,6 +91,3 @@ func (db *DB) RecordAppPasswordUsage(ctx context.Context, userID int64, uuid, ip
 	}
 	return tx.Commit()
 }
-
-// forUpdate locks selected rows inside a transaction.
-func (db *DB) forUpdate() string { return " FOR UPDATE" }

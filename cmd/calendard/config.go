@@ -17,7 +17,7 @@ import (
 // name without the prefix override them).
 type Config struct {
 	Listen         string
-	DB             string // "mysql://<go-sql-driver DSN>"
+	DB             string // "sqlite://PATH" or "mysql://<go-sql-driver DSN>"
 	TablePrefix    string
 	SiteURL        string
 	Now            *time.Time
@@ -40,19 +40,19 @@ var settings = []setting{
 		c.Listen = v
 		return nil
 	}},
-	{"CALENDAR_DB", "db", "", "database: mysql://USER:PASS@tcp(HOST:PORT)/DBNAME?PARAMS", func(c *Config, v string) error {
-		if v == "" {
-			return fmt.Errorf("is required (mysql://USER:PASS@tcp(HOST:PORT)/DBNAME)")
+	{"CALENDAR_DB", "db", "sqlite://calendard.db", "database: sqlite://PATH (embedded, the default) or mysql://USER:PASS@tcp(HOST:PORT)/DBNAME?PARAMS", func(c *Config, v string) error {
+		if dsn, ok := strings.CutPrefix(v, "mysql://"); ok {
+			if _, err := wpdb.MySQLConfig(dsn); err != nil {
+				return fmt.Errorf("invalid MySQL DSN: %v", err)
+			}
+			c.DB = v
+			return nil
 		}
-		dsn, ok := strings.CutPrefix(v, "mysql://")
-		if !ok {
-			return fmt.Errorf("must start with mysql://")
+		if _, ok := wpdb.SQLitePath(v); ok {
+			c.DB = v
+			return nil
 		}
-		if _, err := wpdb.MySQLConfig(dsn); err != nil {
-			return fmt.Errorf("invalid MySQL DSN: %v", err)
-		}
-		c.DB = v
-		return nil
+		return fmt.Errorf("must be sqlite://PATH or mysql://USER:PASS@tcp(HOST:PORT)/DBNAME, got %q", v)
 	}},
 	{"CALENDAR_TABLE_PREFIX", "table-prefix", "wp_", "WordPress table prefix", func(c *Config, v string) error {
 		if !wpdb.ValidPrefix(v) {
@@ -134,7 +134,15 @@ func (e *ConfigError) Error() string { return e.Var + ": " + e.Err.Error() }
 
 // loadConfig reads the environment, then flags; the first invalid value is returned as a ConfigError.
 func loadConfig(args []string, getenv func(string) string) (*Config, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	return loadConfigFor("serve", args, getenv, nil)
+}
+
+// loadConfigFor is loadConfig for a command that declares flags of its own (extra defines them).
+func loadConfigFor(command string, args []string, getenv func(string) string, extra func(fs *flag.FlagSet)) (*Config, error) {
+	fs := flag.NewFlagSet(command, flag.ContinueOnError)
+	if extra != nil {
+		extra(fs)
+	}
 	values := make([]*string, len(settings))
 	for i, s := range settings {
 		def := s.def

@@ -10,12 +10,24 @@ func env(m map[string]string) func(string) string { return func(k string) string
 const goodDB = "mysql://root:pw@tcp(127.0.0.1:3306)/wp"
 
 func TestLoadConfigDefaults(t *testing.T) {
-	c, err := loadConfig(nil, env(map[string]string{"CALENDAR_DB": goodDB}))
+	c, err := loadConfig(nil, env(map[string]string{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Listen != "127.0.0.1:8080" || c.TablePrefix != "wp_" || c.Environment != "production" || c.Now != nil || c.SiteURL != "" {
 		t.Errorf("unexpected defaults: %+v", c)
+	}
+	if c.DB != "sqlite://calendard.db" {
+		t.Errorf("default database %q, want the embedded sqlite://calendard.db", c.DB)
+	}
+}
+
+func TestLoadConfigAcceptsBothStores(t *testing.T) {
+	for _, db := range []string{goodDB, "sqlite:///var/lib/calendard/cal.db", "sqlite://cal.db"} {
+		c, err := loadConfig(nil, env(map[string]string{"CALENDAR_DB": db}))
+		if err != nil || c.DB != db {
+			t.Errorf("CALENDAR_DB=%s: %v, %+v", db, err, c)
+		}
 	}
 }
 
@@ -25,6 +37,7 @@ func TestLoadConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 	}{
 		{"listen without port", "CALENDAR_LISTEN", "localhost"},
 		{"db with another scheme", "CALENDAR_DB", "postgres://x"},
+		{"sqlite without a path", "CALENDAR_DB", "sqlite://"},
 		{"db DSN without database", "CALENDAR_DB", "mysql://root@tcp(127.0.0.1:3306)/"},
 		{"prefix with SQL", "CALENDAR_TABLE_PREFIX", "wp_;drop"},
 		{"relative site URL", "CALENDAR_SITE_URL", "example.com"},

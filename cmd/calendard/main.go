@@ -1,6 +1,9 @@
 // Command calendard serves The Events Calendar's REST API from a WordPress database.
 //
 //	calendard serve     run the HTTP service (configured by CALENDAR_* variables)
+//	calendard migrate   create the tables, options and an administrator on an empty database
+//	calendard demo      fill a database with a demo calendar through the write path
+//	calendard copy      copy a whole calendar between MySQL and SQLite
 package main
 
 import (
@@ -11,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -29,7 +31,14 @@ func main() {
 const usage = `usage: calendard <command> [flags]
 
 commands:
-  serve    run the REST API service (configured by CALENDAR_* environment variables)`
+  serve    run the REST API service (configured by CALENDAR_* environment variables)
+  migrate  create the WordPress tables, the options calendard needs and an administrator
+           with an application password, on an empty database (idempotent)
+  demo     fill the database with a demo calendar (venues, organizers, categories, tags, events)
+  copy     copy a whole calendar between databases: copy --from DB --to DB [--replace]
+
+The database is CALENDAR_DB (or --db): sqlite://PATH (default sqlite://calendard.db) or
+mysql://USER:PASS@tcp(HOST:PORT)/DBNAME. Run "calendard <command> -h" for a command's flags.`
 
 func run(args []string) error {
 	if len(args) == 0 {
@@ -38,6 +47,12 @@ func run(args []string) error {
 	switch args[0] {
 	case "serve":
 		return serve(args[1:])
+	case "migrate":
+		return migrate(args[1:])
+	case "demo":
+		return demo(args[1:])
+	case "copy":
+		return copyCalendar(args[1:])
 	case "help", "-h", "--help":
 		fmt.Println(usage)
 		return nil
@@ -51,6 +66,15 @@ func newLogger(level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
 
+// openStore opens the configured database.
+func openStore(cfg *Config) (*wpdb.DB, error) {
+	db, err := wpdb.Open(cfg.DB, cfg.TablePrefix)
+	if err != nil {
+		return nil, &ConfigError{Var: "CALENDAR_DB", Err: err}
+	}
+	return db, nil
+}
+
 // serve wires the database, the domain services and the HTTP layer, then runs until a signal.
 func serve(args []string) error {
 	cfg, err := loadConfig(args, osGetenv)
@@ -59,11 +83,19 @@ func serve(args []string) error {
 	}
 	log := newLogger(cfg.LogLevel)
 
-	db, err := wpdb.OpenMySQL(strings.TrimPrefix(cfg.DB, "mysql://"), cfg.TablePrefix)
+	db, err := openStore(cfg)
 	if err != nil {
-		return &ConfigError{Var: "CALENDAR_DB", Err: err}
+		return err
 	}
 	defer db.Close()
+	if db.Dialect() == wpdb.SQLite {
+		// The embedded store needs no setup: a new file gets its tables and an administrator.
+		res, err := db.Migrate(context.Background(), defaultMigrateOptions(cfg), time.Now())
+		if err != nil {
+			return fmt.Errorf("preparing %s: %w", cfg.DB, err)
+		}
+		reportMigration(os.Stderr, res)
+	}
 
 	clock := time.Now
 	if cfg.Now != nil {
@@ -92,7 +124,7 @@ func serve(args []string) error {
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
-	log.Info("calendard listening", "addr", cfg.Listen, "environment", cfg.Environment)
+	log.Info("calendard listening", "addr", cfg.Listen, "environment", cfg.Environment, "store", db.Dialect().String())
 	select {
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard/wpdb"
+)
+
+// defaultMigrateOptions are the settings of a calendar created without flags.
+func defaultMigrateOptions(cfg *Config) wpdb.MigrateOptions {
+	site := cfg.SiteURL
+	if site == "" {
+		site = "http://" + cfg.Listen
+	}
+	return wpdb.MigrateOptions{SiteURL: site, Timezone: "UTC", SiteName: "Calendar", AdminLogin: "admin", AdminEmail: "admin@example.com"}
+}
+
+// migrate is "calendard migrate": tables, options and an administrator on an empty database.
+func migrate(args []string) error {
+	var o wpdb.MigrateOptions
+	cfg, err := loadConfigFor("migrate", args, osGetenv, func(fs *flag.FlagSet) {
+		fs.StringVar(&o.Timezone, "timezone", "UTC", "site timezone (timezone_string), e.g. Europe/Berlin")
+		fs.StringVar(&o.SiteName, "site-name", "Calendar", "site name (blogname)")
+		fs.StringVar(&o.AdminLogin, "admin-login", "admin", "login of the administrator created on an empty site")
+		fs.StringVar(&o.AdminEmail, "admin-email", "admin@example.com", "e-mail of that administrator")
+	})
+	if err != nil {
+		return err
+	}
+	def := defaultMigrateOptions(cfg)
+	o.SiteURL = def.SiteURL
+	if _, err := time.LoadLocation(o.Timezone); err != nil {
+		return &ConfigError{Var: "--timezone", Err: err}
+	}
+	db, err := openStore(cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := db.Migrate(context.Background(), o, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: tables ready\n", cfg.DB)
+	reportMigration(os.Stdout, res)
+	return nil
+}
+
+// reportMigration prints what a migration added; the application password is shown only here.
+func reportMigration(w io.Writer, res *wpdb.MigrateResult) {
+	if len(res.AddedOptions) > 0 {
+		fmt.Fprintf(w, "added options: %s\n", strings.Join(res.AddedOptions, ", "))
+	}
+	if res.AppPassword != "" {
+		fmt.Fprintf(w, "created administrator %q with the application password:\n\n    %s\n\n"+
+			"Use it with HTTP Basic authentication (user %q). It is shown only once.\n", res.AdminLogin, res.AppPassword, res.AdminLogin)
+	}
+}

@@ -1,0 +1,130 @@
+package wpdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/calendard/calendard/internal/wpauth"
+)
+
+// MigrateOptions are the settings a new calendar starts with.
+type MigrateOptions struct {
+	SiteURL    string // home and siteurl, e.g. "http://127.0.0.1:8080"
+	Timezone   string // timezone_string, e.g. "UTC" or "Europe/Berlin"
+	SiteName   string
+	AdminLogin string
+	AdminEmail string
+}
+
+// MigrateResult says what Migrate did.
+type MigrateResult struct {
+	AddedOptions []string
+	// AdminLogin and AppPassword are set when Migrate created the administrator (the password is
+	// shown once and only its hash is stored).
+	AdminLogin  string
+	AppPassword string
+}
+
+// Migrate prepares an empty database for calendard: it creates the missing tables, adds the
+// options calendard needs that are absent, and creates an administrator with an application
+// password when the site has no user at all. It is idempotent and never changes existing rows, so
+// running it on an existing WordPress install adds nothing but missing tables.
+func (db *DB) Migrate(ctx context.Context, o MigrateOptions, now time.Time) (*MigrateResult, error) {
+	if err := db.CreateTables(ctx); err != nil {
+		return nil, err
+	}
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	res := &MigrateResult{}
+	for _, opt := range defaultOptions(o) {
+		added, err := db.addOption(ctx, tx, opt[0], opt[1])
+		if err != nil {
+			return nil, err
+		}
+		if added {
+			res.AddedOptions = append(res.AddedOptions, opt[0])
+		}
+	}
+	var users int
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+db.t("users")).Scan(&users); err != nil {
+		return nil, err
+	}
+	if users == 0 {
+		pw, err := db.createAdmin(ctx, tx, o, now)
+		if err != nil {
+			return nil, err
+		}
+		res.AdminLogin, res.AppPassword = o.AdminLogin, pw
+	}
+	return res, tx.Commit()
+}
+
+// defaultOptions are the options of a fresh WordPress with The Events Calendar, as calendard reads them.
+func defaultOptions(o MigrateOptions) [][2]string {
+	return [][2]string{
+		{"siteurl", o.SiteURL}, {"home", o.SiteURL}, {"blogname", o.SiteName}, {"blogdescription", ""},
+		{"admin_email", o.AdminEmail}, {"blog_charset", "UTF-8"}, {"timezone_string", o.Timezone}, {"gmt_offset", "0"},
+		{"permalink_structure", "/%postname%/"}, {"posts_per_page", "10"}, {"date_format", "F j, Y"}, {"time_format", "g:i a"},
+		{"default_role", "subscriber"}, {"db_version", "60717"}, {"initial_db_version", "60717"},
+		{"using_application_passwords", "1"}, {"wp_user_roles", defaultUserRoles},
+		{"tribe_events_calendar_options", `a:2:{s:8:"did_init";b:1;s:14:"schema-version";s:6:"6.17.2";}`},
+		// The custom tables are in use from the start (TEC's state for a site with nothing to migrate).
+		{"tec_ct1_migration_state", `a:3:{s:18:"complete_timestamp";N;s:5:"phase";s:22:"migration-not-required";s:19:"preview_unsupported";b:0;}`},
+	}
+}
+
+// addOption inserts an option unless one of that name exists; it reports whether it did.
+func (db *DB) addOption(ctx context.Context, tx *sql.Tx, name, value string) (bool, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+db.t("options")+" WHERE option_name = ?", name).Scan(&n); err != nil {
+		return false, err
+	}
+	if n > 0 {
+		return false, nil
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO "+db.t("options")+" (option_name, option_value, autoload) VALUES (?, ?, 'yes')", name, value)
+	return err == nil, err
+}
+
+// createAdmin adds the administrator (a random, unused login password) and an application password,
+// which it returns in plaintext.
+func (db *DB) createAdmin(ctx context.Context, tx *sql.Tx, o MigrateOptions, now time.Time) (string, error) {
+	secret := make([]byte, 24)
+	if _, err := rand.Read(secret); err != nil {
+		return "", err
+	}
+	hash, err := wpauth.HashPassword(base64.RawURLEncoding.EncodeToString(secret))
+	if err != nil {
+		return "", err
+	}
+	res, err := tx.ExecContext(ctx, "INSERT INTO "+db.t("users")+` (user_login, user_pass, user_nicename, user_email,
+		user_url, user_registered, user_activation_key, user_status, display_name) VALUES (?, ?, ?, ?, '', ?, '', 0, ?)`,
+		o.AdminLogin, hash, o.AdminLogin, o.AdminEmail, now.UTC().Format("2006-01-02 15:04:05"), o.AdminLogin)
+	if err != nil {
+		return "", err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return "", err
+	}
+	apps, plaintext, _, err := wpauth.NewAppPasswordEntry("", "calendard", now.Unix())
+	if err != nil {
+		return "", err
+	}
+	for _, kv := range [][2]string{
+		{"nickname", o.AdminLogin}, {db.prefix + "capabilities", `a:1:{s:13:"administrator";b:1;}`},
+		{db.prefix + "user_level", "10"}, {"_application_passwords", apps},
+	} {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO "+db.t("usermeta")+" (user_id, meta_key, meta_value) VALUES (?, ?, ?)", id, kv[0], kv[1]); err != nil {
+			return "", fmt.Errorf("administrator meta: %w", err)
+		}
+	}
+	return wpauth.ChunkAppPassword(plaintext), nil
+}
