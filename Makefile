@@ -9,8 +9,15 @@ PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
 build:
 	$(GO) build -o $(BIN) ./cmd/calendard
 
-# run serves the API; CALENDAR_* variables configure it (see README).
+# run prepares the database, fills it with the demo calendar the first time (calendard demo does
+# nothing once the calendar has events) and serves the API. The store is the embedded
+# sqlite://calendard.db unless CALENDAR_DB names another; CALENDAR_* variables configure all three
+# commands (see README). DEMO=auto fills only the embedded store; DEMO=1 any store, DEMO=0 none.
+DEMO ?= auto
 run: build
+	./$(BIN) migrate
+	@if [ "$(DEMO)" = 1 ] || { [ "$(DEMO)" = auto ] && [[ "$${CALENDAR_DB:-sqlite://}" == sqlite://* ]]; }; then \
+		./$(BIN) demo; fi
 	./$(BIN) serve
 
 # test is what CI runs: static checks, unit and store tests against real MariaDB, then the

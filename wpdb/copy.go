@@ -213,3 +213,19 @@ func (db *DB) nextAutoIncrement(ctx context.Context, tb table) (int64, error) {
 		db.t(tb.name)).Scan(&next)
 	return next.Int64, err
 }
+
+// NextIDs returns, per table with an AUTO_INCREMENT key, the ID its next row would get.
+func (db *DB) NextIDs(ctx context.Context) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, tb := range Tables {
+		if len(tb.primary) != 1 || !tb.cols[0].auto {
+			continue
+		}
+		next, err := db.nextAutoIncrement(ctx, tb)
+		if err != nil {
+			return nil, err
+		}
+		out[tb.name] = next
+	}
+	return out, nil
+}

@@ -29,10 +29,10 @@ type MigrateResult struct {
 	AppPassword string
 }
 
-// Migrate prepares an empty database for calendard: it creates the missing tables, adds the
-// options calendard needs that are absent, and creates an administrator with an application
-// password when the site has no user at all. It is idempotent and never changes existing rows, so
-// running it on an existing WordPress install adds nothing but missing tables.
+// Migrate prepares an empty database for calendard: it creates the missing tables and, on a site
+// that is not installed yet (no siteurl option), the options calendard needs and an administrator
+// with an application password. It is idempotent and never changes existing rows: on an existing
+// WordPress install it adds nothing but missing tables (e.g. the plugin's tec_* tables).
 func (db *DB) Migrate(ctx context.Context, o MigrateOptions, now time.Time) (*MigrateResult, error) {
 	if err := db.CreateTables(ctx); err != nil {
 		return nil, err
@@ -43,6 +43,14 @@ func (db *DB) Migrate(ctx context.Context, o MigrateOptions, now time.Time) (*Mi
 	}
 	defer tx.Rollback()
 	res := &MigrateResult{}
+	// An installed WordPress (it has a siteurl) keeps its options and users as they are.
+	var installed int
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+db.t("options")+" WHERE option_name = 'siteurl'").Scan(&installed); err != nil {
+		return nil, err
+	}
+	if installed > 0 {
+		return res, tx.Commit()
+	}
 	for _, opt := range defaultOptions(o) {
 		added, err := db.addOption(ctx, tx, opt[0], opt[1])
 		if err != nil {

@@ -35,6 +35,7 @@ commands:
   migrate  create the WordPress tables, the options calendard needs and an administrator
            with an application password, on an empty database (idempotent)
   demo     fill the database with a demo calendar (venues, organizers, categories, tags, events)
+           through the REST write path; does nothing when the calendar has events, unless --force
   copy     copy a whole calendar between databases: copy --from DB --to DB [--replace]
 
 The database is CALENDAR_DB (or --db): sqlite://PATH (default sqlite://calendard.db) or
@@ -50,7 +51,7 @@ func run(args []string) error {
 	case "migrate":
 		return migrate(args[1:])
 	case "demo":
-		return demo(args[1:])
+		return demoCalendar(args[1:])
 	case "copy":
 		return copyCalendar(args[1:])
 	case "help", "-h", "--help":
