@@ -2,13 +2,13 @@ package compattests
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -80,6 +80,9 @@ func checkAnswer(set *Set, c *Case, ns string, svc *Service, a *Answer, o *compa
 	return diffs, nil
 }
 
+// TestCompat replays the whole set against each store: the MariaDB fixture (as WordPress runs) and a
+// SQLite file that the binary's own `calendard copy` made from it. Every case must pass on both; each
+// store prints its own pass table.
 func TestCompat(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join("testdata", "site-a")
@@ -92,9 +95,6 @@ func TestCompat(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := db.LoadSQL(ctx, "compat_fixture", set.Fixture); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CloneDatabase(ctx, "compat_fixture", "compat_run"); err != nil {
 		t.Fatal(err)
 	}
 	bin, err := BuildBinary(t.TempDir())
@@ -113,43 +113,146 @@ func TestCompat(t *testing.T) {
 		filter = re.MatchString
 	}
 
-	var results []result
-	var svc *Service
-	defer func() { svc.Stop() }()
-	// ensure runs the service with the clock frozen at now (CALENDAR_NOW), restarting when it changes.
-	ensure := func(now string) {
-		if svc != nil && svc.Now == now {
-			return
+	stores := []struct {
+		name string
+		open func(t *testing.T) (Store, error)
+	}{
+		{"mysql", func(t *testing.T) (Store, error) {
+			return NewMySQLStore(ctx, db, "compat_fixture", "compat_run")
+		}},
+		{"sqlite", func(t *testing.T) (Store, error) {
+			return NewSQLiteStore(ctx, bin, db, "compat_fixture", t.TempDir())
+		}},
+	}
+	// Both stores must also agree case by case: every case passes on both or on neither, with the
+	// same clock. Checked once both have run (parallel subtests finish before the parent's cleanup).
+	var mu sync.Mutex
+	outcomes := map[string]map[string]string{}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(outcomes) == len(stores) {
+			compareStores(t, outcomes)
 		}
-		svc.Stop()
-		port, err := testenv.FreePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		svc, err = StartService(bin, port, map[string]string{
-			"CALENDAR_DB":          "mysql://" + db.DSN("compat_run"),
-			"CALENDAR_NOW":         now,
-			"CALENDAR_ENVIRONMENT": "local",
-			"CALENDAR_SITE_URL":    fmt.Sprintf("http://127.0.0.1:%d", port),
-			"CALENDAR_LOG_LEVEL":   "warn",
+	})
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			// The stores share nothing but the read-only fixture database: they run side by side.
+			t.Parallel()
+			store, err := st.open(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &runner{t: t, ctx: ctx, set: set, bin: bin, store: store}
+			t.Cleanup(func() {
+				r.stop()
+				store.Close()
+			})
+			results := r.reads(filter)
+			results = append(results, r.writes(filter)...)
+			report(t, store.Name(), results)
+			mu.Lock()
+			outcomes[store.Name()] = outcomeOf(results)
+			mu.Unlock()
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
-	run := func(c *Case, ns string) result {
-		a, err := svc.Do(ctx, set, c, ns)
-		if err != nil {
-			return result{c: c, ns: ns, err: err}
-		}
-		diffs, err := checkAnswer(set, c, ns, svc, a, nil)
-		return result{c: c, ns: ns, diffs: diffs, err: err}
-	}
+}
 
-	// Read cases do not depend on each other: group them by clock to restart the service less.
+// outcomeOf maps each case (name and namespace spelling) to how it passed.
+func outcomeOf(results []result) map[string]string {
+	out := map[string]string{}
+	for _, r := range results {
+		key := r.c.Name + " [" + r.ns + "]"
+		// Write cases can repeat a name across sequences: number the repeats.
+		for n := 2; out[key] != ""; n++ {
+			key = fmt.Sprintf("%s [%s] #%d", r.c.Name, r.ns, n)
+		}
+		switch {
+		case !r.passed():
+			out[key] = "fail"
+		case r.skewed:
+			out[key] = "pass (now-1s)"
+		default:
+			out[key] = "pass"
+		}
+	}
+	return out
+}
+
+// compareStores fails for every case whose outcome differs between the stores.
+func compareStores(t *testing.T, outcomes map[string]map[string]string) {
+	mysql, sqlite := outcomes["mysql"], outcomes["sqlite"]
+	var keys []string
+	for k := range mysql {
+		keys = append(keys, k)
+	}
+	for k := range sqlite {
+		if _, ok := mysql[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if mysql[k] != sqlite[k] {
+			t.Errorf("stores disagree on %s: mysql %q, sqlite %q", k, mysql[k], sqlite[k])
+		}
+	}
+}
+
+// runner replays cases against one store, running the binary with the clock each case needs.
+type runner struct {
+	t     *testing.T
+	ctx   context.Context
+	set   *Set
+	bin   string
+	store Store
+	svc   *Service
+}
+
+// ensure runs the service with the clock frozen at now (CALENDAR_NOW), restarting when it changes.
+func (r *runner) ensure(now string) {
+	if r.svc != nil && r.svc.Now == now {
+		return
+	}
+	r.stop()
+	port, err := testenv.FreePort()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.svc, err = StartService(r.bin, port, map[string]string{
+		"CALENDAR_DB":          r.store.Spec(),
+		"CALENDAR_NOW":         now,
+		"CALENDAR_ENVIRONMENT": "local",
+		"CALENDAR_SITE_URL":    fmt.Sprintf("http://127.0.0.1:%d", port),
+		"CALENDAR_LOG_LEVEL":   "warn",
+	})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *runner) stop() {
+	r.svc.Stop()
+	r.svc = nil
+}
+
+// run replays one read case.
+func (r *runner) run(c *Case, ns string) result {
+	a, err := r.svc.Do(r.ctx, r.set, c, ns)
+	if err != nil {
+		return result{c: c, ns: ns, err: err}
+	}
+	diffs, err := checkAnswer(r.set, c, ns, r.svc, a, nil)
+	return result{c: c, ns: ns, diffs: diffs, err: err}
+}
+
+// reads replays the read cases. They do not depend on each other: they are grouped by clock to
+// restart the service less.
+func (r *runner) reads(filter func(string) bool) []result {
+	var results []result
 	var nows []string
 	byNow := map[string][]*Case{}
-	for _, c := range set.Cases {
+	for _, c := range r.set.Cases {
 		if c.Group != "read" || !filter(c.Name) {
 			continue
 		}
@@ -160,44 +263,34 @@ func TestCompat(t *testing.T) {
 	}
 	var retry []int
 	for _, now := range nows {
-		ensure(now)
+		r.ensure(now)
 		for _, c := range byNow[now] {
 			for _, ns := range Spellings {
-				r := run(c, ns)
-				if !r.passed() {
+				res := r.run(c, ns)
+				if !res.passed() {
 					retry = append(retry, len(results))
 				}
-				results = append(results, r)
+				results = append(results, res)
 			}
 		}
 	}
 	for _, i := range retry {
-		r := results[i]
-		ensure(skewedNow(r.c.Now))
-		if again := run(r.c, r.ns); again.passed() {
+		res := results[i]
+		r.ensure(skewedNow(res.c.Now))
+		if again := r.run(res.c, res.ns); again.passed() {
 			again.skewed = true
 			results[i] = again
 		}
 	}
+	return results
+}
 
-	// Write cases run in recorded order: each sequence starts from a fresh copy of the fixture, and
-	// every case is checked on its answer and on the rows it changed.
-	// The recordings read rows over a 3-byte utf8 connection, so characters outside the BMP (emoji)
-	// appear there as "?"; the snapshots read the same way.
-	snapDSN := db.DSN("compat_run")
-	if strings.Contains(snapDSN, "?") {
-		snapDSN += "&charset=utf8"
-	} else {
-		snapDSN += "?charset=utf8"
-	}
-	snapDB, err := sql.Open("mysql", snapDSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snapDB.Close()
-	prefix := set.Meta.TablePrefix
+// writes replays the write cases in recorded order: each sequence starts from a fresh copy of the
+// fixture, and every case is checked on its answer and on the rows it changed.
+func (r *runner) writes(filter func(string) bool) []result {
+	var results []result
 	var sequences [][]*Case
-	for _, c := range set.Cases {
+	for _, c := range r.set.Cases {
 		if c.Group != "write" {
 			continue
 		}
@@ -206,29 +299,12 @@ func TestCompat(t *testing.T) {
 		}
 		sequences[len(sequences)-1] = append(sequences[len(sequences)-1], c)
 	}
-	// runSequence replays one sequence from a fresh fixture; writes in skewed run at now-1s.
-	runSequence := func(seq []*Case, ns string, skewed map[int]bool) []result {
-		if err := db.ResetDatabase(ctx, "compat_fixture", "compat_run"); err != nil {
-			t.Fatal(err)
-		}
-		out := make([]result, len(seq))
-		for i, c := range seq {
-			now := c.Now
-			if skewed[i] {
-				now = skewedNow(now)
-			}
-			ensure(now)
-			out[i] = runWrite(ctx, t, set, svc, snapDB, prefix, c, ns)
-			out[i].skewed = skewed[i]
-		}
-		return out
-	}
 	for _, ns := range Spellings {
 		for _, seq := range sequences {
 			if !filter(seq[0].Name) {
 				continue
 			}
-			out := runSequence(seq, ns, nil)
+			out := r.sequence(seq, ns, nil)
 			// The reference stamps a write with the second it started, the set records the second it
 			// answered. When a case fails, the write it is (or follows) is replayed at now-1s; the
 			// result counts only if the whole sequence then passes (reported in the now-1s column).
@@ -247,7 +323,7 @@ func TestCompat(t *testing.T) {
 					break
 				}
 				skewed[w] = true
-				cur = runSequence(seq, ns, skewed)
+				cur = r.sequence(seq, ns, skewed)
 			}
 			if len(skewed) > 0 && firstFailure(cur) < 0 {
 				out = cur
@@ -255,8 +331,28 @@ func TestCompat(t *testing.T) {
 			results = append(results, out...)
 		}
 	}
+	return results
+}
 
-	report(t, results)
+// sequence replays one write sequence from a fresh fixture; writes in skewed run at now-1s.
+func (r *runner) sequence(seq []*Case, ns string, skewed map[int]bool) []result {
+	if r.store.ResetNeedsStop() {
+		r.stop()
+	}
+	if err := r.store.Reset(r.ctx); err != nil {
+		r.t.Fatal(err)
+	}
+	out := make([]result, len(seq))
+	for i, c := range seq {
+		now := c.Now
+		if skewed[i] {
+			now = skewedNow(now)
+		}
+		r.ensure(now)
+		out[i] = r.write(c, ns)
+		out[i].skewed = skewed[i]
+	}
+	return out
 }
 
 // firstFailure is the index of the first failing result, or -1.
@@ -269,26 +365,27 @@ func firstFailure(rs []result) int {
 	return -1
 }
 
-// runWrite replays one write-group case and compares both the answer and the database changes.
-func runWrite(ctx context.Context, t *testing.T, set *Set, svc *Service, snapDB *sql.DB, prefix string, c *Case, ns string) result {
-	before, err := TakeSnapshot(ctx, snapDB, prefix)
+// write replays one write-group case and compares both the answer and the database changes.
+func (r *runner) write(c *Case, ns string) result {
+	prefix := r.set.Meta.TablePrefix
+	before, err := r.store.Snapshot(r.ctx, prefix)
 	if err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
-	a, err := svc.Do(ctx, set, c, ns)
+	a, err := r.svc.Do(r.ctx, r.set, c, ns)
 	if err != nil {
 		return result{c: c, ns: ns, err: err}
 	}
-	after, err := TakeSnapshot(ctx, snapDB, prefix)
+	after, err := r.store.Snapshot(r.ctx, prefix)
 	if err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
 	want, err := recordedChanges(c.DBChanges, prefix)
 	if err != nil {
 		return result{c: c, ns: ns, err: err}
 	}
 	o := &compareOpts{changedIDs: changedPostIDs(want)}
-	diffs, err := checkAnswer(set, c, ns, svc, a, o)
+	diffs, err := checkAnswer(r.set, c, ns, r.svc, a, o)
 	if err != nil {
 		return result{c: c, ns: ns, err: err}
 	}
@@ -296,8 +393,9 @@ func runWrite(ctx context.Context, t *testing.T, set *Set, svc *Service, snapDB 
 	return result{c: c, ns: ns, diffs: diffs}
 }
 
-// report prints the pass table per resource and group and fails the test for every failing case.
-func report(t *testing.T, results []result) {
+// report prints the store's pass table per resource and group and fails the test for every failing
+// case.
+func report(t *testing.T, store string, results []result) {
 	type key struct{ resource, group, ns string }
 	type row struct{ pass, skewed, fail, total int }
 	rows := map[key]*row{}
@@ -332,11 +430,14 @@ func report(t *testing.T, results []result) {
 		return a.ns < b.ns
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-11s %-6s %-19s %6s %6s %9s %6s\n", "resource", "group", "namespace", "cases", "pass", "(now-1s)", "fail")
+	fmt.Fprintf(&b, "\nstore: %s\n%-11s %-6s %-19s %6s %6s %9s %6s\n", store, "resource", "group", "namespace", "cases", "pass", "(now-1s)", "fail")
+	var all row
 	for _, k := range keys {
 		r := rows[k]
 		fmt.Fprintf(&b, "%-11s %-6s %-19s %6d %6d %9d %6d\n", k.resource, k.group, k.ns, r.total, r.pass, r.skewed, r.fail)
+		all.total, all.pass, all.skewed, all.fail = all.total+r.total, all.pass+r.pass, all.skewed+r.skewed, all.fail+r.fail
 	}
+	fmt.Fprintf(&b, "%-11s %-6s %-19s %6d %6d %9d %6d\n", "total", "", "", all.total, all.pass, all.skewed, all.fail)
 	t.Log(b.String())
 	// Every case of the set must pass; COMPAT_ALL (with -v) lists all failures, not the first 40.
 	limit := 40

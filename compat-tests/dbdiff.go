@@ -38,8 +38,9 @@ type row map[string]*string
 // Snapshot is the content of the tracked tables.
 type Snapshot map[string]map[string]row // table -> pk -> row
 
-// TakeSnapshot reads every tracked table (the fixture is small, so a full read is fine).
-func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string) (Snapshot, error) {
+// TakeSnapshot reads every tracked table (the fixture is small, so a full read is fine); text, when
+// not nil, rewrites every value read.
+func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func(string) string) (Snapshot, error) {
 	snap := Snapshot{}
 	for _, tt := range trackedTables {
 		rows, err := db.QueryContext(ctx, "SELECT * FROM "+prefix+tt.name)
@@ -62,6 +63,9 @@ func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string) (Snapshot, err
 			for i, c := range cols {
 				if vals[i] != nil {
 					s := string(vals[i])
+					if text != nil {
+						s = text(s)
+					}
 					r[c] = &s
 				} else {
 					r[c] = nil

@@ -30,7 +30,11 @@ func ValidPrefix(p string) bool { return prefixRe.MatchString(p) }
 
 // MySQLConfig turns the part after "mysql://" of CALENDAR_DB into a driver config with the settings
 // calendard relies on: dates come back as the strings MySQL stores (no parseTime) and parameters are
-// interpolated client-side to save a round trip per query (the driver's default charset is utf8mb4).
+// interpolated client-side to save a round trip per query. Unless the DSN names a charset, the
+// connection speaks utf8mb4 with WordPress' collation, utf8mb4_unicode_520_ci, as wpdb::set_charset
+// sets it: MariaDB plans statements by the collation of their literals (it drops an ORDER BY on a
+// column the WHERE fixes to a literal only when the collations agree), so ties come out as
+// WordPress sees them.
 func MySQLConfig(dsn string) (*mysql.Config, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
@@ -38,6 +42,11 @@ func MySQLConfig(dsn string) (*mysql.Config, error) {
 	}
 	if cfg.DBName == "" {
 		return nil, errors.New("no database name")
+	}
+	if cfg.Collation == "" && !strings.Contains(dsn, "charset=") {
+		if err := cfg.Apply(mysql.Charset("utf8mb4", "utf8mb4_unicode_520_ci")); err != nil {
+			return nil, err
+		}
 	}
 	cfg.ParseTime = false
 	cfg.InterpolateParams = true

@@ -3,6 +3,7 @@ package wpdb
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -39,10 +40,11 @@ func (db *DB) forUpdate() string {
 }
 
 // castInt is MySQL's CAST(x AS SIGNED), the NUMERIC meta comparison WP_Meta_Query uses: the leading
-// integer of the text.
+// integer of the text. SQLite's CAST(x AS INTEGER) agrees but for numbers beyond the signed range,
+// so SQLite calls MySQL's rules (castSigned).
 func (db *DB) castInt(expr string) string {
 	if db.dialect == SQLite {
-		return "CAST(" + expr + " AS INTEGER)"
+		return castSignedFunc + "(" + expr + ")"
 	}
 	return "CAST(" + expr + " AS SIGNED)"
 }
@@ -112,9 +114,57 @@ func (db *DB) connectionID(ctx context.Context, tx *sql.Tx) (int64, error) {
 	return id, err
 }
 
+// autoIncrements reads the AUTO_INCREMENT counters inside a transaction that is about to roll back,
+// on SQLite (nil on MySQL). InnoDB never gives back the values a transaction took, rollback or not;
+// SQLite's counters (sqlite_sequence rows) roll back with the transaction, so keepAutoIncrements
+// restores them afterwards and the next rows get the IDs MySQL would give them.
+func (db *DB) autoIncrements(ctx context.Context, tx *sql.Tx) map[string]int64 {
+	if db.dialect != SQLite {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT name, seq FROM sqlite_sequence")
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var seq int64
+		if rows.Scan(&name, &seq) == nil {
+			out[name] = seq
+		}
+	}
+	return out
+}
+
+// keepAutoIncrements moves the counters back up to what a rolled-back transaction had taken.
+func (db *DB) keepAutoIncrements(ctx context.Context, conn *sql.Conn, counters map[string]int64) {
+	if len(counters) == 0 {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return
+	}
+	for name, seq := range counters {
+		// A table's first row creates its counter: the rollback took the row away too.
+		for _, q := range []string{"UPDATE sqlite_sequence SET seq = MAX(seq, ?2) WHERE name = ?1",
+			"INSERT INTO sqlite_sequence (name, seq) SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?1)"} {
+			if _, err := tx.ExecContext(ctx, q, name, seq); err != nil {
+				_ = tx.Rollback()
+				return
+			}
+		}
+	}
+	_ = tx.Commit()
+}
+
 // upsertTECEventSQL is the plugin's INSERT ... ON DUPLICATE KEY UPDATE of a tec_events row keyed on
-// post_id; updated_at moves only when a value changes. MySQL uses up an AUTO_INCREMENT value even
-// when the statement updates; SQLite's upsert does not, so wasteEventID reproduces that.
+// post_id; updated_at moves only when a value changes. Both spellings use up an AUTO_INCREMENT value
+// when the statement updates (InnoDB allocates before it finds the duplicate; SQLite allocates the
+// rowid before it finds the conflict and keeps the sqlite_sequence bump).
 func (db *DB) upsertTECEventSQL() string {
 	if db.dialect == SQLite {
 		return "INSERT INTO " + db.t("tec_events") + ` (post_id, start_date, end_date, timezone, start_date_utc,
@@ -137,12 +187,86 @@ func (db *DB) upsertTECEventSQL() string {
 		hash = VALUES(hash)`
 }
 
-// wasteEventID advances the tec_events AUTO_INCREMENT counter by one after an upsert that updated,
-// as InnoDB's does (a no-op on MySQL, where the statement itself did it).
-func (t *Tx) wasteEventID(ctx context.Context) error {
-	if t.db.dialect != SQLite {
-		return nil
+// Ties. Rows whose ORDER BY keys are equal come out of MariaDB in the order its plan produces them:
+// an index read in order, row references sorted after the key, or its filesort (filesort.go).
+// WordPress' statements leave such ties to the database and clients see the result, so each paged
+// statement states what MariaDB's plan does with them; on SQLite the helpers below reproduce it, on
+// MySQL they add nothing and the statement stays WordPress' own.
+
+// tieBreak returns ", " and the ORDER BY terms that order equal keys as MariaDB's plan does, on
+// SQLite; "" on MySQL.
+func (db *DB) tieBreak(terms ...string) string {
+	if db.dialect != SQLite || len(terms) == 0 {
+		return ""
 	}
-	_, err := t.exec(ctx, "UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = ?", t.t("tec_events"))
-	return err
+	return ", " + strings.Join(terms, ", ")
+}
+
+// planOrder returns " ORDER BY " and the order in which MariaDB's plan reads rows, for a statement
+// without ORDER BY, on SQLite; "" on MySQL.
+func (db *DB) planOrder(terms ...string) string {
+	if db.dialect != SQLite || len(terms) == 0 {
+		return ""
+	}
+	return " ORDER BY " + strings.Join(terms, ", ")
+}
+
+// refOrder is the order of MariaDB's row references to an InnoDB table with the BIGINT primary key
+// col, which filesort appends to the sort key when it sorts references (a BLOB column is read): the
+// key is stored least significant byte first and compared bytewise.
+func refOrder(col string) string {
+	terms := make([]string, 8)
+	for i := range terms {
+		terms[i] = fmt.Sprintf("((%s >> %d) & 255)", col, 8*i)
+	}
+	return strings.Join(terms, ", ")
+}
+
+// filesortTies reports whether the store must run MariaDB's filesort itself to order equal keys the
+// way MariaDB does (SQLite).
+func (db *DB) filesortTies() bool { return db.dialect == SQLite }
+
+// filesortPage runs read, which selects for every row MariaDB's filesort sorts, in the order its plan
+// reads them, an ID, the sort key and whether the statement keeps the row (conditions MariaDB applies
+// after sorting, on a table joined later). It returns the IDs of the kept rows offset..offset+limit
+// (limit < 0: to the end) in the order MariaDB gives them. withLimit says whether MariaDB hands the
+// LIMIT to the filesort (a single-table sort does; a sort before a join does not).
+func (db *DB) filesortPage(ctx context.Context, read string, args []any, key filesortKey, withLimit bool, offset, limit int) ([]int64, error) {
+	rows, err := db.sql.QueryContext(ctx, read, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var readRows []filesortRow
+	for rows.Next() {
+		var r filesortRow
+		if err := rows.Scan(&r.id, &r.key, &r.keep); err != nil {
+			return nil, err
+		}
+		if b, ok := r.key.([]byte); ok {
+			r.key = string(b)
+		}
+		readRows = append(readRows, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	maxRows := -1
+	if withLimit && limit >= 0 {
+		maxRows = offset + limit
+	}
+	var ids []int64
+	for _, r := range mariadbFilesort(readRows, key, maxRows) {
+		if r.keep {
+			ids = append(ids, r.id)
+		}
+	}
+	if offset >= len(ids) {
+		return nil, nil
+	}
+	ids = ids[offset:]
+	if limit >= 0 && len(ids) > limit {
+		ids = ids[:limit]
+	}
+	return ids, nil
 }

@@ -164,7 +164,7 @@ func (db *DB) columnSQL(c column) string {
 			// Stored as MySQL writes them ("2026-01-02 03:04:05"), compared as text.
 			typ = "TEXT"
 		}
-		return c.name + " " + typ + nullSQL(c) + defaultSQL(c)
+		return c.name + " " + typ + nullSQL(c) + defaultSQL(c) + strictCheck(c)
 	}
 	if c.auto {
 		return c.name + " " + c.typ + " NOT NULL AUTO_INCREMENT"
@@ -203,4 +203,28 @@ func (db *DB) CreateTables(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// strictCheck is the SQLite CHECK constraint refusing what MySQL's strict mode (STRICT_TRANS_TABLES,
+// the server default calendard runs with) refuses for the column's MySQL type: text longer than a
+// VARCHAR's characters or a TEXT's 65,535 bytes, integers outside the type's range. The statement
+// then fails on both stores alike.
+func strictCheck(c column) string {
+	typ := c.typ
+	if n, ok := strings.CutPrefix(typ, "varchar("); ok {
+		return fmt.Sprintf(" CHECK (length(%s) <= %s)", c.name, strings.TrimSuffix(n, ")"))
+	}
+	base, _, _ := strings.Cut(typ, "(")
+	unsigned := strings.HasSuffix(typ, " unsigned")
+	switch {
+	case typ == "text":
+		return fmt.Sprintf(" CHECK (length(CAST(%s AS BLOB)) <= 65535)", c.name)
+	case unsigned:
+		return fmt.Sprintf(" CHECK (%s >= 0)", c.name)
+	case base == "int":
+		return fmt.Sprintf(" CHECK (%s BETWEEN -2147483648 AND 2147483647)", c.name)
+	case base == "mediumint":
+		return fmt.Sprintf(" CHECK (%s BETWEEN -8388608 AND 8388607)", c.name)
+	}
+	return ""
 }

@@ -5,21 +5,20 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 
-	"golang.org/x/text/collate"
-	"golang.org/x/text/language"
-	"golang.org/x/text/unicode/norm"
 	"modernc.org/sqlite"
 )
 
 // The embedded store: a SQLite file holding the same WordPress tables. MySQL compares and sorts the
 // WordPress tables' text with utf8mb4_unicode_520_ci (case- and accent-insensitive, trailing spaces
 // ignored) and matches LIKE the same way; SQLite gets that behaviour from a registered collation,
-// which the schema declares on every text column, and a replacement like().
+// which the schema declares on every text column, and a replacement like(), both driven by the
+// collation's own weights (collation.go).
 
 // CollationName is the SQLite collation standing in for utf8mb4_unicode_520_ci.
 const CollationName = "wp_unicode_ci"
@@ -27,36 +26,79 @@ const CollationName = "wp_unicode_ci"
 var registerOnce sync.Once
 var registerErr error
 
-// collators are pooled: a collate.Collator is not safe for concurrent use.
-var collators = sync.Pool{New: func() any {
-	return collate.New(language.Und, collate.IgnoreCase, collate.IgnoreDiacritics, collate.IgnoreWidth)
-}}
-
-// compareCI orders two strings as utf8mb4_unicode_520_ci does at primary strength (PAD SPACE).
-func compareCI(a, b string) int {
-	a, b = strings.TrimRight(a, " "), strings.TrimRight(b, " ")
-	if a == b {
-		return 0
-	}
-	c := collators.Get().(*collate.Collator)
-	defer collators.Put(c)
-	return c.CompareString(a, b)
-}
-
 func registerSQLite() error {
 	registerOnce.Do(func() {
-		if err := sqlite.RegisterCollationUtf8(CollationName, compareCI); err != nil {
+		if err := sqlite.RegisterCollationUtf8(CollationName, collate520); err != nil {
 			registerErr = err
 			return
 		}
-		// like(pattern, value) and like(pattern, value, escape): one variadic registration.
-		registerErr = sqlite.RegisterDeterministicScalarFunction("like", -1, likeFunc)
+		// like(pattern, value) and like(pattern, value, escape): one variadic registration. The
+		// functions read their text arguments in place (VolatileArgs), which also keeps text with NUL
+		// characters whole, and never retain them.
+		if err := sqlite.RegisterFunction("like", &sqlite.FunctionImpl{NArgs: -1, Deterministic: true,
+			Scalar: likeFunc, VolatileArgs: true}); err != nil {
+			registerErr = err
+			return
+		}
+		registerErr = sqlite.RegisterFunction(castSignedFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
+			Scalar: castSignedSQL, VolatileArgs: true})
 	})
 	return registerErr
 }
 
+// castSignedFunc is the SQLite function standing in for MySQL's CAST(x AS SIGNED).
+const castSignedFunc = "mysql_cast_signed"
+
+func castSignedSQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	switch x := args[0].(type) {
+	case nil:
+		return nil, nil
+	case int64:
+		return x, nil
+	case float64:
+		return castSigned(strconv.FormatFloat(x, 'f', -1, 64)), nil
+	default:
+		return castSigned(toText(x)), nil
+	}
+}
+
+// castSigned is MySQL's CAST(text AS SIGNED): leading whitespace and a sign, then the digits up to
+// the first other character (none: 0). Below the signed range the result clamps to its minimum; above
+// it the digits are read as an unsigned number (clamped to 2^64-1) and reinterpreted as signed.
+func castSigned(s string) int64 {
+	i := 0
+	for i < len(s) && strings.IndexByte(" \t\n\v\f\r", s[i]) >= 0 {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	var n uint64
+	overflow := false
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		d := uint64(s[i] - '0')
+		if n > (math.MaxUint64-d)/10 {
+			overflow = true
+			continue
+		}
+		n = n*10 + d
+	}
+	switch {
+	case neg && (overflow || n > 1<<63):
+		return math.MinInt64
+	case neg:
+		return -int64(n)
+	case overflow:
+		return -1 // 2^64-1 reinterpreted
+	}
+	return int64(n)
+}
+
 // likeFunc is MySQL's LIKE under the tables' collation: % and _ wildcards, backslash escapes (or the
-// ESCAPE character), case- and accent-insensitive. SQLite calls like(pattern, value[, escape]).
+// ESCAPE character), characters compared one by one under utf8mb4_unicode_520_ci. SQLite calls
+// like(pattern, value[, escape]).
 func likeFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return nil, errors.New("like() takes 2 or 3 arguments")
@@ -70,8 +112,7 @@ func likeFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, err
 			esc = []rune(s)[0]
 		}
 	}
-	pattern, value := fold(toText(args[0])), fold(toText(args[1]))
-	if likeMatch([]rune(pattern), []rune(value), esc) {
+	if likeMatch([]rune(toText(args[0])), []rune(toText(args[1])), esc) {
 		return int64(1), nil
 	}
 	return int64(0), nil
@@ -88,25 +129,14 @@ func toText(v driver.Value) string {
 	}
 }
 
-// fold lowercases and strips combining marks, the character-level reading of the collation.
-func fold(s string) string {
-	s = norm.NFD.String(s)
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
-}
-
-// likeMatch matches a LIKE pattern against a value.
+// likeMatch matches a LIKE pattern against a value (my_wildcmp_uca): _ is one character, % any run,
+// the escape character makes the next pattern character literal (a trailing one is literal itself),
+// and characters compare under the collation.
 func likeMatch(p, v []rune, esc rune) bool {
 	for len(p) > 0 {
 		switch {
 		case p[0] == esc && len(p) > 1:
-			if len(v) == 0 || v[0] != p[1] {
+			if len(v) == 0 || !sameChar520(v[0], p[1]) {
 				return false
 			}
 			p, v = p[2:], v[1:]
@@ -129,7 +159,7 @@ func likeMatch(p, v []rune, esc rune) bool {
 			}
 			p, v = p[1:], v[1:]
 		default:
-			if len(v) == 0 || v[0] != p[0] {
+			if len(v) == 0 || !sameChar520(v[0], p[0]) {
 				return false
 			}
 			p, v = p[1:], v[1:]
@@ -170,4 +200,18 @@ func OpenSQLite(path, prefix string) (*DB, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	return &DB{sql: db, prefix: prefix, dialect: SQLite}, nil
+}
+
+// sqliteBusy reports SQLite's "database is locked/busy" (SQLITE_BUSY, SQLITE_LOCKED and their
+// extended codes), which a writer gets when another held the write lock past the busy timeout.
+func sqliteBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
+		return true
+	}
+	return false
 }

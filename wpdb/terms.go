@@ -28,14 +28,19 @@ var termOrderColumns = map[string]string{
 // the statement (a LIMIT, for one, changes the sort algorithm), and the reference's ties are what
 // clients see. count selects COUNT(*) without order or limit, as wp_count_terms does.
 func (db *DB) termQuerySQL(q calendard.TermQuery, count bool) (string, []any, error) {
+	if count {
+		return db.termStatement(q, "COUNT(*)", false)
+	}
+	return db.termStatement(q, "t.term_id", true)
+}
+
+// termStatement is WP_Term_Query's statement selecting fields, with its ORDER BY and LIMIT when
+// ordered is set, else without either.
+func (db *DB) termStatement(q calendard.TermQuery, fields string, ordered bool) (string, []any, error) {
 	var args []any
 	distinct := ""
 	if len(q.ObjectIDs) > 0 {
 		distinct = "DISTINCT"
-	}
-	fields := "t.term_id"
-	if count {
-		fields = "COUNT(*)"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "SELECT %s %s FROM %s AS t  INNER JOIN %s AS tt ON t.term_id = tt.term_id",
@@ -73,7 +78,7 @@ func (db *DB) termQuerySQL(q calendard.TermQuery, count bool) (string, []any, er
 		args = append(args, like, like)
 	}
 	b.WriteString(" WHERE " + strings.Join(where, " AND "))
-	if count {
+	if !ordered {
 		return b.String(), args, nil
 	}
 
@@ -89,7 +94,9 @@ func (db *DB) termQuerySQL(q calendard.TermQuery, count bool) (string, []any, er
 		if q.Desc {
 			dir = "DESC"
 		}
-		b.WriteString(" ORDER BY " + col + " " + dir)
+		b.WriteString(" ORDER BY " + col + " " + dir + db.tieBreak(termTies(q)...))
+	} else {
+		b.WriteString(db.planOrder(termReadOrder))
 	}
 	if q.Limit > 0 {
 		if q.Offset > 0 {
@@ -101,8 +108,61 @@ func (db *DB) termQuerySQL(q calendard.TermQuery, count bool) (string, []any, er
 	return b.String(), args, nil
 }
 
+// How MariaDB orders terms with equal keys for WP_Term_Query's statement. It reads term_taxonomy
+// first (by the taxonomy index, or whole: term_taxonomy_id order either way) and joins terms. A sort
+// on a term_taxonomy column is a filesort of those rows before the join, so conditions on terms
+// columns (the search) only filter the sorted rows; one on a terms column, and any sort of a query
+// starting from terms (include, slugs) or joining relationships (DISTINCT), sorts a temporary table
+// of row references. MariaDB orders the equal keys of those by the rows' memory addresses, which
+// nothing can reproduce (not even MariaDB, from one connection to the next): SQLite keeps them in
+// read order. A BLOB column (description) makes the filesort sort references to term_taxonomy rows.
+// A sort on a column the WHERE fixes (the taxonomy, the parent) is dropped: rows come in read order.
+const termReadOrder = "tt.term_taxonomy_id"
+
+// termTies are the ORDER BY terms that reproduce MariaDB's order of equal keys, when no filesort of
+// rows decides it (see termFilesort).
+func termTies(q calendard.TermQuery) []string {
+	if q.OrderBy == calendard.TermOrderByDescription && len(q.ObjectIDs) == 0 && len(q.Include) == 0 && len(q.Slugs) == 0 {
+		return []string{refOrder(termReadOrder)}
+	}
+	return []string{termReadOrder}
+}
+
+// termFilesortKeys are the term_taxonomy columns MariaDB sorts with their rows (filesort ties).
+var termFilesortKeys = map[string]string{calendard.TermOrderByCount: "tt.count", calendard.TermOrderByParent: "tt.parent"}
+
+// termFilesort returns, when the store must reproduce MariaDB's filesort for the query's order, the
+// statement reading the rows MariaDB sorts, in its order, with their sort key and whether the search
+// keeps them.
+func (db *DB) termFilesort(q calendard.TermQuery) (string, []any, filesortKey, bool) {
+	col, ok := termFilesortKeys[q.OrderBy]
+	fixed := q.OrderBy == calendard.TermOrderByParent && q.Parent != nil // the sort is dropped
+	if !ok || fixed || len(q.ObjectIDs) > 0 || len(q.Include) > 0 || len(q.Slugs) > 0 || !db.filesortTies() {
+		return "", nil, filesortKey{}, false
+	}
+	keep, keepArgs := "1", []any(nil)
+	if q.Search != "" {
+		like := "%" + escapeLike(q.Search) + "%"
+		keep, keepArgs = "((t.name LIKE ?) OR (t.slug LIKE ?))", []any{like, like}
+	}
+	sorted := q
+	sorted.Search = ""
+	query, args, err := db.termStatement(sorted, "t.term_id, "+col+", "+keep, false)
+	if err != nil {
+		return "", nil, filesortKey{}, false
+	}
+	return query + " ORDER BY " + termReadOrder, append(keepArgs, args...), filesortKey{desc: q.Desc}, true
+}
+
 // TermIDs runs the ids request of a term query.
 func (db *DB) TermIDs(ctx context.Context, q calendard.TermQuery) ([]int64, error) {
+	if read, args, key, ok := db.termFilesort(q); ok {
+		// The join keeps MariaDB from handing the LIMIT to the sort: every row is sorted.
+		if q.Limit <= 0 {
+			return db.filesortPage(ctx, read, args, key, false, 0, -1)
+		}
+		return db.filesortPage(ctx, read, args, key, false, q.Offset, q.Limit)
+	}
 	query, args, err := db.termQuerySQL(q, false)
 	if err != nil {
 		return nil, err

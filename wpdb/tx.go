@@ -65,10 +65,15 @@ func connectionLost(err error) bool {
 			return true
 		}
 	}
+	if sqliteBusy(err) {
+		return true // another writer held the database past the busy timeout
+	}
 	var ne net.Error
 	return errors.As(err, &ne)
 }
 
+// retryable reports lock conflicts worth running the transaction again for: MySQL deadlocks and
+// lock wait timeouts.
 func retryable(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
@@ -106,7 +111,9 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		}
 	}()
 	if err := fn(t); err != nil {
+		counters := db.autoIncrements(ctx, sqlTx)
 		_ = sqlTx.Rollback()
+		db.keepAutoIncrements(ctx, conn, counters)
 		return err
 	}
 	return sqlTx.Commit()
@@ -482,21 +489,14 @@ func (t *Tx) TECEvent(ctx context.Context, postID int64) (*calendard.TECEventRow
 }
 
 // UpsertTECEvent is the plugin's upsert of a tec_events row keyed on post_id. updated_at moves only
-// when a value changes (the column's ON UPDATE behaviour, with the service clock).
+// when a value changes (the column's ON UPDATE behaviour, with the service clock). Like InnoDB's, the
+// upsert uses up an AUTO_INCREMENT value even when it updates (SQLite allocates the rowid before it
+// finds the conflict, and keeps the sqlite_sequence bump).
 func (t *Tx) UpsertTECEvent(ctx context.Context, r *calendard.TECEventRow) error {
-	existing, err := t.TECEvent(ctx, r.PostID)
-	if err != nil {
-		return err
-	}
 	now := t.now.UTC().Format(calendard.DBDateTime)
 	if _, err := t.exec(ctx, t.db.upsertTECEventSQL(), r.PostID, r.StartDate, r.EndDate, r.Timezone, r.StartDateUTC,
 		r.EndDateUTC, r.Duration, now, r.Hash); err != nil {
 		return err
-	}
-	if existing != nil {
-		if err := t.wasteEventID(ctx); err != nil {
-			return err
-		}
 	}
 	return t.tx.QueryRowContext(ctx, "SELECT event_id FROM "+t.t("tec_events")+" WHERE post_id = ?", r.PostID).Scan(&r.EventID)
 }

@@ -1,0 +1,226 @@
+package wpdb
+
+import (
+	_ "embed"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// utf8mb4_unicode_520_ci, the collation of every WordPress text column, for the SQLite store.
+//
+// MariaDB compares such text by the primary weights of the Unicode Collation Algorithm 5.2.0: each
+// character has zero or more 16-bit weights (letters in any case and with any accent share theirs,
+// controls and combining marks have none); characters the table leaves out get "implicit" weights
+// computed from the code point. uca520.txt holds MariaDB's table, read back through WEIGHT_STRING
+// (see TestCollationTableMatchesMariaDB, which also regenerates it), so the SQLite store equates,
+// orders and matches LIKE patterns exactly as MariaDB does.
+
+//go:embed uca520.txt
+var uca520Text string
+
+// spaceWeight is the weight of " ": PAD SPACE compares a string's tail with it.
+const spaceWeight = 0x020A
+
+type ucaRange struct {
+	first, last rune
+	base        uint16
+}
+
+type ucaTable struct {
+	ascii    [utf8.RuneSelf][]uint16
+	weights  map[rune][]uint16
+	implicit []ucaRange // base weights of implicit ranges other than the default 0xFBC0, sorted
+}
+
+var uca520 = sync.OnceValue(func() *ucaTable {
+	t, err := parseUCATable(uca520Text)
+	if err != nil {
+		panic("wpdb: uca520.txt: " + err.Error())
+	}
+	return t
+})
+
+// parseUCATable reads uca520.txt. Lines: "CP W..." (hex; "-" for no weight), "CP-CP W..." (every
+// code point of the range has the weights), "CP-CP W+" (one weight, growing by one per code point)
+// and "implicit CP-CP BASE".
+func parseUCATable(text string) (*ucaTable, error) {
+	t := &ucaTable{weights: map[rune][]uint16{}}
+	hex := func(s string) (int, error) {
+		n, err := strconv.ParseUint(s, 16, 32)
+		return int(n), err
+	}
+	span := func(s string) (rune, rune, error) {
+		a, b, isRange := strings.Cut(s, "-")
+		first, err := hex(a)
+		if err != nil {
+			return 0, 0, err
+		}
+		last := first
+		if isRange {
+			if last, err = hex(b); err != nil {
+				return 0, 0, err
+			}
+		}
+		return rune(first), rune(last), nil
+	}
+	for n, line := range strings.Split(text, "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Fields(line)
+		bad := fmt.Errorf("line %d: %q", n+1, line)
+		if f[0] == "implicit" {
+			if len(f) != 3 {
+				return nil, bad
+			}
+			first, last, err := span(f[1])
+			base, err2 := hex(f[2])
+			if err != nil || err2 != nil {
+				return nil, bad
+			}
+			t.implicit = append(t.implicit, ucaRange{first, last, uint16(base)})
+			continue
+		}
+		first, last, err := span(f[0])
+		if err != nil || len(f) < 2 {
+			return nil, bad
+		}
+		step := false
+		var ws []uint16
+		if f[1] != "-" {
+			for _, w := range f[1:] {
+				if strings.HasSuffix(w, "+") {
+					step = true
+					w = strings.TrimSuffix(w, "+")
+				}
+				v, err := hex(w)
+				if err != nil {
+					return nil, bad
+				}
+				ws = append(ws, uint16(v))
+			}
+		}
+		if step && len(ws) != 1 {
+			return nil, bad
+		}
+		for r := first; r <= last; r++ {
+			w := ws
+			if step {
+				w = []uint16{ws[0] + uint16(r-first)}
+			}
+			if w == nil {
+				w = []uint16{}
+			}
+			if r < utf8.RuneSelf {
+				t.ascii[r] = w
+			} else {
+				t.weights[r] = w
+			}
+		}
+	}
+	sort.Slice(t.implicit, func(i, j int) bool { return t.implicit[i].first < t.implicit[j].first })
+	return t, nil
+}
+
+// weightsOf returns the primary weights of a character and whether the table lists it (otherwise
+// they are the implicit weights of its code point).
+func (t *ucaTable) weightsOf(r rune, buf *[2]uint16) ([]uint16, bool) {
+	if r >= 0 && r < utf8.RuneSelf && t.ascii[r] != nil {
+		return t.ascii[r], true
+	}
+	if w, ok := t.weights[r]; ok {
+		return w, true
+	}
+	base := uint16(0xFBC0)
+	i := sort.Search(len(t.implicit), func(i int) bool { return t.implicit[i].last >= r })
+	if i < len(t.implicit) && t.implicit[i].first <= r {
+		base = t.implicit[i].base
+	}
+	buf[0], buf[1] = base+uint16(r>>15), uint16(r&0x7FFF)|0x8000
+	return buf[:], false
+}
+
+// ucaScanner yields the non-zero weights of a string one by one (my_uca_scanner_next).
+type ucaScanner struct {
+	t       *ucaTable
+	s       string
+	pending []uint16
+	buf     [2]uint16
+}
+
+// next returns the next weight, or -1 at the end of the string.
+func (sc *ucaScanner) next() int {
+	for {
+		for len(sc.pending) > 0 {
+			w := sc.pending[0]
+			sc.pending = sc.pending[1:]
+			if w != 0 {
+				return int(w)
+			}
+		}
+		if sc.s == "" {
+			return -1
+		}
+		r, size := utf8.DecodeRuneInString(sc.s)
+		sc.s = sc.s[size:]
+		sc.pending, _ = sc.t.weightsOf(r, &sc.buf)
+	}
+}
+
+// collate520 compares two strings as utf8mb4_unicode_520_ci does (my_strnncollsp_uca, PAD SPACE):
+// weight by weight; when one string ends, the rest of the other compares against the space weight,
+// so trailing spaces never matter. The result is negative, zero or positive.
+func collate520(a, b string) int {
+	t := uca520()
+	sa, sb := ucaScanner{t: t, s: a}, ucaScanner{t: t, s: b}
+	x, y := sa.next(), sb.next()
+	for x == y && x > 0 {
+		x, y = sa.next(), sb.next()
+	}
+	switch {
+	case x > 0 && y < 0:
+		for ; x > 0; x = sa.next() {
+			if x != spaceWeight {
+				return x - spaceWeight
+			}
+		}
+		return 0
+	case x < 0 && y > 0:
+		for ; y > 0; y = sb.next() {
+			if y != spaceWeight {
+				return spaceWeight - y
+			}
+		}
+		return 0
+	}
+	return x - y
+}
+
+// sameChar520 reports whether two characters are equal for LIKE, which compares character by
+// character (my_uca_charcmp): the same weights (characters without weights are all equal), or the
+// same code point for characters with implicit weights.
+func sameChar520(a, b rune) bool {
+	if a == b {
+		return true
+	}
+	t := uca520()
+	var ba, bb [2]uint16
+	wa, listedA := t.weightsOf(a, &ba)
+	wb, listedB := t.weightsOf(b, &bb)
+	if !listedA || !listedB {
+		return false
+	}
+	if len(wa) != len(wb) {
+		return false
+	}
+	for i := range wa {
+		if wa[i] != wb[i] {
+			return false
+		}
+	}
+	return true
+}
