@@ -572,9 +572,20 @@ func tecEventRow(postID int64, start, end, zone, duration, startUTC, endUTC stri
 		}
 		d = n
 	}
+	// The plugin's statements leave the fitting to MySQL, which (in WordPress' non-strict mode) cuts
+	// the zone to its VARCHAR(30) and clamps the duration to its MEDIUMINT.
+	if d > maxMediumInt {
+		d = maxMediumInt
+	}
+	if r := []rune(zone); len(r) > 30 {
+		zone = string(r[:30])
+	}
 	return &TECEventRow{PostID: postID, StartDate: start, EndDate: end, Timezone: zone,
 		StartDateUTC: startUTC, EndDateUTC: endUTC, Duration: d}, true
 }
+
+// maxMediumInt is the largest value of the tec tables' MEDIUMINT duration columns.
+const maxMediumInt = 8388607
 
 // OccurrenceHash is the plugin's occurrence hash: sha1 of the post ID, dates and duration.
 func OccurrenceHash(o *OccurrenceRow) string {

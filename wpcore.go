@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/calendard/calendard/internal/wptext"
 )
@@ -309,6 +310,9 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 		}
 	}
 
+	if err := checkPostFieldLengths(p, before == nil); err != nil {
+		return nil, err
+	}
 	if before == nil {
 		id, err := tx.InsertPost(ctx, p)
 		if err != nil {
@@ -344,6 +348,48 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 		return nil, err
 	}
 	return p, nil
+}
+
+// postFieldLimits are the wp_posts columns a request can fill and their sizes, as wpdb's
+// process_field_lengths checks them: VARCHAR columns in characters, TEXT columns in bytes.
+var postFieldLimits = []struct {
+	name  string
+	get   func(p *Post) string
+	limit int
+	bytes bool
+}{
+	{"post_title", func(p *Post) string { return p.Title }, 65535, true},
+	{"post_excerpt", func(p *Post) string { return p.Excerpt }, 65535, true},
+	{"post_password", func(p *Post) string { return p.Password }, 255, false},
+	{"post_name", func(p *Post) string { return p.Name }, 200, false},
+	{"guid", func(p *Post) string { return p.GUID }, 255, false},
+}
+
+// checkPostFieldLengths is wpdb's refusal of values longer than their column: wp_insert_post then
+// fails with db_insert_error (db_update_error on updates) and wpdb's message. WordPress answers it
+// with status 500 and the message as data; it is the client's input, so calendard answers 400 with
+// the usual {"status": 400} data.
+func checkPostFieldLengths(p *Post, insert bool) error {
+	var fields []string
+	for _, f := range postFieldLimits {
+		v := f.get(p)
+		n := utf8.RuneCountInString(v)
+		if f.bytes {
+			n = len(v)
+		}
+		if n > f.limit {
+			fields = append(fields, f.name)
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	code := "db_update_error"
+	if insert {
+		code = "db_insert_error"
+	}
+	msg := wpdbFieldsError(fields)
+	return &Error{Code: code, Message: msg, Status: 400}
 }
 
 // invalidDate is wp_insert_post's invalid_date error. WordPress sends it with status 500; calendard

@@ -94,6 +94,29 @@ func TestEventCreateStoresThePluginsRows(t *testing.T) {
 	}
 }
 
+// An event longer than the plugin's MEDIUMINT duration column (97 days) is stored with the duration
+// clamped, as MySQL does for WordPress, instead of failing.
+func TestYearLongEventIsStored(t *testing.T) {
+	srv, db, _ := fixtureServer(t, eventsNow)
+	a := call(t, srv, "POST", eventsPath, map[string]any{"title": "Season", "start_date": "2027-01-01 00:00:00",
+		"end_date": "2027-12-31 23:00:00", "timezone": "America/Argentina/ComodRivadavia"}, "admin")
+	if a.status != 201 {
+		t.Fatalf("status %d: %.300s", a.status, a.raw)
+	}
+	id := idOf(t, a)
+	if d := metaOf(t, db, id, "_EventDuration"); len(d) != 1 || d[0] != "31532400" {
+		t.Errorf("_EventDuration %v", d)
+	}
+	var dur int64
+	var zone string
+	if err := db.QueryRow("SELECT duration, timezone FROM wp_tec_events WHERE post_id = ?", id).Scan(&dur, &zone); err != nil {
+		t.Fatal(err)
+	}
+	if dur != 8388607 || zone != "America/Argentina/ComodRivadav" {
+		t.Errorf("tec_events duration %d zone %q", dur, zone)
+	}
+}
+
 func TestEventUpdateFollowsThePluginsOmissionRules(t *testing.T) {
 	srv, db, _ := fixtureServer(t, eventsNow)
 	// Event 44 has a website, a cost and two organizers; an update sending only a title keeps the
@@ -167,6 +190,8 @@ func TestEventWriteErrors(t *testing.T) {
 		{"a venue is not an event", "POST", eventsPath + "/10", map[string]any{"title": "Y"}, "admin", 400, "rest-invalid-event-id"},
 		{"a trashed event cannot be deleted again", "DELETE", eventsPath + "/61", nil, "admin", 410, "event-is-in-trash"},
 		{"unknown slug is not found", "POST", eventsPath + "/by-slug/no-such-event", map[string]any{"title": "Y"}, "admin", 404, "rest-event-not-found"},
+		{"a title longer than its column is refused", "POST", eventsPath, valid(map[string]any{"title": strings.Repeat("é", 40000)}), "admin", 400, "db_insert_error"},
+		{"an update to an over-long excerpt is refused", "POST", eventsPath + "/34", map[string]any{"excerpt": strings.Repeat("x", 65536)}, "admin", 400, "db_update_error"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
