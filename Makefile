@@ -14,6 +14,9 @@ build:
 # sqlite://calendard.db unless CALENDAR_DB names another; CALENDAR_* variables configure all three
 # commands (see README). DEMO=auto fills only the embedded store; DEMO=1 any store, DEMO=0 none.
 DEMO ?= auto
+# Application passwords work over plain HTTP only in WordPress' "local" environment; make run is the
+# local way in, so it defaults to it (set CALENDAR_ENVIRONMENT to serve otherwise).
+run: export CALENDAR_ENVIRONMENT ?= local
 run: build
 	./$(BIN) migrate
 	@if [ "$(DEMO)" = 1 ] || { [ "$(DEMO)" = auto ] && [[ "$${CALENDAR_DB:-sqlite://}" == sqlite://* ]]; }; then \
