@@ -36,20 +36,6 @@ type KV struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s (%d): %s", e.Code, e.Status, e.Message) }
 
-// Errorf returns a new *Error with a formatted message.
-func Errorf(status int, code, format string, args ...any) *Error {
-	return &Error{Code: code, Status: status, Message: fmt.Sprintf(format, args...)}
-}
-
-// ErrorCode returns the WordPress error code of err, or "" when err is not a domain error.
-func ErrorCode(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
-
 // Messages of the plugin (TEC's REST V1 message catalogue, default English texts).
 const (
 	MsgEventNotAccessible       = "The requested event is not accessible"

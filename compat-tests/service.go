@@ -95,9 +95,6 @@ func (s *Service) Stop() {
 	}
 }
 
-// Logs returns what the process wrote to stderr.
-func (s *Service) Logs() string { return s.stderr.String() }
-
 // Answer is a decoded HTTP response.
 type Answer struct {
 	Status  int

@@ -11,8 +11,6 @@ func arg(name, typ, desc string) *Arg { return &Arg{Name: name, Type: typ, Descr
 // nullDefault marks a parameter whose declared default is null.
 func nullDefault(a *Arg) *Arg { a.HasDefault = true; a.Default = nil; return a }
 
-func required(a *Arg) *Arg { a.Required = true; return a }
-
 func withItems(a *Arg) *Arg { a.ItemsType = "integer"; return a }
 
 // eventWriteArgs are Single_Event's create/update parameters; create requires title and dates.

@@ -9,14 +9,6 @@ import (
 	"github.com/calendard/calendard/internal/wptext"
 )
 
-// singleArgs are the parameters of GET /events/{id}.
-func singleEventArgs() []*Arg {
-	return []*Arg{
-		{Name: "id", Type: "integer", Required: true, In: "path", Description: "the event post ID"},
-		{Name: "password", Type: "string", Validate: validString, Description: "The event password"},
-	}
-}
-
 // slugArgs are the parameters of GET /events/by-slug/{slug}.
 func slugEventArgs() []*Arg {
 	return []*Arg{{Name: "slug", Type: "string", Required: true, In: "path", Description: "the event post name",

@@ -125,9 +125,6 @@ type Request struct {
 	termCache map[string]*termIndex
 }
 
-// Context returns the request context.
-func (r *Request) Context() context.Context { return r.ctx }
-
 // sources returns the parameter sources in WordPress' lookup order.
 func (r *Request) sources() []*phpjson.Object {
 	var out []*phpjson.Object

@@ -90,11 +90,6 @@ func termManageCap(taxonomy string) string {
 	return "manage_categories"
 }
 
-// notImplemented answers for endpoints calendard does not serve yet.
-func notImplemented(*Request) (*Response, error) {
-	return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This endpoint is not implemented by calendard yet.", Status: 501}
-}
-
 // canDo is a permission callback requiring primitive capabilities.
 func canDo(caps ...string) func(*Request) error {
 	return func(r *Request) error {
