@@ -1,5 +1,7 @@
 package calendard
 
+import "github.com/calendard/calendard/internal/phpserial"
+
 // User is an authenticated WordPress user with the capabilities WordPress computes for them.
 // The zero value (ID 0) is the anonymous visitor, who has no capability at all (not even "read").
 type User struct {
@@ -41,7 +43,7 @@ type Role struct {
 func BuildCaps(roles map[string]Role, userCaps []KV) (roleNames []string, caps map[string]bool) {
 	caps = map[string]bool{}
 	for _, kv := range userCaps {
-		if r, ok := roles[kv.Key]; ok && truthy(kv.Value) {
+		if r, ok := roles[kv.Key]; ok && phpserial.ToBool(kv.Value) {
 			roleNames = append(roleNames, kv.Key)
 			for c, g := range r.Capabilities {
 				caps[c] = g
@@ -49,7 +51,7 @@ func BuildCaps(roles map[string]Role, userCaps []KV) (roleNames []string, caps m
 		}
 	}
 	for _, kv := range userCaps {
-		caps[kv.Key] = truthy(kv.Value)
+		caps[kv.Key] = phpserial.ToBool(kv.Value)
 	}
 	for k, v := range caps {
 		if !v {
@@ -57,26 +59,6 @@ func BuildCaps(roles map[string]Role, userCaps []KV) (roleNames []string, caps m
 		}
 	}
 	return roleNames, caps
-}
-
-// truthy is PHP's boolean cast for decoded serialized values.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case int64:
-		return x != 0
-	case int:
-		return x != 0
-	case float64:
-		return x != 0
-	case string:
-		return TruthyMeta(x)
-	default:
-		return true
-	}
 }
 
 // PostTypeCaps are the capability names a TEC post type was registered with (capability_type pair

@@ -1,6 +1,10 @@
 package calendard
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/calendard/calendard/internal/phpserial"
+)
 
 // roles mirrors the capability grants TEC installs (reference wordpress-auth.md §4.4).
 func testRoles() map[string]Role {
@@ -40,6 +44,13 @@ func TestBuildCapsPerUserOverrides(t *testing.T) {
 	roles, _ := BuildCaps(testRoles(), []KV{{Key: "nosuchrole", Value: true}})
 	if len(roles) != 0 {
 		t.Errorf("unknown keys are capabilities, not roles: %v", roles)
+	}
+	// Stored flags are PHP values: (bool) of "0", 0, "" and an empty array is false.
+	for _, v := range []any{"0", int64(0), "", phpserial.NewArray(), nil} {
+		roles, caps := BuildCaps(testRoles(), []KV{{Key: "editor", Value: v}})
+		if len(roles) != 0 || len(caps) != 0 {
+			t.Errorf("role flag %#v grants %v %v, want nothing", v, roles, caps)
+		}
 	}
 }
 
