@@ -2,6 +2,7 @@ package wpdb
 
 import (
 	"context"
+	"database/sql"
 	"regexp"
 	"strings"
 
@@ -189,18 +190,7 @@ func (db *DB) LinkedOfEvent(ctx context.Context, postType string, eventID int64)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var v nullString
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		if id := atoiID(strings.TrimSpace(v.String)); id > 0 {
-			ids = append(ids, id)
-		}
-	}
-	return ids, rows.Err()
+	return scanMetaIDs(rows)
 }
 
 // LinkedWithEvents returns the IDs events point to, counting events in any status but draft and pending.
@@ -211,18 +201,7 @@ func (db *DB) LinkedWithEvents(ctx context.Context, postType string) ([]int64, e
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var v nullString
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		if id := atoiID(strings.TrimSpace(v.String)); id > 0 {
-			ids = append(ids, id)
-		}
-	}
-	return ids, rows.Err()
+	return scanMetaIDs(rows)
 }
 
 // UpcomingEventIDs returns the first events starting at or after from, in list order.
@@ -235,6 +214,23 @@ func (db *DB) UpcomingEventIDs(ctx context.Context, site *calendard.Site, status
 		return nil, err
 	}
 	return scanIDs(rows)
+}
+
+// scanMetaIDs reads a one-column meta_value result holding post IDs, as the plugin casts them:
+// values that are not a positive integer point nowhere and are dropped.
+func scanMetaIDs(rows *sql.Rows) ([]int64, error) {
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var v nullString
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		if id := atoiID(strings.TrimSpace(v.String)); id > 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids, rows.Err()
 }
 
 // scanIDs reads a one-column ID result and closes the rows.
