@@ -344,20 +344,36 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	}
 	body.Set("events", list)
 	body.Set("rest_url", restURL)
+	return pagedList(body, restURL, page, perPage, total), nil
+}
+
+// pagedList finishes the events, venues and organizers list envelope: next/previous links while
+// the neighbouring page can hold records, total and total_pages, and the X-TEC headers.
+func pagedList(body *phpjson.Object, restURL string, page, perPage int64, total int) *Response {
 	if page*perPage < int64(total) {
-		body.Set("next_rest_url", addQueryArg(removeQueryArg(restURL, "page"), []calendard.KV{{Key: "page", Value: page + 1}}))
+		body.Set("next_rest_url", pageURL(restURL, page+1))
 	}
 	if page > 1 && (page-2)*perPage < int64(total) {
-		prev := removeQueryArg(restURL, "page")
-		if page != 2 {
-			prev = addQueryArg(prev, []calendard.KV{{Key: "page", Value: page - 1}})
-		}
-		body.Set("previous_rest_url", prev)
+		body.Set("previous_rest_url", pageURL(restURL, page-1))
 	}
-	body.Set("total", total)
 	pages := totalPages(total, perPage)
+	body.Set("total", total)
 	body.Set("total_pages", pages)
-	return ok(body).Header("X-TEC-Total", itoa(int64(total))).Header("X-TEC-TotalPages", itoa(pages)), nil
+	return withTotals(ok(body), total, pages)
+}
+
+// pageURL is restURL pointing at page n; page 1 is the URL without a page argument.
+func pageURL(restURL string, n int64) string {
+	u := removeQueryArg(restURL, "page")
+	if n == 1 {
+		return u
+	}
+	return addQueryArg(u, []calendard.KV{{Key: "page", Value: n}})
+}
+
+// withTotals adds the list headers every collection answers with.
+func withTotals(resp *Response, total int, pages int64) *Response {
+	return resp.Header("X-TEC-Total", itoa(int64(total))).Header("X-TEC-TotalPages", itoa(pages))
 }
 
 func totalPages(total int, perPage int64) int64 {

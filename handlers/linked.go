@@ -187,20 +187,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	restURL := addQueryArg(r.RestURL(h.plural+"/"), params)
 
 	body := phpjson.Obj(h.plural, records, "rest_url", restURL)
-	if page*perPage < int64(total) {
-		body.Set("next_rest_url", addQueryArg(removeQueryArg(restURL, "page"), []calendard.KV{{Key: "page", Value: page + 1}}))
-	}
-	if page > 1 && (page-2)*perPage < int64(total) {
-		prev := removeQueryArg(restURL, "page")
-		if page != 2 {
-			prev = addQueryArg(prev, []calendard.KV{{Key: "page", Value: page - 1}})
-		}
-		body.Set("previous_rest_url", prev)
-	}
-	pages := totalPages(total, perPage)
-	body.Set("total", total)
-	body.Set("total_pages", pages)
-	return ok(body).Header("X-TEC-Total", itoa(int64(total))).Header("X-TEC-TotalPages", itoa(pages)), nil
+	return pagedList(body, restURL, page, perPage, total), nil
 }
 
 func withLimit(f calendard.LinkedFilter, limit int) calendard.LinkedFilter {

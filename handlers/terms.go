@@ -92,16 +92,12 @@ func (h *termsHandler) list(r *Request) (*Response, error) {
 	body := phpjson.Obj("rest_url", restURL, "total", total, "total_pages", pages, h.plural, records)
 	// No 404 past the last page: the list is just empty, with a link back.
 	if page < pages {
-		body.Set("next_rest_url", addQueryArg(removeQueryArg(restURL, "page"), []calendard.KV{{Key: "page", Value: page + 1}}))
+		body.Set("next_rest_url", pageURL(restURL, page+1))
 	}
 	if page > 1 {
-		prev := removeQueryArg(restURL, "page")
-		if page != 2 {
-			prev = addQueryArg(prev, []calendard.KV{{Key: "page", Value: page - 1}})
-		}
-		body.Set("previous_rest_url", prev)
+		body.Set("previous_rest_url", pageURL(restURL, page-1))
 	}
-	return ok(body).Header("X-TEC-Total", itoa(int64(total))).Header("X-TEC-TotalPages", itoa(pages)), nil
+	return withTotals(ok(body), total, pages), nil
 }
 
 // get is GET /categories/{id} and /tags/{id}: the core term serializer renamed by the plugin, with
