@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -18,11 +17,7 @@ import (
 	"github.com/calendard/calendard/wpdb"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // linkedFixture is the recorded site in a fresh database: the writer, the site and a raw connection
 // to inspect rows.

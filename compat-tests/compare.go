@@ -100,17 +100,7 @@ func compareJSON(path string, want, got any, o *compareOpts, diffs *[]Diff) {
 				relaxDates = true
 			}
 		}
-		keys := make([]string, 0, len(w))
-		for k := range w {
-			keys = append(keys, k)
-		}
-		for k := range g {
-			if _, ok := w[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range unionKeys(w, g) {
 			wv, wok := w[k]
 			gv, gok := g[k]
 			p := path + "." + k
@@ -167,4 +157,19 @@ func compareJSON(path string, want, got any, o *compareOpts, diffs *[]Diff) {
 			*diffs = append(*diffs, Diff{path, want, got})
 		}
 	}
+}
+
+// unionKeys is every key of a and b, sorted, so a comparison visits missing and extra keys alike.
+func unionKeys[A, B any](a map[string]A, b map[string]B) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -17,11 +17,7 @@ import (
 	"github.com/calendard/calendard/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // Spellings are the namespace spellings every case is replayed with.
 var Spellings = []string{"tribe/events/v1", "calendar/events/v1"}
@@ -182,17 +178,7 @@ func outcomeOf(results []result) map[string]string {
 // compareStores fails for every case whose outcome differs between the stores.
 func compareStores(t *testing.T, outcomes map[string]map[string]string) {
 	mysql, sqlite := outcomes["mysql"], outcomes["sqlite"]
-	var keys []string
-	for k := range mysql {
-		keys = append(keys, k)
-	}
-	for k := range sqlite {
-		if _, ok := mysql[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range unionKeys(mysql, sqlite) {
 		if mysql[k] != sqlite[k] {
 			t.Errorf("stores disagree on %s: mysql %q, sqlite %q", k, mysql[k], sqlite[k])
 		}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/calendard/calendard/internal/testenv"
 )
 
 // BuildBinary compiles cmd/calendard into dir.
@@ -81,18 +83,10 @@ func StartService(bin string, port int, env map[string]string) (*Service, error)
 
 // Stop terminates the process.
 func (s *Service) Stop() {
-	if s == nil || s.cmd == nil || s.cmd.Process == nil {
+	if s == nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-done
-	}
+	testenv.Interrupt(s.cmd, 10*time.Second)
 }
 
 // Answer is a decoded HTTP response.

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,11 +17,7 @@ import (
 	"github.com/calendard/calendard/wpdb"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 var fixture = filepath.Join("..", "compat-tests", "testdata", "site-a", "fixture.sql")
 

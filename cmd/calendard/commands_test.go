@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,11 +17,7 @@ import (
 	"github.com/calendard/calendard/wpdb"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 var fixture = filepath.Join("..", "..", "compat-tests", "testdata", "site-a", "fixture.sql")
 

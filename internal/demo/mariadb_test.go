@@ -2,7 +2,6 @@ package demo_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/calendard/calendard/internal/demo"
@@ -10,11 +9,7 @@ import (
 	"github.com/calendard/calendard/wpdb"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // The demo is written the same way on both stores: a seed gives the same calendar on MariaDB as on
 // the embedded SQLite file, answer for answer.

@@ -119,16 +119,7 @@ func (m *MariaDB) DSN(dbname string) string {
 
 // Stop terminates the server.
 func (m *MariaDB) Stop() {
-	if m.cmd != nil && m.cmd.Process != nil {
-		_ = m.cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = m.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = m.cmd.Process.Kill()
-		}
-	}
+	Interrupt(m.cmd, 10*time.Second)
 }
 
 // Exec runs SQL statements against the server.
@@ -228,6 +219,31 @@ func SharedMariaDB(t testing.TB) *MariaDB {
 		t.Fatalf("starting MariaDB: %v", sharedErr)
 	}
 	return shared
+}
+
+// Main runs a package's tests and then stops the shared server, which outlives any one test.
+// Use it as TestMain: func TestMain(m *testing.M) { testenv.Main(m) }.
+func Main(m *testing.M) {
+	code := m.Run()
+	StopShared()
+	os.Exit(code)
+}
+
+// Interrupt stops a child process politely (SIGINT, as an operator's Ctrl-C), killing it if it
+// has not exited after grace.
+func Interrupt(cmd *exec.Cmd, grace time.Duration) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		_ = cmd.Process.Kill()
+		<-done
+	}
 }
 
 // StopShared stops the shared server and removes its directory.
