@@ -150,13 +150,7 @@ func audioShortcode(rc *RenderContext, _ string, atts shortcodeAtts, _ string) s
 		primary = true
 		types = append([]string{"src"}, types...)
 	} else {
-		for _, ext := range audioExtensions {
-			if !phpEmpty(a[ext]) {
-				if e, _ := checkFiletype(a[ext]); asciiLower(e) == ext {
-					primary = true
-				}
-			}
-		}
+		primary = hasTypedSource(a, audioExtensions)
 	}
 	if !primary {
 		// get_attached_media() finds nothing: attachments are not modelled.
@@ -231,13 +225,7 @@ func videoShortcode(rc *RenderContext, _ string, atts shortcodeAtts, content str
 		primary = true
 		types = append([]string{"src"}, types...)
 	} else {
-		for _, ext := range videoExtensions {
-			if !phpEmpty(a[ext]) {
-				if e, _ := checkFiletype(a[ext]); asciiLower(e) == ext {
-					primary = true
-				}
-			}
-		}
+		primary = hasTypedSource(a, videoExtensions)
 	}
 	if !primary {
 		return ""
@@ -581,4 +569,17 @@ func absint(f float64) int64 {
 		v = -v
 	}
 	return v
+}
+
+// hasTypedSource reports whether a per-format attribute (mp3="...", mp4="...") names a file of
+// that format, which is what makes wp_audio_shortcode/wp_video_shortcode render without src.
+func hasTypedSource(a map[string]string, exts []string) bool {
+	for _, ext := range exts {
+		if !phpEmpty(a[ext]) {
+			if e, _ := checkFiletype(a[ext]); asciiLower(e) == ext {
+				return true
+			}
+		}
+	}
+	return false
 }
