@@ -47,7 +47,11 @@ func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func(stri
 		if err != nil {
 			return nil, err
 		}
-		cols, _ := rows.Columns()
+		cols, err := rows.Columns()
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
 		m := map[string]row{}
 		for rows.Next() {
 			vals := make([]sql.RawBytes, len(cols))
@@ -77,7 +81,11 @@ func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func(stri
 			}
 			m[strings.Join(key, "/")] = r
 		}
+		err = rows.Err()
 		rows.Close()
+		if err != nil {
+			return nil, err
+		}
 		snap[tt.name] = m
 	}
 	return snap, nil
