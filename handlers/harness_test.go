@@ -74,7 +74,8 @@ func serveFixture(t *testing.T, cfg handlers.Config, prefix string, setup ...str
 }
 
 // call sends a request as user ("" for anonymous). body is nil or "" (none), another string (sent
-// as is, JSON) or a value to encode as JSON.
+// as is, JSON) or a value to encode as JSON. It may run in a test's goroutines, so a failure to
+// send is reported with t.Error (t.Fatal must not leave another goroutine) and answers status 0.
 func call(t *testing.T, srv *httptest.Server, method, path string, body any, user string) answer {
 	t.Helper()
 	var rd io.Reader
@@ -87,13 +88,15 @@ func call(t *testing.T, srv *httptest.Server, method, path string, body any, use
 	default:
 		enc, err := json.Marshal(b)
 		if err != nil {
-			t.Fatal(err)
+			t.Error(err)
+			return answer{}
 		}
 		rd = bytes.NewReader(enc)
 	}
 	req, err := http.NewRequest(method, srv.URL+path, rd)
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return answer{}
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -106,15 +109,19 @@ func call(t *testing.T, srv *httptest.Server, method, path string, body any, use
 	return do(t, req)
 }
 
-// do sends a request and reads the answer.
+// do sends a request and reads the answer (status 0 when it could not be sent; see call).
 func do(t *testing.T, req *http.Request) answer {
 	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return answer{}
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Error(err)
+	}
 	a := answer{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
 	_ = json.Unmarshal(raw, &a.body)
 	return a

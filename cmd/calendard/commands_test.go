@@ -34,7 +34,10 @@ func dump(t *testing.T, db *wpdb.DB, raw *sql.DB) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cols, _ := rows.Columns()
+		cols, err := rows.Columns()
+		if err != nil {
+			t.Fatal(err)
+		}
 		var lines []string
 		for rows.Next() {
 			vals := make([]sql.NullString, len(cols))
@@ -50,6 +53,9 @@ func dump(t *testing.T, db *wpdb.DB, raw *sql.DB) string {
 				parts[i] = cols[i] + "=" + fmt.Sprint(v.Valid, v.String)
 			}
 			lines = append(lines, strings.Join(parts, "|"))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
 		}
 		rows.Close()
 		sort.Strings(lines)
