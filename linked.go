@@ -28,8 +28,9 @@ type LinkedService interface {
 	// SearchLinked is Tribe__Events__Linked_Posts::find_like: posts whose title, content, excerpt or
 	// one of the type's search fields contains every fragment of search.
 	SearchLinked(ctx context.Context, postType, search string) ([]int64, error)
-	// LinkedOfEvent returns the venue or organizer IDs an event points to.
-	LinkedOfEvent(ctx context.Context, postType string, eventID int64) ([]int64, error)
+	// LinkedOfEvents returns the venue or organizer IDs the events point to: event by event in the
+	// given order, each event's in stored order.
+	LinkedOfEvents(ctx context.Context, postType string, eventIDs []int64) ([]int64, error)
 	// LinkedWithEvents returns the IDs linked from an event whose status is not draft or pending.
 	LinkedWithEvents(ctx context.Context, postType string) ([]int64, error)
 	// UpcomingEventIDs returns the first limit events (by start) starting at or after from, not hidden,

@@ -87,7 +87,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	}
 	eventParam, hasEvent := r.Param("event")
 	if hasEvent && !php.Empty(eventParam) {
-		ids, err := svc.LinkedOfEvent(r.ctx, h.postType, php.Int(eventParam))
+		ids, err := svc.LinkedOfEvents(r.ctx, h.postType, []int64{php.Int(eventParam)})
 		if err != nil {
 			return nil, err
 		}
@@ -116,13 +116,9 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 			if err != nil {
 				return nil, err
 			}
-			var ids []int64
-			for _, ev := range evIDs {
-				linked, err := svc.LinkedOfEvent(r.ctx, h.postType, ev)
-				if err != nil {
-					return nil, err
-				}
-				ids = append(ids, linked...)
+			ids, err := svc.LinkedOfEvents(r.ctx, h.postType, evIDs)
+			if err != nil {
+				return nil, err
 			}
 			narrow(ids)
 		}

@@ -183,14 +183,39 @@ func (db *DB) SearchLinked(ctx context.Context, postType, search string) ([]int6
 	return scanIDs(rows)
 }
 
-// LinkedOfEvent returns the IDs an event's venue/organizer meta points to, in row order.
-func (db *DB) LinkedOfEvent(ctx context.Context, postType string, eventID int64) ([]int64, error) {
-	rows, err := db.sql.QueryContext(ctx, "SELECT meta_value FROM "+db.t("postmeta")+
-		" WHERE post_id = ? AND meta_key = ? ORDER BY meta_id", eventID, calendard.LinkedMetaKey(postType))
+// LinkedOfEvents returns the IDs the events' venue/organizer meta points to, in one query: event
+// by event in the given order, each event's in row order. Values that are not a positive integer
+// point nowhere and are dropped.
+func (db *DB) LinkedOfEvents(ctx context.Context, postType string, eventIDs []int64) ([]int64, error) {
+	if len(eventIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := db.sql.QueryContext(ctx, "SELECT post_id, meta_value FROM "+db.t("postmeta")+
+		" WHERE post_id IN ("+placeholders(len(eventIDs))+") AND meta_key = ? ORDER BY meta_id",
+		append(int64Args(eventIDs), calendard.LinkedMetaKey(postType))...)
 	if err != nil {
 		return nil, err
 	}
-	return scanMetaIDs(rows)
+	defer rows.Close()
+	byEvent := map[int64][]int64{}
+	for rows.Next() {
+		var event int64
+		var v nullString
+		if err := rows.Scan(&event, &v); err != nil {
+			return nil, err
+		}
+		if id := atoiID(strings.TrimSpace(v.String)); id > 0 {
+			byEvent[event] = append(byEvent[event], id)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, ev := range eventIDs {
+		ids = append(ids, byEvent[ev]...)
+	}
+	return ids, nil
 }
 
 // LinkedWithEvents returns the IDs events point to, counting events in any status but draft and pending.
