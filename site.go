@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -93,8 +94,20 @@ func LoadZone(name string) (*time.Location, error) {
 	if strings.EqualFold(name, "UTC") {
 		return time.UTC, nil
 	}
-	return time.LoadLocation(name)
+	// time.LoadLocation reads and parses tzdata on every call; a Location is immutable, and the
+	// names that load are a bounded set (tzdata's), so they are kept.
+	if l, ok := zoneCache.Load(name); ok {
+		return l.(*time.Location), nil
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	zoneCache.Store(name, l)
+	return l, nil
 }
+
+var zoneCache sync.Map // IANA name → *time.Location
 
 // parseOffset reads "+5", "-5.5", "+5:30" into seconds east of UTC.
 func parseOffset(s string) (int, bool) {

@@ -150,7 +150,7 @@ func (r *Request) taxonomy(tax string) (*termIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx := &termIndex{terms: terms, tree: calendard.NewTermTree(terms)}
+	idx := newTermIndex(terms)
 	if r.termCache == nil {
 		r.termCache = map[string]*termIndex{}
 	}

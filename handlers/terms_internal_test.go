@@ -64,7 +64,7 @@ func TestTermLinkCarriesAncestorSlugs(t *testing.T) {
 		{ID: 6, Slug: "loop", Parent: 6, Taxonomy: calendard.TaxonomyCategory},
 		{ID: 11, Slug: "live-music", Taxonomy: calendard.TaxonomyTag},
 	}
-	idx := &termIndex{terms: terms, tree: calendard.NewTermTree(terms)}
+	idx := newTermIndex(terms)
 	site := &calendard.Site{HomeURL: "https://x.test", PrettyPermalinks: true, CategoryBase: "events/category", TagBase: "tag"}
 	r := &Request{Site: site}
 	tests := []struct {

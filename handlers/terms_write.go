@@ -64,7 +64,7 @@ func (h *termsHandler) loadIndex(r *Request, tx calendard.WriteTx) (*termIndex, 
 	if err != nil {
 		return nil, err
 	}
-	return &termIndex{terms: terms, tree: calendard.NewTermTree(terms)}, nil
+	return newTermIndex(terms), nil
 }
 
 // termTextParam returns a string parameter the client sent (validated and typed already).

@@ -172,16 +172,20 @@ func termNameForDB(s string) string { return calendard.TermNameForDB(s) }
 type termIndex struct {
 	terms []*calendard.Term
 	tree  *calendard.TermTree
+	ids   map[int64]*calendard.Term // filters, hierarchy walks and records look terms up by ID often
 }
 
-func (ti *termIndex) byID(id int64) *calendard.Term {
-	for _, t := range ti.terms {
-		if t.ID == id {
-			return t
+func newTermIndex(terms []*calendard.Term) *termIndex {
+	ids := make(map[int64]*calendard.Term, len(terms))
+	for _, t := range terms {
+		if _, dup := ids[t.ID]; !dup {
+			ids[t.ID] = t
 		}
 	}
-	return nil
+	return &termIndex{terms: terms, tree: calendard.NewTermTree(terms), ids: ids}
 }
+
+func (ti *termIndex) byID(id int64) *calendard.Term { return ti.ids[id] }
 
 // bySlug compares like the database collation (case-insensitive).
 func (ti *termIndex) bySlug(slug string) *calendard.Term {
