@@ -1,6 +1,10 @@
 package handlers
 
 import (
+	"bytes"
+	"fmt"
+	"mime/multipart"
+	"strings"
 	"testing"
 
 	"github.com/calendard/calendard/internal/phpjson"
@@ -22,6 +26,11 @@ func TestParseQuery(t *testing.T) {
 		{"bad percent escape stays literal", "a=%zz", `{"a":"%zz"}`},
 		{"numeric indices continue after the largest", "a[5]=x&a[]=y", `{"a":{"5":"x","6":"y"}}`},
 		{"empty name is ignored", "=1&b=2", `{"b":"2"}`},
+		// Expected values below are PHP 8.2's parse_str output.
+		{"only canonical integers are integer keys", "a[05]=x&a[]=y", `{"a":{"05":"x","0":"y"}}`},
+		{"a negative key sets the next index", "b[-3]=x&b[]=y", `{"b":{"-3":"x","-2":"y"}}`},
+		{"64 levels of nesting are kept", "keep=1&d" + strings.Repeat("[x]", 64) + "=1", `{"keep":"1","d":` + strings.Repeat(`{"x":`, 64) + `"1"` + strings.Repeat("}", 65)},
+		{"65 levels drop the whole variable", "e=0&e[a]=1&keep=1&e" + strings.Repeat("[x]", 65) + "=1", `{"keep":"1"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,6 +39,50 @@ func TestParseQuery(t *testing.T) {
 				t.Errorf("parseQuery(%q) = %s, want %s", tc.raw, got, tc.want)
 			}
 		})
+	}
+}
+
+// PHP reads at most max_input_vars (1000) variables, counting each one, however it is named.
+func TestParseQueryStopsAtMaxInputVars(t *testing.T) {
+	var pairs []string
+	for i := 1; i <= 1001; i++ {
+		pairs = append(pairs, fmt.Sprintf("v%d=%d", i, i))
+	}
+	if got := parseQuery(strings.Join(pairs, "&")); got.Len() != 1000 || got.Has("v1001") || !got.Has("v1000") {
+		t.Errorf("%d variables, v1001 present = %v; want the first 1000", got.Len(), got.Has("v1001"))
+	}
+	list, _ := parseQuery(strings.Repeat("a[]=1&", 5000)).Get("a")
+	if n := list.(*phpjson.Object).Len(); n != 1000 {
+		t.Errorf("a[] appended %d times, want 1000", n)
+	}
+}
+
+// Multipart forms fill the same parameters as urlencoded ones, in order, without file parts.
+func TestParseMultipartReadsFieldsLikePHP(t *testing.T) {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	for _, kv := range [][2]string{{"title", "MP"}, {"tags[]", "a"}, {"tags[]", "b"}, {"venue[city]", "Rome"}} {
+		if err := w.WriteField(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fw, _ := w.CreateFormFile("image", "x.png")
+	fw.Write([]byte("PNG"))
+	w.Close()
+	got := string(phpjson.MustMarshal(normalizeLists(parseMultipart(b.Bytes(), w.FormDataContentType()))))
+	want := `{"title":"MP","tags":["a","b"],"venue":{"city":"Rome"}}`
+	if got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if got := parseMultipart(b.Bytes(), "multipart/form-data"); got.Len() != 0 {
+		t.Errorf("no boundary: %d fields, want none", got.Len())
+	}
+}
+
+func BenchmarkParseQueryLongList(b *testing.B) {
+	raw := strings.Repeat("a[]=1&", 1000)
+	for b.Loop() {
+		parseQuery(raw)
 	}
 }
 

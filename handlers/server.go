@@ -116,7 +116,9 @@ func (s *Server) health(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.deps.DB.Ping(ctx); err != nil {
-		writeJSON(c, 503, phpjson.Obj("status", "unavailable", "database", err.Error()), nil)
+		// The driver's text names hosts and ports: it goes to the log, not to the (public) probe.
+		s.log.Error("health check: database unavailable", "err", err)
+		writeJSON(c, 503, phpjson.Obj("status", "unavailable", "database", "unreachable"), nil)
 		return
 	}
 	writeJSON(c, 200, phpjson.Obj("status", "ok"), nil)
@@ -380,15 +382,8 @@ func (s *Server) readBody(c *gin.Context, req *Request) *calendard.Error {
 			req.body = o
 		}
 	case ct == "multipart/form-data":
-		if err := c.Request.ParseMultipartForm(s.cfg.MaxBodyBytes); err == nil && c.Request.MultipartForm != nil {
-			for k, vs := range c.Request.MultipartForm.Value {
-				for _, v := range vs {
-					setPHPVar(req.body, k, v)
-				}
-			}
-			if o, ok := normalizeLists(req.body).(*phpjson.Object); ok {
-				req.body = o
-			}
+		if o, ok := normalizeLists(parseMultipart(raw, c.GetHeader("Content-Type"))).(*phpjson.Object); ok {
+			req.body = o
 		}
 	}
 	return nil

@@ -303,7 +303,10 @@ func (e *SyntaxError) Error() string { return e.Message }
 func Decode(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, 0)
+	if errors.Is(err, errDepth) {
+		return nil, &SyntaxError{Code: 1, Message: "Maximum stack depth exceeded"}
+	}
 	if err != nil {
 		return nil, &SyntaxError{Code: 4, Message: "Syntax error"}
 	}
@@ -313,13 +316,22 @@ func Decode(data []byte) (any, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
+// MaxDepth is json_decode's default depth: arrays and objects nested deeper are refused
+// (JSON_ERROR_DEPTH), which also bounds the decoder's recursion.
+const MaxDepth = 512
+
+var errDepth = errors.New("maximum stack depth exceeded")
+
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth++; depth > MaxDepth {
+			return nil, errDepth
+		}
 		switch t {
 		case '{':
 			o := NewObject()
@@ -332,7 +344,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 				if !ok {
 					return nil, errors.New("bad key")
 				}
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth)
 				if err != nil {
 					return nil, err
 				}
@@ -345,7 +357,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		case '[':
 			list := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth)
 				if err != nil {
 					return nil, err
 				}

@@ -2,6 +2,7 @@ package phpjson
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -55,6 +56,23 @@ func TestDecodeRejectsMalformedJSONLikePHP(t *testing.T) {
 		se, ok := err.(*SyntaxError)
 		if !ok || se.Code != 4 || se.Message != "Syntax error" {
 			t.Errorf("Decode(%q) error = %v, want PHP syntax error 4", in, err)
+		}
+	}
+}
+
+// json_decode's default depth is 512: 512 nested arrays decode, 513 are JSON_ERROR_DEPTH. A deep
+// body must neither be accepted nor exhaust the decoder's stack.
+func TestDecodeRefusesNestingBeyondPHPDepth(t *testing.T) {
+	nest := func(n int) []byte {
+		return []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
+	}
+	if _, err := Decode(nest(512)); err != nil {
+		t.Errorf("512 levels: %v", err)
+	}
+	for _, n := range []int{513, 1 << 20} {
+		_, err := Decode(nest(n))
+		if se, ok := err.(*SyntaxError); !ok || se.Code != 1 || se.Message != "Maximum stack depth exceeded" {
+			t.Errorf("%d levels: error = %v, want PHP depth error 1", n, err)
 		}
 	}
 }
