@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/calendard/calendard/internal/wptext"
 )
@@ -105,10 +106,14 @@ func UpdateTerm(ctx context.Context, tx WriteTx, id int64, taxonomy string, hier
 	}
 
 	next := *cur
-	next.Description, next.Parent = desc, newParent
-	// wpdb refuses a name or slug too long for wp_terms and wp_update_term does not check: the term
-	// row keeps its values while the taxonomy row is still updated.
-	if len(termFieldsTooLong(name, slug)) == 0 {
+	// wpdb refuses invalid text and wp_update_term does not check: the taxonomy row (description
+	// and parent) keeps its values.
+	if utf8.ValidString(desc) {
+		next.Description, next.Parent = desc, newParent
+	}
+	// wpdb refuses a name or slug too long for wp_terms or not UTF-8, and wp_update_term does not
+	// check: the term row keeps its values while the taxonomy row is still updated.
+	if len(termFieldsRefused(name, slug)) == 0 {
 		next.Name, next.Slug = name, slug
 	}
 	if slug == "" {

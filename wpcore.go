@@ -351,13 +351,15 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 }
 
 // postFieldLimits are the wp_posts columns a request can fill and their sizes, as wpdb's
-// process_field_lengths checks them: VARCHAR columns in characters, TEXT columns in bytes.
+// process_field_lengths checks them: VARCHAR columns in characters, TEXT columns in bytes. In
+// wp_insert_post's column order, which is the order wpdb names failing fields in.
 var postFieldLimits = []struct {
 	name  string
 	get   func(p *Post) string
 	limit int
 	bytes bool
 }{
+	{"post_content", func(p *Post) string { return p.Content }, 1<<32 - 1, true},
 	{"post_title", func(p *Post) string { return p.Title }, 65535, true},
 	{"post_excerpt", func(p *Post) string { return p.Excerpt }, 65535, true},
 	{"post_password", func(p *Post) string { return p.Password }, 255, false},
@@ -365,8 +367,9 @@ var postFieldLimits = []struct {
 	{"guid", func(p *Post) string { return p.GUID }, 255, false},
 }
 
-// checkPostFieldLengths is wpdb's refusal of values longer than their column: wp_insert_post then
-// fails with db_insert_error (db_update_error on updates) and wpdb's message. WordPress answers it
+// checkPostFieldLengths is wpdb's refusal of values longer than their column or not valid UTF-8
+// (strip_invalid_text would change them): wp_insert_post then fails with db_insert_error
+// (db_update_error on updates) and wpdb's message. WordPress answers it
 // with status 500 and the message as data; it is the client's input, so calendard answers 400 with
 // the usual {"status": 400} data.
 func checkPostFieldLengths(p *Post, insert bool) error {
@@ -377,7 +380,7 @@ func checkPostFieldLengths(p *Post, insert bool) error {
 		if f.bytes {
 			n = len(v)
 		}
-		if n > f.limit {
+		if n > f.limit || !utf8.ValidString(v) {
 			fields = append(fields, f.name)
 		}
 	}

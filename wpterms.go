@@ -69,13 +69,14 @@ const (
 // longer value before it reaches MySQL.
 const termFieldLength = 200
 
-// termFieldsTooLong returns the wp_terms fields wpdb would refuse (process_fields), in column order.
-func termFieldsTooLong(name, slug string) []string {
+// termFieldsRefused returns the wp_terms fields wpdb would refuse (process_fields: too long or not
+// valid UTF-8), in column order.
+func termFieldsRefused(name, slug string) []string {
 	var out []string
-	if utf8.RuneCountInString(name) > termFieldLength {
+	if utf8.RuneCountInString(name) > termFieldLength || !utf8.ValidString(name) {
 		out = append(out, "name")
 	}
-	if utf8.RuneCountInString(slug) > termFieldLength {
+	if utf8.RuneCountInString(slug) > termFieldLength || !utf8.ValidString(slug) {
 		out = append(out, "slug")
 	}
 	return out
@@ -182,11 +183,17 @@ func InsertTerm(ctx context.Context, tx WriteTx, a TermArgs) (*Term, error) {
 	if slug, err = UniqueTermSlug(ctx, tx, slug, a.Taxonomy, a.Parent, a.Hierarchical, 0); err != nil {
 		return nil, err
 	}
-	if bad := termFieldsTooLong(name, slug); len(bad) > 0 {
+	if bad := termFieldsRefused(name, slug); len(bad) > 0 {
 		return nil, &TermError{Code: ErrCodeDBInsert, Message: "Could not insert term into the database.", Data: wpdbFieldsError(bad)}
 	}
-	t, err := tx.InsertTerm(ctx, &Term{Name: name, Slug: slug, Taxonomy: a.Taxonomy,
-		Description: TermDescriptionForDB(a.Description), Parent: a.Parent})
+	desc := TermDescriptionForDB(a.Description)
+	if !utf8.ValidString(desc) {
+		// WordPress has stored the wp_terms row by then and leaves it behind; calendard's transaction
+		// writes nothing.
+		return nil, &TermError{Code: ErrCodeDBInsert, Message: "Could not insert term taxonomy into the database.",
+			Data: wpdbFieldsError([]string{"description"})}
+	}
+	t, err := tx.InsertTerm(ctx, &Term{Name: name, Slug: slug, Taxonomy: a.Taxonomy, Description: desc, Parent: a.Parent})
 	if err != nil {
 		return nil, err
 	}

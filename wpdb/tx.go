@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -240,8 +241,13 @@ func (t *Tx) LockSlugs(ctx context.Context, postType string) error {
 
 var errLockTimeout = errors.New("timed out waiting for a write lock")
 
-// AddMeta inserts one postmeta row.
+// AddMeta inserts one postmeta row. A value that is not valid UTF-8 is not stored: wpdb refuses it
+// (strip_invalid_text) and add_metadata's false is ignored by its callers, so WordPress drops it
+// silently.
 func (t *Tx) AddMeta(ctx context.Context, postID int64, key, value string) error {
+	if !utf8.ValidString(value) {
+		return nil
+	}
 	_, err := t.exec(ctx, "INSERT INTO "+t.t("postmeta")+" (post_id, meta_key, meta_value) VALUES (?, ?, ?)", postID, key, value)
 	return err
 }
@@ -252,8 +258,9 @@ func (t *Tx) UpdateMetaRows(ctx context.Context, postID int64, key, value string
 	if err := t.tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+t.t("postmeta")+" WHERE post_id = ? AND meta_key = ?", postID, key).Scan(&n); err != nil {
 		return 0, err
 	}
-	if n == 0 {
-		return 0, nil
+	if n == 0 || !utf8.ValidString(value) {
+		// Invalid text: wpdb refuses the update and the rows keep their value (see AddMeta).
+		return n, nil
 	}
 	_, err := t.exec(ctx, "UPDATE "+t.t("postmeta")+" SET meta_value = ? WHERE post_id = ? AND meta_key = ?", value, postID, key)
 	return n, err
