@@ -303,17 +303,26 @@ func (d *decoder) float() (any, error) {
 	return f, nil
 }
 
-// str reads <len>:"<bytes>" (the part after "s:"), without the final ';'.
-func (d *decoder) str() (string, error) {
+// strHeader reads <len>:" of a string and checks the data holds that many bytes.
+func (d *decoder) strHeader() (int64, error) {
 	n, err := d.uint()
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	if err := d.expect(`:"`); err != nil {
-		return "", err
+		return 0, err
 	}
 	if n > int64(len(d.s)-d.pos) {
-		return "", d.errorf("string length %d exceeds the data", n)
+		return 0, d.errorf("string length %d exceeds the data", n)
+	}
+	return n, nil
+}
+
+// str reads <len>:"<bytes>" (the part after "s:"), without the final ';'.
+func (d *decoder) str() (string, error) {
+	n, err := d.strHeader()
+	if err != nil {
+		return "", err
 	}
 	v := d.s[d.pos : d.pos+int(n)]
 	d.pos += int(n)
@@ -326,15 +335,9 @@ func (d *decoder) str() (string, error) {
 // escapedStr reads the legacy S:<len>:"..."; form, where a backslash is
 // followed by two hex digits.
 func (d *decoder) escapedStr() (string, error) {
-	n, err := d.uint()
+	n, err := d.strHeader()
 	if err != nil {
 		return "", err
-	}
-	if err := d.expect(`:"`); err != nil {
-		return "", err
-	}
-	if n > int64(len(d.s)-d.pos) {
-		return "", d.errorf("string length %d exceeds the data", n)
 	}
 	var b strings.Builder
 	for i := int64(0); i < n; i++ {

@@ -15,71 +15,18 @@ internal/cost/testdata/recorded.json:
 Run from the module root:  python3 internal/cost/testdata/gen/extract.py
 """
 import json
+import os
 import re
 import sys
+
+# The mysqldump reader is shared with the wptext vector generator.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', '..', '..', 'wptext', 'testdata', 'gen'))
+from sqlparse import table_rows  # noqa: E402
 
 SET = 'compat-tests/testdata/site-a/'
 OUT = 'internal/cost/testdata/recorded.json'
 REDACTED_ORDER = ['currency_symbol', 'currency_position', 'currency_code', 'values']
 KEYS = ('_EventCost', '_EventCurrencySymbol', '_EventCurrencyPosition', '_EventCurrencyCode')
-
-_ESC = {'0': '\0', "'": "'", '"': '"', 'b': '\b', 'n': '\n', 'r': '\r', 't': '\t', 'Z': '\x1a', '\\': '\\'}
-
-
-def parse_values(s, i):
-    """Parse mysqldump '(v,...),(...);' starting at s[i]; returns (rows, end)."""
-    rows = []
-    while True:
-        while s[i] in ' \n,':
-            i += 1
-        if s[i] == ';':
-            return rows, i + 1
-        assert s[i] == '(', s[i:i + 40]
-        i += 1
-        row = []
-        while True:
-            if s[i] == "'":
-                i += 1
-                buf = []
-                while True:
-                    c = s[i]
-                    if c == '\\':
-                        buf.append(_ESC.get(s[i + 1], s[i + 1]))
-                        i += 2
-                    elif c == "'":
-                        if s[i + 1] == "'":
-                            buf.append("'")
-                            i += 2
-                        else:
-                            i += 1
-                            break
-                    else:
-                        buf.append(c)
-                        i += 1
-                row.append(''.join(buf))
-            else:
-                m = re.compile(r"[^,)]*").match(s, i)
-                tok = m.group(0)
-                i = m.end()
-                row.append(None if tok == 'NULL' else tok)
-            if s[i] == ',':
-                i += 1
-                continue
-            i += 1  # ')'
-            break
-        rows.append(tuple(row))
-
-
-def table_rows(sql, table):
-    out, pos = [], 0
-    pat = 'INSERT INTO `%s` VALUES' % table
-    while True:
-        j = sql.find(pat, pos)
-        if j < 0:
-            return out
-        rows, pos = parse_values(sql, j + len(pat))
-        out.extend(rows)
-
 
 def fixture_meta():
     sql = open(SET + 'fixture.sql', encoding='utf-8').read()
