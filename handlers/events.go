@@ -197,7 +197,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	startDate := bounded("start_date", true)
 	endDate := bounded("end_date", false)
 
-	f := calendard.EventFilter{Limit: int(perPage), Offset: int((page - 1) * perPage)}
+	f := calendard.EventFilter{Limit: int(perPage), Offset: rowsBefore(page, perPage)}
 	include, hasInclude := r.Param("include")
 	if hasInclude && !php.Empty(include) {
 		for _, it := range php.ListToArray(include) {
@@ -350,10 +350,10 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 // pagedList finishes the events, venues and organizers list envelope: next/previous links while
 // the neighbouring page can hold records, total and total_pages, and the X-TEC headers.
 func pagedList(body *phpjson.Object, restURL string, page, perPage int64, total int) *Response {
-	if page*perPage < int64(total) {
+	if rowsBefore(page+1, perPage) < total {
 		body.Set("next_rest_url", pageURL(restURL, page+1))
 	}
-	if page > 1 && (page-2)*perPage < int64(total) {
+	if page > 1 && rowsBefore(page-1, perPage) < total {
 		body.Set("previous_rest_url", pageURL(restURL, page-1))
 	}
 	pages := totalPages(total, perPage)
@@ -374,6 +374,24 @@ func pageURL(restURL string, n int64) string {
 // withTotals adds the list headers every collection answers with.
 func withTotals(resp *Response, total int, pages int64) *Response {
 	return resp.Header("X-TEC-Total", itoa(int64(total))).Header("X-TEC-TotalPages", itoa(pages))
+}
+
+// maxRowOffset bounds the row offset of a list page. (page-1)*per_page saturates here instead of
+// overflowing: no table holds that many rows, so such a page lies past the end on every store, and
+// an offset plus any page size still fits an int.
+const maxRowOffset = math.MaxInt64 / 4
+
+// rowsBefore is the offset of a page, (page-1)*perPage, saturated at maxRowOffset. page may be any
+// int64 a client sent (PHP saturates numeric strings at PHP_INT_MAX); page+1 of the largest one
+// wraps to a negative value, which must not count as page 1, so it saturates too.
+func rowsBefore(page, perPage int64) int {
+	if perPage <= 0 || page == 1 {
+		return 0
+	}
+	if page < 1 || page-1 > maxRowOffset/perPage {
+		return maxRowOffset
+	}
+	return int((page - 1) * perPage)
 }
 
 func totalPages(total int, perPage int64) int64 {

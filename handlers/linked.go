@@ -52,7 +52,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	if v := r.Value("per_page"); !php.Empty(v) {
 		perPage = php.Int(v)
 	}
-	f := calendard.LinkedFilter{PostType: h.postType, Limit: int(perPage), Offset: int((page - 1) * perPage)}
+	f := calendard.LinkedFilter{PostType: h.postType, Limit: int(perPage), Offset: rowsBefore(page, perPage)}
 	var statusParam []string
 	if v, ok := r.Param("status"); ok {
 		statusParam = statusList(r, h.postType, v)

@@ -27,7 +27,7 @@ type termPlan struct {
 
 // termQuery builds the plan of a list request. Parameters are already validated and coerced.
 func (h *termsHandler) termQuery(r *Request, idx *termIndex, page, perPage int64) *termPlan {
-	p := &termPlan{hierarchical: h.hierarchical, limit: int(perPage), offset: int((page - 1) * perPage)}
+	p := &termPlan{hierarchical: h.hierarchical, limit: int(perPage), offset: rowsBefore(page, perPage)}
 	q := &p.q
 	q.Taxonomy = h.taxonomy
 
@@ -180,7 +180,7 @@ func (p *termPlan) run(r *Request, idx *termIndex) ([]*calendard.Term, error) {
 		if p.offset >= len(terms) {
 			return nil, nil
 		}
-		terms = terms[p.offset:min(len(terms), p.offset+p.limit)]
+		terms = terms[p.offset:min(len(terms), p.offset+p.limit)] // offset+limit fits: see rowsBefore
 	}
 	return terms, nil
 }

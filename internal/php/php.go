@@ -112,18 +112,87 @@ func Float(v any) float64 {
 
 // leadingFloat parses the longest numeric prefix of s, as PHP's numeric-leading strings cast.
 func leadingFloat(s string) float64 {
-	i := 0
-	for i < len(s) && isWS(s[i]) {
+	start, end, _ := numericPrefix(s)
+	f, _ := strconv.ParseFloat(s[start:end], 64)
+	return f
+}
+
+// numericPrefix finds, in one pass, the longest prefix of s that is_numeric accepts once leading
+// whitespace is skipped: s[start:end] (empty when there is none). isInt reports a prefix of sign and
+// digits only, which PHP reads as an integer (when it fits).
+func numericPrefix(s string) (start, end int, isInt bool) {
+	i, n := 0, len(s)
+	for i < n && isWS(s[i]) {
 		i++
 	}
-	best := 0.0
-	for j := len(s); j > i; j-- {
-		if IsNumericString(s[i:j]) {
-			best, _ = strconv.ParseFloat(strings.TrimSpace(s[i:j]), 64)
-			return best
+	start = i
+	if i < n && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < n && s[i] >= '0' && s[i] <= '9' {
+		i++
+		digits++
+	}
+	isInt = true
+	if i < n && s[i] == '.' {
+		j := i + 1
+		frac := 0
+		for j < n && s[j] >= '0' && s[j] <= '9' {
+			j++
+			frac++
+		}
+		if digits+frac > 0 {
+			i, digits, isInt = j, digits+frac, false
 		}
 	}
-	return best
+	if digits == 0 {
+		return start, start, false
+	}
+	if i < n && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < n && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < n && s[k] >= '0' && s[k] <= '9' {
+			k++
+		}
+		if k > j {
+			i, isInt = k, false
+		}
+	}
+	return start, i, isInt
+}
+
+// stringInt is PHP's (int) of a string: a leading integer is read exactly, saturating at the int
+// range as is_numeric_string does; any other numeric prefix goes through a double, capped
+// (zend_dval_to_lval_cap); no numeric prefix is 0.
+func stringInt(s string) int64 {
+	start, end, isInt := numericPrefix(s)
+	if start == end {
+		return 0
+	}
+	if isInt {
+		n, err := strconv.ParseInt(strings.TrimPrefix(s[start:end], "+"), 10, 64)
+		if err == nil {
+			return n
+		}
+		if s[start] == '-' {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	f, _ := strconv.ParseFloat(s[start:end], 64)
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return 0
+	case f >= 9223372036854775808.0:
+		return math.MaxInt64
+	case f < -9223372036854775808.0:
+		return math.MinInt64
+	}
+	return int64(f)
 }
 
 // Int is PHP's (int) cast.
@@ -138,8 +207,20 @@ func Int(v any) int64 {
 			return 1
 		}
 		return 0
-	case string, json.Number, float64:
+	case string:
+		return stringInt(x)
+	case json.Number:
+		// json_decode gives an integer when the literal is one that fits, a double otherwise.
+		if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return n
+		}
 		f := Float(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.2e18 || f <= -9.2e18 {
+			return 0
+		}
+		return int64(f)
+	case float64:
+		f := x
 		if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.2e18 || f <= -9.2e18 {
 			return 0
 		}

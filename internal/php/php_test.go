@@ -2,8 +2,11 @@ package php
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/calendard/calendard/internal/phpjson"
 )
@@ -27,11 +30,31 @@ func TestIntCastsLikePHP(t *testing.T) {
 	}{
 		{"12", 12}, {" 12", 12}, {"12abc", 12}, {"abc", 0}, {"2.9", 2}, {"-2.9", -2}, {"1e3", 1000},
 		{json.Number("7"), 7}, {true, 1}, {nil, 0}, {3.7, 3}, {[]any{1}, 1}, {[]any{}, 0},
+		// Integer strings are read exactly and saturate (is_numeric_string, zend_dval_to_lval_cap).
+		{"922337203685477580", 922337203685477580}, {"9223372036854775807", math.MaxInt64},
+		{"9223372036854775808", math.MaxInt64}, {"99999999999999999999999", math.MaxInt64},
+		{"-99999999999999999999999", math.MinInt64}, {"1e30", math.MaxInt64}, {"+9007199254740993", 9007199254740993},
+		{"1e999", 0}, {"5.", 5}, {".5", 0}, {"1e", 1}, {"-.5e1x", -5},
+		// A JSON integer that fits is exact; json_decode makes a larger one a double.
+		{json.Number("9007199254740993"), 9007199254740993}, {json.Number("1e2"), 100},
 	}
 	for _, tc := range tests {
 		if got := Int(tc.in); got != tc.want {
 			t.Errorf("Int(%#v) = %d, want %d", tc.in, got, tc.want)
 		}
+	}
+}
+
+// The numeric prefix of a long string is found in one pass (a quadratic scan made an 8 MB body
+// value cost hours of CPU).
+func TestNumericPrefixIsLinear(t *testing.T) {
+	long := strings.Repeat("1", 2<<20) + strings.Repeat("x", 2<<20)
+	start := time.Now()
+	if Float(long) == 0 || Int(long) != math.MaxInt64 || Int("1x"+strings.Repeat(" ", 4<<20)) != 1 {
+		t.Error("wrong value")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
 	}
 }
 
