@@ -58,8 +58,9 @@ func (s *MySQLStore) Name() string { return "mysql" }
 
 func (s *MySQLStore) Spec() string { return "mysql://" + s.db.DSN(s.run) }
 
-// ResetNeedsStop is false: the database is rewritten in place, the service's connections stay valid.
-func (s *MySQLStore) ResetNeedsStop() bool { return false }
+// ResetNeedsStop is true: the database is rewritten in place, which a running service sees only
+// after its next watermark poll (as it would a WordPress write), not at once.
+func (s *MySQLStore) ResetNeedsStop() bool { return true }
 
 func (s *MySQLStore) Reset(ctx context.Context) error {
 	return s.db.ResetDatabase(ctx, s.fixture, s.run)

@@ -20,6 +20,14 @@ type DB struct {
 	sql     *sql.DB
 	prefix  string
 	dialect Dialect
+	feed    *Feed
+}
+
+// newDB wraps a pool; every store has its change feed.
+func newDB(pool *sql.DB, prefix string, d Dialect) *DB {
+	db := &DB{sql: pool, prefix: prefix, dialect: d}
+	db.feed = newFeed(db)
+	return db
 }
 
 var prefixRe = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
@@ -74,7 +82,7 @@ func OpenMySQL(dsn, prefix string) (*DB, error) {
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(16)
 	db.SetConnMaxLifetime(5 * time.Minute)
-	return &DB{sql: db, prefix: prefix}, nil
+	return newDB(db, prefix, MySQL), nil
 }
 
 // Open connects to the store a CALENDAR_DB value names: "mysql://<go-sql-driver DSN>" or

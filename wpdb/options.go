@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/phpserial"
@@ -234,16 +237,107 @@ func applyTECOptions(s *calendard.Site, tec *phpserial.Array, wpPerPage string) 
 	}
 }
 
-// Store is the database plus the configuration that overrides its options.
+// Store is the database plus the configuration that overrides its options, and what calendard
+// keeps in memory between requests: the site settings, the terms and the event list index. All of
+// it is tagged with the change feed's generation, so nothing outlives a change.
 type Store struct {
 	*DB
 	overrides SiteOverrides
+	site      atomic.Pointer[cachedSite]
+	termsMu   sync.Mutex
+	terms     map[string]cachedTerms
+	index     *EventIndex
+	// live: Start runs, so the feed hears every change and caches may be kept.
+	live atomic.Bool
+}
+
+type cachedSite struct {
+	gen  uint64
+	site *calendard.Site
+}
+
+type cachedTerms struct {
+	gen   uint64
+	terms []*calendard.Term
 }
 
 // NewStore wraps db; the site settings it serves apply the overrides.
-func NewStore(db *DB, ov SiteOverrides) *Store { return &Store{DB: db, overrides: ov} }
-
-// Site loads the current site settings (one query).
-func (s *Store) Site(ctx context.Context) (*calendard.Site, error) {
-	return s.LoadSite(ctx, s.overrides)
+func NewStore(db *DB, ov SiteOverrides) *Store {
+	return &Store{DB: db, overrides: ov, terms: map[string]cachedTerms{}}
 }
+
+// Site returns the current site settings, read again after every change.
+func (s *Store) Site(ctx context.Context) (*calendard.Site, error) {
+	gen := s.feed.Generation()
+	if c := s.site.Load(); c != nil && c.gen == gen && s.live.Load() {
+		return c.site, nil
+	}
+	site, err := s.LoadSite(ctx, s.overrides)
+	if err != nil {
+		return nil, err
+	}
+	s.site.Store(&cachedSite{gen: gen, site: site})
+	return site, nil
+}
+
+// TermsOf returns every term of a taxonomy, read again after every change.
+func (s *Store) TermsOf(ctx context.Context, taxonomy string) ([]*calendard.Term, error) {
+	gen := s.feed.Generation()
+	s.termsMu.Lock()
+	c, ok := s.terms[taxonomy]
+	s.termsMu.Unlock()
+	if ok && c.gen == gen && s.live.Load() {
+		return c.terms, nil
+	}
+	terms, err := s.DB.TermsOf(ctx, taxonomy)
+	if err != nil {
+		return nil, err
+	}
+	s.termsMu.Lock()
+	s.terms[taxonomy] = cachedTerms{gen: gen, terms: terms}
+	s.termsMu.Unlock()
+	return terms, nil
+}
+
+// FindEvents answers from the event index when it is built and can answer the filter, from SQL
+// otherwise; both give the same page.
+func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+	if s.index != nil {
+		if ids, total, ok := s.index.FindEvents(site, &f); ok {
+			events, err := s.eventsByIDs(ctx, ids)
+			return events, total, err
+		}
+	}
+	return s.DB.FindEvents(ctx, site, f)
+}
+
+// StartOptions tune what Start runs.
+type StartOptions struct {
+	// WatchInterval is how often the change feed polls the database's watermark (0: never; only
+	// calendard's own writes are seen).
+	WatchInterval time.Duration
+	// NoIndex keeps event lists on SQL.
+	NoIndex bool
+	// OnError hears background failures (index builds, polls).
+	OnError func(error)
+}
+
+// Start builds the event index in the background and keeps everything in step with the database
+// until ctx ends. Lists answer from SQL until the first build finishes.
+func (s *Store) Start(ctx context.Context, o StartOptions) {
+	s.live.Store(o.WatchInterval > 0)
+	if o.WatchInterval > 0 {
+		// The first poll records the watermark the index build starts from; what changes after it
+		// shows in the next poll.
+		_, _ = s.feed.Poll(ctx)
+		go s.feed.Watch(ctx, o.WatchInterval, o.OnError)
+	}
+	if !o.NoIndex {
+		s.index = NewEventIndex(s.DB, o.OnError)
+		s.index.Follow(s.feed, s.Site)
+		go s.index.buildUntilReady(ctx, s.Site)
+	}
+}
+
+// Index returns the event index (nil unless Start built one).
+func (s *Store) Index() *EventIndex { return s.index }

@@ -199,7 +199,7 @@ func OpenSQLite(path, prefix string) (*DB, error) {
 	// Readers run concurrently in WAL mode; writers queue on the write lock.
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
-	return &DB{sql: db, prefix: prefix, dialect: SQLite}, nil
+	return newDB(db, prefix, SQLite), nil
 }
 
 // sqliteBusy reports SQLite's "database is locked/busy" (SQLITE_BUSY, SQLITE_LOCKED and their

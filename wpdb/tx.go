@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -23,6 +24,16 @@ type Tx struct {
 	// hook, when set (tests), runs before every statement so a test can break the connection midway.
 	hook func(ctx context.Context) error
 	ct   *bool
+	// touched and termsChanged are what the change feed hears after commit.
+	touched      []int64
+	termsChanged bool
+}
+
+// touch records that a post's rows changed.
+func (t *Tx) touch(id int64) {
+	if id > 0 && !slices.Contains(t.touched, id) {
+		t.touched = append(t.touched, id)
+	}
 }
 
 // TestHookBeforeStatement lets tests interrupt a write between statements (e.g. kill the connection)
@@ -117,7 +128,13 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		db.keepAutoIncrements(ctx, conn, counters)
 		return err
 	}
-	return sqlTx.Commit()
+	if err := sqlTx.Commit(); err != nil {
+		return err
+	}
+	if db.feed != nil && (len(t.touched) > 0 || t.termsChanged) {
+		db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged})
+	}
+	return nil
 }
 
 // Now is the request clock.
@@ -184,11 +201,14 @@ func (t *Tx) InsertPost(ctx context.Context, p *calendard.Post) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return res.LastInsertId()
+	id, err := res.LastInsertId()
+	t.touch(id)
+	return id, err
 }
 
 // UpdatePost rewrites the columns calendard manages.
 func (t *Tx) UpdatePost(ctx context.Context, p *calendard.Post) error {
+	t.touch(p.ID)
 	_, err := t.exec(ctx, "UPDATE "+t.t("posts")+` SET post_author = ?, post_date = ?, post_date_gmt = ?, post_content = ?,
 		post_title = ?, post_excerpt = ?, post_status = ?, comment_status = ?, ping_status = ?, post_password = ?,
 		post_name = ?, post_modified = ?, post_modified_gmt = ?, post_parent = ?, guid = ?, menu_order = ?, post_type = ?,
@@ -245,6 +265,7 @@ var errLockTimeout = errors.New("timed out waiting for a write lock")
 // (strip_invalid_text) and add_metadata's false is ignored by its callers, so WordPress drops it
 // silently.
 func (t *Tx) AddMeta(ctx context.Context, postID int64, key, value string) error {
+	t.touch(postID)
 	if !utf8.ValidString(value) {
 		return nil
 	}
@@ -254,6 +275,7 @@ func (t *Tx) AddMeta(ctx context.Context, postID int64, key, value string) error
 
 // UpdateMetaRows sets every row of key and reports how many rows the key has.
 func (t *Tx) UpdateMetaRows(ctx context.Context, postID int64, key, value string) (int64, error) {
+	t.touch(postID)
 	var n int64
 	if err := t.tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+t.t("postmeta")+" WHERE post_id = ? AND meta_key = ?", postID, key).Scan(&n); err != nil {
 		return 0, err
@@ -268,6 +290,7 @@ func (t *Tx) UpdateMetaRows(ctx context.Context, postID int64, key, value string
 
 // DeleteMeta deletes every row of key, or only those holding value.
 func (t *Tx) DeleteMeta(ctx context.Context, postID int64, key string, value *string) error {
+	t.touch(postID)
 	if value == nil {
 		_, err := t.exec(ctx, "DELETE FROM "+t.t("postmeta")+" WHERE post_id = ? AND meta_key = ?", postID, key)
 		return err
@@ -397,12 +420,14 @@ func (t *Tx) DuplicateTermSlug(ctx context.Context, term *calendard.Term) (bool,
 
 // AddTermRelationship links an object to a term.
 func (t *Tx) AddTermRelationship(ctx context.Context, objectID, ttID int64) error {
+	t.touch(objectID)
 	_, err := t.exec(ctx, "INSERT INTO "+t.t("term_relationships")+" (object_id, term_taxonomy_id, term_order) VALUES (?, ?, 0)", objectID, ttID)
 	return err
 }
 
 // RemoveTermRelationships unlinks terms from an object.
 func (t *Tx) RemoveTermRelationships(ctx context.Context, objectID int64, ttIDs []int64) error {
+	t.touch(objectID)
 	_, err := t.exec(ctx, "DELETE FROM "+t.t("term_relationships")+" WHERE object_id = ? AND term_taxonomy_id IN ("+
 		placeholders(len(ttIDs))+")", append([]any{objectID}, int64Args(ttIDs)...)...)
 	return err
@@ -410,6 +435,7 @@ func (t *Tx) RemoveTermRelationships(ctx context.Context, objectID int64, ttIDs 
 
 // InsertTerm adds a wp_terms row and its wp_term_taxonomy row.
 func (t *Tx) InsertTerm(ctx context.Context, term *calendard.Term) (*calendard.Term, error) {
+	t.termsChanged = true
 	res, err := t.exec(ctx, "INSERT INTO "+t.t("terms")+" (name, slug, term_group) VALUES (?, ?, ?)", term.Name, term.Slug, term.Group)
 	if err != nil {
 		return nil, err
@@ -431,6 +457,7 @@ func (t *Tx) InsertTerm(ctx context.Context, term *calendard.Term) (*calendard.T
 
 // UpdateTerm rewrites a term's name, slug, group, description and parent.
 func (t *Tx) UpdateTerm(ctx context.Context, term *calendard.Term) error {
+	t.termsChanged = true
 	if _, err := t.exec(ctx, "UPDATE "+t.t("terms")+" SET name = ?, slug = ?, term_group = ? WHERE term_id = ?",
 		term.Name, term.Slug, term.Group, term.ID); err != nil {
 		return err
@@ -442,6 +469,19 @@ func (t *Tx) UpdateTerm(ctx context.Context, term *calendard.Term) error {
 
 // DeleteTerm removes a term, its taxonomy row, relationships and term meta.
 func (t *Tx) DeleteTerm(ctx context.Context, term *calendard.Term) error {
+	t.termsChanged = true
+	// The objects losing the term change too (their lists filter by it).
+	rows, err := t.query(ctx, "SELECT object_id FROM "+t.t("term_relationships")+" WHERE term_taxonomy_id = ?", term.TaxonomyID)
+	if err != nil {
+		return err
+	}
+	objects, err := scanIDs(rows)
+	if err != nil {
+		return err
+	}
+	for _, id := range objects {
+		t.touch(id)
+	}
 	for _, q := range []struct {
 		sql string
 		arg int64
@@ -460,6 +500,7 @@ func (t *Tx) DeleteTerm(ctx context.Context, term *calendard.Term) error {
 
 // RecountTerms is _update_post_term_count: published objects of the taxonomy's post types.
 func (t *Tx) RecountTerms(ctx context.Context, ttIDs []int64, postTypes []string) error {
+	t.termsChanged = t.termsChanged || len(ttIDs) > 0
 	for _, id := range ttIDs {
 		if _, err := t.exec(ctx, "UPDATE "+t.t("term_taxonomy")+" SET count = (SELECT COUNT(*) FROM "+t.t("term_relationships")+
 			" tr JOIN "+t.t("posts")+" p ON p.ID = tr.object_id WHERE tr.term_taxonomy_id = ? AND p.post_status = 'publish' AND p.post_type IN ("+
@@ -500,6 +541,7 @@ func (t *Tx) TECEvent(ctx context.Context, postID int64) (*calendard.TECEventRow
 // upsert uses up an AUTO_INCREMENT value even when it updates (SQLite allocates the rowid before it
 // finds the conflict, and keeps the sqlite_sequence bump).
 func (t *Tx) UpsertTECEvent(ctx context.Context, r *calendard.TECEventRow) error {
+	t.touch(r.PostID)
 	now := t.now.UTC().Format(calendard.DBDateTime)
 	if _, err := t.exec(ctx, t.db.upsertTECEventSQL(), r.PostID, r.StartDate, r.EndDate, r.Timezone, r.StartDateUTC,
 		r.EndDateUTC, r.Duration, now, r.Hash); err != nil {
@@ -525,6 +567,7 @@ func (t *Tx) Occurrence(ctx context.Context, postID int64) (*calendard.Occurrenc
 // SaveOccurrence inserts an occurrence row, or replaces the row with the given ID the way the plugin
 // does (delete, then insert under the same ID, so no AUTO_INCREMENT value is used).
 func (t *Tx) SaveOccurrence(ctx context.Context, r *calendard.OccurrenceRow) error {
+	t.touch(r.PostID)
 	now := t.now.UTC().Format(calendard.DBDateTime)
 	if r.OccurrenceID != 0 {
 		if _, err := t.exec(ctx, "DELETE FROM "+t.t("tec_occurrences")+" WHERE occurrence_id = ?", r.OccurrenceID); err != nil {

@@ -24,6 +24,11 @@ type Config struct {
 	Environment    string
 	TrustedProxies []netip.Prefix
 	LogLevel       string
+	// WatchInterval is how often the change feed polls the database for changes made outside
+	// calendard (0: never; calendard is then the only writer).
+	WatchInterval time.Duration
+	// EventIndex answers event lists from the in-memory index (off: every list from SQL).
+	EventIndex bool
 }
 
 // setting is one row of the configuration table.
@@ -121,6 +126,22 @@ var settings = []setting{
 			return nil
 		}
 		return fmt.Errorf("must be one of debug, info, warn, error, got %q", v)
+	}},
+	{"CALENDAR_WATCH_INTERVAL", "watch-interval", "1s", "how often to look for changes WordPress makes directly in the database (Go duration; 0 = never)", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || (d > 0 && d < 100*time.Millisecond) || d > time.Hour {
+			return fmt.Errorf("must be 0 or a duration from 100ms to 1h, got %q", v)
+		}
+		c.WatchInterval = d
+		return nil
+	}},
+	{"CALENDAR_EVENT_INDEX", "event-index", "on", "on|off: answer event lists from the in-memory index", func(c *Config, v string) error {
+		switch v {
+		case "on", "off":
+			c.EventIndex = v == "on"
+			return nil
+		}
+		return fmt.Errorf("must be on or off, got %q", v)
 	}},
 }
 

@@ -105,13 +105,25 @@ func serve(args []string) error {
 		log.Warn("CLOCK FROZEN by CALENDAR_NOW: every request sees this instant", "now", frozen.Format(time.DateTime))
 	}
 
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL})
+	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, NoIndex: !cfg.EventIndex,
+		OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
+	if ix := store.Index(); ix != nil {
+		// A small calendar is indexed before the first request; a large one is served from SQL
+		// until its index is ready, so the service starts at once either way.
+		waitCtx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		ix.WaitReady(waitCtx)
+		cancel()
+	}
 	engine := handlers.New(handlers.Config{
 		Environment:    cfg.Environment,
 		TrustedProxies: cfg.TrustedProxies,
 		Clock:          clock,
 		Logger:         log,
-	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: db, TermQuery: db})
+	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: store, TermQuery: db})
 
 	srv := &http.Server{
 		Addr:              cfg.Listen,
@@ -121,8 +133,6 @@ func serve(args []string) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	log.Info("calendard listening", "addr", cfg.Listen, "environment", cfg.Environment, "store", db.Dialect().String())

@@ -1,0 +1,200 @@
+package wpdb
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Change says what changed in the calendar. Everything that keeps state derived from the database
+// (the event list index, cached site options and terms, and later response caches and the search
+// index) learns about changes from one Feed instead of watching the database itself.
+type Change struct {
+	// Posts are the posts whose rows, meta, terms or occurrences a calendard write changed.
+	Posts []int64
+	// Terms: term rows or term_taxonomy rows changed (names, parents, counts, deletions).
+	Terms bool
+	// All: anything may have changed (seen by the watermark poll: WordPress wrote directly).
+	All bool
+	// Generation is the feed's generation after this change.
+	Generation uint64
+}
+
+// Feed is the calendar's one change feed: calendard's own writes publish what they touched right
+// after commit, and a watermark poll catches what WordPress (or anyone else) writes directly. The
+// generation number moves with every change, so a cache tagged with it is exact.
+type Feed struct {
+	db     *DB
+	gen    atomic.Uint64
+	mu     sync.Mutex // guards subs and the watermark
+	subs   []func(Change)
+	last   watermark
+	seen   bool
+	failed bool // a poll failed before the first one that read the watermark
+}
+
+func newFeed(db *DB) *Feed { return &Feed{db: db} }
+
+// Changes returns the database's change feed.
+func (db *DB) Changes() *Feed { return db.feed }
+
+// Generation is a number that moves whenever the calendar may have changed.
+func (f *Feed) Generation() uint64 { return f.gen.Load() }
+
+// Subscribe registers fn to run on every change, synchronously in the publisher's goroutine (a
+// calendard write waits for it, so the next request sees the write). fn must be quick or hand the
+// work to a goroutine of its own.
+func (f *Feed) Subscribe(fn func(Change)) {
+	f.mu.Lock()
+	f.subs = append(f.subs, fn)
+	f.mu.Unlock()
+}
+
+// Publish announces a change to every subscriber.
+func (f *Feed) Publish(c Change) {
+	c.Generation = f.gen.Add(1)
+	f.mu.Lock()
+	subs := slices.Clone(f.subs)
+	f.mu.Unlock()
+	for _, fn := range subs {
+		fn(c)
+	}
+}
+
+// watermark is a cheap fingerprint of the tables calendard reads: the counts and highest IDs show
+// inserts and deletions, the newest post_modified_gmt shows every save WordPress makes through
+// wp_insert_post/wp_update_post, and the options digest shows settings changes.
+type watermark struct {
+	posts, maxPost, maxMeta, rels, terms, occ int64
+	modified, termsig                         string
+	options                                   [32]byte
+}
+
+// watermarkSQL reads the fingerprint in one statement; every part reads an index (COUNT(*) the
+// smallest one), never a whole row.
+func (db *DB) watermarkSQL(occurrences bool) string {
+	occ := "0"
+	if occurrences {
+		occ = "(SELECT COUNT(*) + COALESCE(MAX(occurrence_id), 0) FROM " + db.t("tec_occurrences") + ")"
+	}
+	return "SELECT (SELECT COUNT(*) FROM " + db.t("posts") + "), (SELECT COALESCE(MAX(ID), 0) FROM " + db.t("posts") +
+		"), (SELECT COALESCE(MAX(post_modified_gmt), '') FROM " + db.t("posts") +
+		"), (SELECT COALESCE(MAX(meta_id), 0) FROM " + db.t("postmeta") +
+		"), (SELECT COUNT(*) FROM " + db.t("term_relationships") +
+		"), (SELECT COUNT(*) + COALESCE(MAX(term_id), 0) FROM " + db.t("terms") +
+		"), (SELECT " + db.concatSig("COUNT(*)", "COALESCE(SUM(count), 0)", "COALESCE(SUM(parent), 0)", "COALESCE(MAX(term_taxonomy_id), 0)") +
+		" FROM " + db.t("term_taxonomy") + "), " + occ
+}
+
+// concatSig joins numeric expressions into one text value.
+func (db *DB) concatSig(exprs ...string) string {
+	if db.dialect == SQLite {
+		out := ""
+		for i, e := range exprs {
+			if i > 0 {
+				out += " || '/' || "
+			}
+			out += "CAST(" + e + " AS TEXT)"
+		}
+		return out
+	}
+	out := "CONCAT_WS('/'"
+	for _, e := range exprs {
+		out += ", " + e
+	}
+	return out + ")"
+}
+
+// readWatermark reads the fingerprint (inside q, a transaction or the pool).
+func (db *DB) readWatermark(ctx context.Context, q queryer) (watermark, error) {
+	var w watermark
+	occ := db.occurrencesExist(ctx, q)
+	var termsig sql.NullString
+	if err := q.QueryRowContext(ctx, db.watermarkSQL(occ)).Scan(&w.posts, &w.maxPost, &w.modified, &w.maxMeta,
+		&w.rels, &w.terms, &termsig, &w.occ); err != nil {
+		return w, err
+	}
+	w.termsig = termsig.String
+	names := append(append([]string{}, siteOptions...), db.prefix+"user_roles")
+	rows, err := q.QueryContext(ctx, "SELECT option_name, option_value FROM "+db.t("options")+
+		" WHERE option_name IN ("+placeholders(len(names))+") ORDER BY option_name", stringArgs(names)...)
+	if err != nil {
+		return w, err
+	}
+	defer rows.Close()
+	h := sha256.New()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return w, err
+		}
+		h.Write([]byte(strconv.Itoa(len(k)) + ":" + k + strconv.Itoa(len(v)) + ":" + v))
+	}
+	if err := rows.Err(); err != nil {
+		return w, err
+	}
+	copy(w.options[:], h.Sum(nil))
+	return w, nil
+}
+
+// queryer is what both *sql.DB and *sql.Tx offer for reads.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// occurrencesExist reports whether the plugin's occurrence table exists.
+func (db *DB) occurrencesExist(ctx context.Context, q queryer) bool {
+	ok, err := db.tablesExist(ctx, q, db.t("tec_occurrences"))
+	return ok && err == nil
+}
+
+// Poll reads the watermark once and publishes a Change{All} when it moved since the last poll. The
+// first poll only records it. It reports whether it published.
+func (f *Feed) Poll(ctx context.Context) (bool, error) {
+	w, err := f.db.readWatermark(ctx, f.db.sql)
+	if err != nil {
+		f.mu.Lock()
+		f.failed = f.failed || !f.seen
+		f.mu.Unlock()
+		return false, err
+	}
+	f.mu.Lock()
+	// Without a first reading, anything may have changed since whatever was loaded meanwhile.
+	changed := (f.seen && w != f.last) || (!f.seen && f.failed)
+	f.last, f.seen = w, true
+	f.mu.Unlock()
+	if changed {
+		f.Publish(Change{All: true})
+	}
+	return changed, nil
+}
+
+// Watch polls every interval until ctx ends. Errors (the database away) are reported through
+// onError, once per outage, and polling goes on.
+func (f *Feed) Watch(ctx context.Context, interval time.Duration, onError func(error)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	failing := false
+	for {
+		if _, err := f.Poll(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			if !failing && onError != nil {
+				onError(err)
+			}
+			failing = true
+		} else {
+			failing = false
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

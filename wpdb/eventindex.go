@@ -1,0 +1,802 @@
+package wpdb
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/calendard/calendard"
+)
+
+// EventIndex answers event list filters, order and totals from memory: the list keys of every event
+// (status, dates, publication date, parent, flags, terms, venues and organizers) and nothing else.
+// Records are still loaded from the database, a page at a time. It stays exact: calendard's writes
+// patch it before they answer (through the change feed), and a change the watermark poll sees
+// rebuilds it in the background while the previous snapshot keeps answering.
+//
+// Answers are the SQL query's (FindEvents) to the row: the same comparisons (dates as the columns
+// compare them, statuses, meta keys and taxonomies under the table collation, venue and organizer
+// IDs through CAST AS SIGNED) and the same order, MIN(start) of the matching dates, then post_date,
+// then ID. Filters it cannot answer (search) go to SQL.
+type EventIndex struct {
+	db   *DB
+	snap atomic.Pointer[ixSnapshot]
+
+	mu       sync.Mutex // serialises builds and patches
+	building bool
+	again    bool    // a rebuild was asked for while one ran
+	patched  []int64 // IDs patched while a build ran, re-applied to its result
+	// Builds counts finished builds (tests).
+	builds atomic.Int64
+	log    func(error)
+}
+
+// ixMode is what decides which dates an index holds.
+type ixMode struct {
+	customTables bool // dates from tec_occurrences (else _EventStartDate/_EventEndDate meta)
+	utc          bool // the site's "site" timezone mode: UTC columns
+}
+
+func modeOf(site *calendard.Site) ixMode {
+	return ixMode{customTables: site.UseCustomTables, utc: site.TimezoneModeSite}
+}
+
+// ixRow is one (start, end) pair an event can match with: an occurrence row, or one combination
+// of start and end meta rows (the SQL joins them, so every combination is a row).
+type ixRow struct {
+	start, end   string
+	startN, endN int64 // packed YYYYMMDDhhmmss when the text is a regular datetime
+	regular      bool
+}
+
+// ixEvent is the list key of one tribe_events post.
+type ixEvent struct {
+	id        int64
+	status    string
+	postDate  string
+	postDateN int64
+	parent    int64
+	hidden    bool // _EventHideFromUpcoming exists: never listed
+	featured  bool // _tribe_featured exists
+	rows      []ixRow
+	cats      []int64
+	tags      []int64
+	venues    []int64 // CAST(meta_value AS SIGNED) of every _EventVenueID row
+	orgs      []int64
+}
+
+// simple reports whether the event sorts by one regular row wherever a filter leaves it.
+func (e *ixEvent) simple() bool { return len(e.rows) == 1 && e.rows[0].regular }
+
+// ixSnapshot is an immutable compiled index.
+type ixSnapshot struct {
+	mode   ixMode
+	byID   map[int64]*ixEvent
+	main   []*ixEvent // listable simple events by (start, post_date, ID)
+	starts []int64    // main[i].rows[0].startN
+	slow   []*ixEvent // listable events with several or irregular rows
+	// postings map a venue, organizer or term ID to positions in main, ascending.
+	venues, orgs, cats, tags map[int64][]int32
+	slowIDs                  map[int64]bool
+}
+
+// NewEventIndex returns an index over db; it answers nothing until Build has run.
+func NewEventIndex(db *DB, onError func(error)) *EventIndex {
+	return &EventIndex{db: db, log: onError}
+}
+
+// Ready reports whether a snapshot exists.
+func (x *EventIndex) Ready() bool { return x.snap.Load() != nil }
+
+// WaitReady waits until a snapshot exists or ctx ends.
+func (x *EventIndex) WaitReady(ctx context.Context) bool {
+	for !x.Ready() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return true
+}
+
+// Build loads every event's keys and swaps the new snapshot in. Patches that land while it loads
+// are applied to the result before the swap, so no write is lost.
+func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
+	x.mu.Lock()
+	if x.building {
+		x.again = true
+		x.mu.Unlock()
+		return nil
+	}
+	x.building, x.patched = true, nil
+	x.mu.Unlock()
+	for {
+		mode := modeOf(site)
+		events, err := x.db.loadIndexEvents(ctx, mode, nil)
+		x.mu.Lock()
+		if err != nil {
+			x.building, x.again = false, false
+			x.mu.Unlock()
+			return err
+		}
+		if len(x.patched) > 0 {
+			fresh, err := x.db.loadIndexEvents(ctx, mode, x.patched)
+			if err != nil {
+				x.building, x.again = false, false
+				x.mu.Unlock()
+				return err
+			}
+			mergeEvents(events, x.patched, fresh)
+		}
+		x.snap.Store(compileIndex(mode, events))
+		x.builds.Add(1)
+		x.patched = nil
+		if !x.again {
+			x.building = false
+			x.mu.Unlock()
+			return nil
+		}
+		x.again = false
+		x.mu.Unlock()
+	}
+}
+
+// mergeEvents replaces the given IDs in events by their fresh keys (absent: deleted or no longer
+// an event).
+func mergeEvents(events map[int64]*ixEvent, ids []int64, fresh map[int64]*ixEvent) {
+	for _, id := range ids {
+		if e, ok := fresh[id]; ok {
+			events[id] = e
+		} else {
+			delete(events, id)
+		}
+	}
+}
+
+// Patch reloads the keys of the given posts and swaps in a snapshot that has them. Posts that are
+// not events are ignored.
+func (x *EventIndex) Patch(ctx context.Context, ids []int64) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.building {
+		x.patched = append(x.patched, ids...)
+	}
+	cur := x.snap.Load()
+	if cur == nil {
+		return nil
+	}
+	fresh, err := x.db.loadIndexEvents(ctx, cur.mode, ids)
+	if err != nil {
+		// The snapshot can no longer be trusted: answer from SQL until a rebuild.
+		x.snap.Store(nil)
+		return err
+	}
+	events := make(map[int64]*ixEvent, len(cur.byID)+len(fresh))
+	for id, e := range cur.byID {
+		events[id] = e
+	}
+	mergeEvents(events, ids, fresh)
+	x.snap.Store(compileIndex(cur.mode, events))
+	return nil
+}
+
+// Invalidate drops the snapshot (lists answer from SQL until the next Build).
+func (x *EventIndex) Invalidate() { x.snap.Store(nil) }
+
+// Follow keeps the index in step with the change feed: written posts are patched at once, and
+// anything else starts a background rebuild (the current snapshot answers meanwhile). site gives
+// the settings a rebuild uses.
+func (x *EventIndex) Follow(feed *Feed, site func(context.Context) (*calendard.Site, error)) {
+	feed.Subscribe(func(c Change) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if len(c.Posts) > 0 && !c.All {
+			if err := x.Patch(ctx, c.Posts); err != nil && x.log != nil {
+				x.log(err)
+			}
+		}
+		if c.All {
+			go func() { _ = x.rebuild(site) }()
+		}
+	})
+}
+
+// buildUntilReady builds the first snapshot, retrying while the database is away.
+func (x *EventIndex) buildUntilReady(ctx context.Context, site func(context.Context) (*calendard.Site, error)) {
+	wait := 100 * time.Millisecond
+	for !x.Ready() && ctx.Err() == nil {
+		if x.rebuild(site) == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 10*time.Second)
+	}
+}
+
+func (x *EventIndex) rebuild(site func(context.Context) (*calendard.Site, error)) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	s, err := site(ctx)
+	if err == nil {
+		err = x.Build(ctx, s)
+	}
+	if err != nil && x.log != nil {
+		x.log(err)
+	}
+	return err
+}
+
+// compileIndex sorts the listable events and builds the postings.
+func compileIndex(mode ixMode, events map[int64]*ixEvent) *ixSnapshot {
+	s := &ixSnapshot{mode: mode, byID: events, venues: map[int64][]int32{}, orgs: map[int64][]int32{},
+		cats: map[int64][]int32{}, tags: map[int64][]int32{}, slowIDs: map[int64]bool{}}
+	for _, e := range events {
+		switch {
+		case e.hidden || len(e.rows) == 0:
+		case e.simple():
+			s.main = append(s.main, e)
+		default:
+			s.slow = append(s.slow, e)
+			s.slowIDs[e.id] = true
+		}
+	}
+	slices.SortFunc(s.main, func(a, b *ixEvent) int {
+		return cmp.Or(cmp.Compare(a.rows[0].startN, b.rows[0].startN), cmp.Compare(a.postDateN, b.postDateN), cmp.Compare(a.id, b.id))
+	})
+	slices.SortFunc(s.slow, func(a, b *ixEvent) int { return cmp.Compare(a.id, b.id) })
+	s.starts = make([]int64, len(s.main))
+	post := func(m map[int64][]int32, ids []int64, pos int32) {
+		for _, id := range ids {
+			if l := m[id]; len(l) == 0 || l[len(l)-1] != pos {
+				m[id] = append(l, pos)
+			}
+		}
+	}
+	for i, e := range s.main {
+		s.starts[i] = e.rows[0].startN
+		pos := int32(i)
+		post(s.venues, e.venues, pos)
+		post(s.orgs, e.orgs, pos)
+		post(s.cats, e.cats, pos)
+		post(s.tags, e.tags, pos)
+	}
+	return s
+}
+
+// ixQuery is an EventFilter prepared for the index: bounds packed, statuses resolved.
+type ixQuery struct {
+	f                                              *calendard.EventFilter
+	startGE, endLE, startLT, startGT, endLT, endGT *ixBound
+	statusOK                                       func(string) bool
+	include                                        map[int64]bool
+}
+
+type ixBound struct {
+	s string
+	n int64
+}
+
+// prepare checks the filter is one the index answers and packs it.
+func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*ixQuery, bool) {
+	if len(f.Search) > 0 || modeOf(site) != s.mode {
+		return nil, false
+	}
+	q := &ixQuery{f: f}
+	ok := true
+	bound := func(v *string) *ixBound {
+		if v == nil {
+			return nil
+		}
+		n, regular := packDate(*v)
+		if !regular {
+			ok = false
+		}
+		return &ixBound{s: *v, n: n}
+	}
+	q.startGE, q.endLE = bound(f.StartOnOrAfter), bound(f.EndOnOrBefore)
+	q.startLT, q.startGT = bound(f.StartsBefore), bound(f.StartsAfter)
+	q.endLT, q.endGT = bound(f.EndsBefore), bound(f.EndsAfter)
+	if !ok {
+		return nil, false
+	}
+	q.statusOK = statusMatcher(f.Statuses)
+	if f.Include != nil {
+		q.include = make(map[int64]bool, len(f.Include))
+		for _, id := range f.Include {
+			q.include[id] = true
+		}
+	}
+	return q, true
+}
+
+// statusMatcher compares statuses as the column's collation does (post_status IN (...), or NOT IN
+// ('trash', 'auto-draft') for "any"), remembering each stored value's answer.
+func statusMatcher(statuses []string) func(string) bool {
+	var memo sync.Map
+	return func(st string) bool {
+		if v, ok := memo.Load(st); ok {
+			return v.(bool)
+		}
+		var ok bool
+		if statuses == nil {
+			ok = !textEqual(st, "trash") && !textEqual(st, "auto-draft")
+		} else {
+			for _, want := range statuses {
+				if textEqual(st, want) {
+					ok = true
+					break
+				}
+			}
+		}
+		memo.Store(st, ok)
+		return ok
+	}
+}
+
+// textEqual is equality under the tables' collation (exact text first, the common case).
+func textEqual(a, b string) bool { return a == b || collate520(a, b) == 0 }
+
+// matchRow reports whether a (start, end) row passes the date bounds.
+func (q *ixQuery) matchRow(r *ixRow) bool {
+	return dateOK(r, true, q.startGE, 0) && dateOK(r, true, q.startGT, 1) && dateOK(r, true, q.startLT, -1) &&
+		dateOK(r, false, q.endLE, 2) && dateOK(r, false, q.endLT, -1) && dateOK(r, false, q.endGT, 1)
+}
+
+// dateOK compares a row's start or end with a bound: want 1 (>), -1 (<), 0 (>=), 2 (<=).
+func dateOK(r *ixRow, start bool, b *ixBound, want int) bool {
+	if b == nil {
+		return true
+	}
+	var c int
+	if r.regular {
+		if start {
+			c = cmp.Compare(r.startN, b.n)
+		} else {
+			c = cmp.Compare(r.endN, b.n)
+		}
+	} else if start {
+		c = collate520(r.start, b.s)
+	} else {
+		c = collate520(r.end, b.s)
+	}
+	switch want {
+	case 1:
+		return c > 0
+	case -1:
+		return c < 0
+	case 0:
+		return c >= 0
+	default:
+		return c <= 0
+	}
+}
+
+// matchEvent checks everything but the dates.
+func (q *ixQuery) matchEvent(e *ixEvent, skipPostings bool) bool {
+	f := q.f
+	if e.hidden || !q.statusOK(e.status) {
+		return false
+	}
+	if f.PostParent != nil && e.parent != *f.PostParent {
+		return false
+	}
+	if f.Featured != nil && e.featured != *f.Featured {
+		return false
+	}
+	if q.include != nil && !q.include[e.id] {
+		return false
+	}
+	if skipPostings {
+		return true
+	}
+	return anyIn(e.cats, f.CategoryIDs) && anyIn(e.tags, f.TagIDs) && anyIn(e.venues, f.VenueIDs) && anyIn(e.orgs, f.OrganizerIDs)
+}
+
+// anyIn is the IN (...) test of an ID filter: nil filters nothing, an empty one matches nothing.
+func anyIn(have, want []int64) bool {
+	if want == nil {
+		return true
+	}
+	for _, h := range have {
+		if slices.Contains(want, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// ixHit is a matching event with its sort key (the earliest matching start).
+type ixHit struct {
+	e     *ixEvent
+	start *ixRow
+}
+
+func (q *ixQuery) hitOf(e *ixEvent) (ixHit, bool) {
+	var best *ixRow
+	for i := range e.rows {
+		r := &e.rows[i]
+		if q.matchRow(r) && (best == nil || compareStart(r, best) < 0) {
+			best = r
+		}
+	}
+	return ixHit{e: e, start: best}, best != nil
+}
+
+func compareStart(a, b *ixRow) int {
+	if a.regular && b.regular {
+		return cmp.Compare(a.startN, b.startN)
+	}
+	return collate520(a.start, b.start)
+}
+
+func (q *ixQuery) compareHits(a, b ixHit) int {
+	if q.f.OrderByPostDate {
+		return cmp.Or(cmp.Compare(a.e.postDateN, b.e.postDateN), cmp.Compare(a.e.id, b.e.id))
+	}
+	return cmp.Or(compareStart(a.start, b.start), cmp.Compare(a.e.postDateN, b.e.postDateN), cmp.Compare(a.e.id, b.e.id))
+}
+
+// find returns the page's IDs and the total.
+func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
+	f := q.f
+	want := f.Offset + f.Limit
+	if f.Limit <= 0 || want < f.Offset { // no page, or overflow: count only
+		want = 0
+	}
+	var hits []ixHit
+	total := 0
+	sorted := !f.OrderByPostDate
+	consider := func(e *ixEvent, skipPostings bool) {
+		if !q.matchEvent(e, skipPostings) {
+			return
+		}
+		h, ok := q.hitOf(e)
+		if !ok {
+			return
+		}
+		total++
+		if !sorted || total <= want || !e.simple() {
+			hits = append(hits, h)
+		}
+	}
+
+	switch {
+	case q.include != nil:
+		sorted = false
+		seen := map[int64]bool{}
+		for _, id := range f.Include {
+			if e := s.byID[id]; e != nil && !seen[id] && !e.hidden && len(e.rows) > 0 {
+				seen[id] = true
+				consider(e, false)
+			}
+		}
+	default:
+		if positions, ok := s.postingsFor(f); ok {
+			for _, p := range positions {
+				consider(s.main[p], true)
+			}
+			for _, e := range s.slow {
+				consider(e, false)
+			}
+			break
+		}
+		lo, hi := s.startRange(q)
+		for _, e := range s.main[lo:hi] {
+			consider(e, true)
+		}
+		for _, e := range s.slow {
+			consider(e, false)
+		}
+	}
+	if len(s.slow) > 0 || !sorted {
+		slices.SortFunc(hits, q.compareHits)
+	}
+	if f.Offset >= total || f.Limit <= 0 {
+		return nil, total
+	}
+	end := min(len(hits), want)
+	if want == 0 {
+		end = len(hits)
+	}
+	ids := make([]int64, 0, end-f.Offset)
+	for _, h := range hits[f.Offset:end] {
+		ids = append(ids, h.e.id)
+	}
+	return ids, total
+}
+
+// startRange narrows the main list by its sort key, the start date, when the filter bounds it.
+func (s *ixSnapshot) startRange(q *ixQuery) (int, int) {
+	lo, hi := 0, len(s.main)
+	if q.startGE != nil {
+		lo = max(lo, lowerBound(s.starts, q.startGE.n))
+	}
+	if q.startGT != nil {
+		lo = max(lo, lowerBound(s.starts, q.startGT.n+1))
+	}
+	if q.startLT != nil {
+		hi = min(hi, lowerBound(s.starts, q.startLT.n))
+	}
+	if hi < lo {
+		hi = lo
+	}
+	return lo, hi
+}
+
+func lowerBound(a []int64, v int64) int {
+	i, _ := slices.BinarySearch(a, v)
+	return i
+}
+
+// postingsFor intersects nothing: it picks the smallest posting union among the ID filters and
+// returns its positions in list order (the other filters are checked event by event).
+func (s *ixSnapshot) postingsFor(f *calendard.EventFilter) ([]int32, bool) {
+	var best []int32
+	found := false
+	for _, c := range []struct {
+		ids []int64
+		m   map[int64][]int32
+	}{{f.VenueIDs, s.venues}, {f.OrganizerIDs, s.orgs}, {f.CategoryIDs, s.cats}, {f.TagIDs, s.tags}} {
+		if c.ids == nil {
+			continue
+		}
+		u := union(c.ids, c.m)
+		if !found || len(u) < len(best) {
+			best, found = u, true
+		}
+	}
+	if !found {
+		return nil, false
+	}
+	// The chosen filter is satisfied by construction; the others are checked per event below, so
+	// filter the positions here with every ID filter.
+	out := best[:0:0]
+	for _, p := range best {
+		e := s.main[p]
+		if anyIn(e.cats, f.CategoryIDs) && anyIn(e.tags, f.TagIDs) && anyIn(e.venues, f.VenueIDs) && anyIn(e.orgs, f.OrganizerIDs) {
+			out = append(out, p)
+		}
+	}
+	return out, true
+}
+
+// union merges the posting lists of several IDs into one ascending list without duplicates.
+func union(ids []int64, m map[int64][]int32) []int32 {
+	if len(ids) == 1 {
+		return m[ids[0]]
+	}
+	var out []int32
+	for _, id := range ids {
+		out = append(out, m[id]...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// FindEvents answers from the index when it can; ok is false when the caller must ask SQL.
+func (x *EventIndex) FindEvents(site *calendard.Site, f *calendard.EventFilter) ([]int64, int, bool) {
+	s := x.snap.Load()
+	if s == nil {
+		return nil, 0, false
+	}
+	q, ok := s.prepare(site, f)
+	if !ok {
+		return nil, 0, false
+	}
+	ids, total := s.find(q)
+	return ids, total, true
+}
+
+// packDate turns a regular "YYYY-MM-DD HH:MM:SS" into YYYYMMDDhhmmss.
+func packDate(s string) (int64, bool) {
+	if len(s) != 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < 19; i++ {
+		switch i {
+		case 4, 7, 10, 13, 16:
+			continue
+		}
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func newRow(start, end string) ixRow {
+	sn, ok1 := packDate(start)
+	en, ok2 := packDate(end)
+	return ixRow{start: start, end: end, startN: sn, endN: en, regular: ok1 && ok2}
+}
+
+// Meta keys the index reads.
+const (
+	metaHidden    = "_EventHideFromUpcoming"
+	metaFeatured  = "_tribe_featured"
+	metaVenue     = "_EventVenueID"
+	metaOrganizer = "_EventOrganizerID"
+)
+
+// loadIndexEvents reads the list keys of every event (ids nil) or of the given posts, in one read
+// transaction so the parts agree.
+func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64) (map[int64]*ixEvent, error) {
+	out := map[int64]*ixEvent{}
+	if ids != nil && len(ids) == 0 {
+		return out, nil
+	}
+	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: db.dialect == MySQL})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	in := func(col string) (string, []any) {
+		if ids == nil {
+			return "", nil
+		}
+		return " AND " + col + " IN (" + placeholders(len(ids)) + ")", int64Args(ids)
+	}
+
+	cond, args := in("ID")
+	rows, err := tx.QueryContext(ctx, "SELECT ID, post_status, post_date, post_parent FROM "+db.t("posts")+
+		" WHERE post_type = ?"+cond, append([]any{calendard.PostTypeEvent}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		e := &ixEvent{}
+		if err := rows.Scan(&e.id, &e.status, &e.postDate, &e.parent); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		e.postDateN, _ = packDate(e.postDate)
+		out[e.id] = e
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	startKey, endKey := "_EventStartDate", "_EventEndDate"
+	if mode.utc {
+		startKey, endKey = "_EventStartDateUTC", "_EventEndDateUTC"
+	}
+	keys := []string{metaHidden, metaFeatured, metaVenue, metaOrganizer}
+	if !mode.customTables {
+		keys = append(keys, startKey, endKey)
+	}
+	starts, ends := map[int64][]string{}, map[int64][]string{}
+	cond, args = in("post_id")
+	rows, err = tx.QueryContext(ctx, "SELECT post_id, meta_key, meta_value FROM "+db.t("postmeta")+
+		" WHERE meta_key IN ("+placeholders(len(keys))+")"+cond+" ORDER BY meta_id", append(stringArgs(keys), args...)...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id int64
+		var k, v nullString
+		if err := rows.Scan(&id, &k, &v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		e := out[id]
+		if e == nil {
+			continue
+		}
+		switch canonicalKey(k.String, keys) {
+		case metaHidden:
+			e.hidden = true
+		case metaFeatured:
+			e.featured = true
+		case metaVenue:
+			if v.Valid { // CAST(NULL) is NULL, never IN (...)
+				e.venues = append(e.venues, castSigned(v.String))
+			}
+		case metaOrganizer:
+			if v.Valid {
+				e.orgs = append(e.orgs, castSigned(v.String))
+			}
+		case startKey:
+			if v.Valid {
+				starts[id] = append(starts[id], v.String)
+			}
+		case endKey:
+			if v.Valid {
+				ends[id] = append(ends[id], v.String)
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	if mode.customTables {
+		cols := "start_date, end_date"
+		if mode.utc {
+			cols = "start_date_utc, end_date_utc"
+		}
+		cond, args = in("post_id")
+		rows, err = tx.QueryContext(ctx, "SELECT post_id, "+cols+" FROM "+db.t("tec_occurrences")+" WHERE 1=1"+cond, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id int64
+			var s, e nullString
+			if err := rows.Scan(&id, &s, &e); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if ev := out[id]; ev != nil && s.Valid && e.Valid {
+				ev.rows = append(ev.rows, newRow(s.String, e.String))
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	} else {
+		for id, ss := range starts {
+			ev := out[id]
+			for _, s := range ss {
+				for _, e := range ends[id] {
+					ev.rows = append(ev.rows, newRow(s, e))
+				}
+			}
+		}
+	}
+
+	taxonomies := []string{calendard.TaxonomyCategory, calendard.TaxonomyTag}
+	cond, args = in("tr.object_id")
+	rows, err = tx.QueryContext(ctx, "SELECT tr.object_id, tt.taxonomy, tt.term_id FROM "+db.t("term_relationships")+" tr JOIN "+
+		db.t("term_taxonomy")+" tt ON tt.term_taxonomy_id = tr.term_taxonomy_id WHERE tt.taxonomy IN (?, ?)"+cond,
+		append(stringArgs(taxonomies), args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, term int64
+		var tax string
+		if err := rows.Scan(&id, &tax, &term); err != nil {
+			return nil, err
+		}
+		e := out[id]
+		if e == nil {
+			continue
+		}
+		if canonicalKey(tax, taxonomies) == calendard.TaxonomyCategory {
+			e.cats = append(e.cats, term)
+		} else {
+			e.tags = append(e.tags, term)
+		}
+	}
+	return out, rows.Err()
+}
+
+// canonicalKey maps a key the database matched under its collation to the spelling asked for.
+func canonicalKey(k string, keys []string) string {
+	for _, want := range keys {
+		if k == want {
+			return want
+		}
+	}
+	for _, want := range keys {
+		if collate520(k, want) == 0 {
+			return want
+		}
+	}
+	return k
+}

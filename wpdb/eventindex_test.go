@@ -1,0 +1,280 @@
+package wpdb
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard"
+)
+
+// indexFilterValues are the values random filters draw from: the fixture's own dates and IDs, so
+// bounds fall on, just before and just after real events.
+type indexFilterValues struct {
+	dates                        []string
+	venues, orgs, cats, tags, id []int64
+}
+
+func collectFilterValues(t *testing.T, s *Store) indexFilterValues {
+	t.Helper()
+	ctx := context.Background()
+	var v indexFilterValues
+	q := func(sql string, fn func(scan func(...any) error) error) {
+		rows, err := s.sql.QueryContext(ctx, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := fn(rows.Scan); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	q("SELECT meta_value FROM wp_postmeta WHERE meta_key IN ('_EventStartDate', '_EventEndDate', '_EventStartDateUTC', '_EventEndDateUTC')",
+		func(scan func(...any) error) error {
+			var d string
+			if err := scan(&d); err != nil {
+				return err
+			}
+			v.dates = append(v.dates, d)
+			if tm, err := time.Parse(calendard.DBDateTime, d); err == nil {
+				v.dates = append(v.dates, tm.Add(-time.Second).Format(calendard.DBDateTime), tm.Add(time.Second).Format(calendard.DBDateTime))
+			}
+			return nil
+		})
+	ids := func(sql string) (out []int64) {
+		q(sql, func(scan func(...any) error) error {
+			var id int64
+			err := scan(&id)
+			out = append(out, id)
+			return err
+		})
+		return append(out, 999999)
+	}
+	v.venues = ids("SELECT ID FROM wp_posts WHERE post_type = 'tribe_venue'")
+	v.orgs = ids("SELECT ID FROM wp_posts WHERE post_type = 'tribe_organizer'")
+	v.cats = ids("SELECT term_id FROM wp_term_taxonomy WHERE taxonomy = 'tribe_events_cat'")
+	v.tags = ids("SELECT term_id FROM wp_term_taxonomy WHERE taxonomy = 'post_tag'")
+	v.id = ids("SELECT ID FROM wp_posts")
+	return v
+}
+
+// randomFilter draws an event filter the index must answer as SQL does.
+func randomFilter(r *rand.Rand, v indexFilterValues) calendard.EventFilter {
+	var f calendard.EventFilter
+	date := func() *string {
+		if r.IntN(3) > 0 {
+			return nil
+		}
+		d := v.dates[r.IntN(len(v.dates))]
+		return &d
+	}
+	f.StartOnOrAfter, f.EndOnOrBefore = date(), date()
+	if r.IntN(3) == 0 {
+		f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter = date(), date(), date(), date()
+	}
+	switch r.IntN(4) {
+	case 0:
+		f.Statuses = []string{"publish"}
+	case 1:
+		f.Statuses = []string{"draft", "private", "pending", "future", "trash"}[:1+r.IntN(5)]
+	}
+	pick := func(from []int64) []int64 {
+		switch r.IntN(8) {
+		case 0:
+			return []int64{}
+		case 1, 2:
+			out := []int64{from[r.IntN(len(from))]}
+			if r.IntN(2) == 0 {
+				out = append(out, from[r.IntN(len(from))])
+			}
+			return out
+		}
+		return nil
+	}
+	f.VenueIDs, f.OrganizerIDs, f.CategoryIDs, f.TagIDs = pick(v.venues), pick(v.orgs), pick(v.cats), pick(v.tags)
+	if r.IntN(4) == 0 {
+		b := r.IntN(2) == 0
+		f.Featured = &b
+	}
+	if r.IntN(6) == 0 {
+		f.Include = []int64{}
+		for n := r.IntN(8); n > 0; n-- {
+			f.Include = append(f.Include, v.id[r.IntN(len(v.id))])
+		}
+		f.OrderByPostDate = true
+	}
+	if r.IntN(10) == 0 {
+		p := v.id[r.IntN(len(v.id))]
+		if r.IntN(2) == 0 {
+			p = 0
+		}
+		f.PostParent = &p
+	}
+	f.Limit = []int{1, 5, 10, 50}[r.IntN(4)]
+	f.Offset = []int{0, 0, 0, 3, 10, 40, 90}[r.IntN(7)]
+	return f
+}
+
+func TestEventIndexAnswersAsSQL(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		base, err := s.LoadSite(ctx, SiteOverrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Rows the plugin never writes but a database can hold: irregular dates, a second occurrence,
+		// a second start meta row, a non-numeric venue reference and odd-cased keys and statuses.
+		for _, st := range []string{
+			"UPDATE wp_postmeta SET meta_value = '2027-01-05' WHERE meta_key = '_EventStartDate' AND post_id = (SELECT MIN(post_id) FROM (SELECT post_id FROM wp_postmeta WHERE meta_key = '_EventVenueID') x)",
+			"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_EventStartDate', '2026-12-24 08:00:00' FROM wp_postmeta WHERE meta_key = '_EventCost' ORDER BY meta_id LIMIT 1",
+			"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_EventVenueID', ' 12abc' FROM wp_postmeta WHERE meta_key = '_EventOrganizerID' ORDER BY meta_id LIMIT 1",
+			"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_TRIBE_FEATURED', '' FROM wp_postmeta WHERE meta_key = '_EventURL' ORDER BY meta_id LIMIT 1",
+			"INSERT INTO wp_tec_occurrences (event_id, post_id, start_date, start_date_utc, end_date, end_date_utc, duration, hash, updated_at) SELECT event_id, post_id, '2025-03-01 10:00:00', '2025-03-01 15:00:00', '2025-03-01 12:00:00', '2025-03-01 17:00:00', 7200, 'x', '2025-01-01 00:00:00' FROM wp_tec_occurrences ORDER BY occurrence_id DESC LIMIT 1",
+			"UPDATE wp_posts SET post_status = 'Publish' WHERE ID = (SELECT MAX(post_id) FROM wp_tec_occurrences)",
+		} {
+			if _, err := s.sql.ExecContext(ctx, st); err != nil {
+				t.Fatalf("%s: %v", st, err)
+			}
+		}
+		values := collectFilterValues(t, s)
+		for _, mode := range []ixMode{{true, false}, {false, false}, {true, true}, {false, true}} {
+			site := *base
+			site.UseCustomTables, site.TimezoneModeSite = mode.customTables, mode.utc
+			x := NewEventIndex(s.DB, nil)
+			if err := x.Build(ctx, &site); err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(1, uint64(len(values.dates))))
+			nonEmpty := 0
+			for i := 0; i < 1500; i++ {
+				f := randomFilter(r, values)
+				ids, total, ok := x.FindEvents(&site, &f)
+				if !ok {
+					if allRegular(f) {
+						t.Fatalf("index declined %s", describeFilter(f))
+					}
+					continue // irregular bounds (never sent by the handlers) go to SQL
+				}
+				want, wantTotal, err := s.DB.FindEvents(ctx, &site, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if total != wantTotal || !reflect.DeepEqual(ids, eventIDs(want)) {
+					t.Fatalf("mode %+v filter %s:\nindex %d %v\nsql   %d %v", mode, describeFilter(f), total, ids, wantTotal, eventIDs(want))
+				}
+				if total > 0 {
+					nonEmpty++
+				}
+			}
+			if nonEmpty < 300 {
+				t.Errorf("mode %+v: only %d of 1500 random filters matched anything; the test is too weak", mode, nonEmpty)
+			}
+		}
+	})
+}
+
+func allRegular(f calendard.EventFilter) bool {
+	for _, b := range []*string{f.StartOnOrAfter, f.EndOnOrBefore, f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter} {
+		if _, ok := packDate(deref(b, "2000-01-01 00:00:00")); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func deref(p *string, def string) string {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func describeFilter(f calendard.EventFilter) string {
+	s := func(p *string) string {
+		if p == nil {
+			return "-"
+		}
+		return *p
+	}
+	b := "-"
+	if f.Featured != nil {
+		b = fmt.Sprint(*f.Featured)
+	}
+	par := "-"
+	if f.PostParent != nil {
+		par = fmt.Sprint(*f.PostParent)
+	}
+	return fmt.Sprintf("status=%v start>=%s end<=%s sb=%s sa=%s eb=%s ea=%s venues=%v orgs=%v cats=%v tags=%v featured=%s include=%v parent=%s limit=%d offset=%d",
+		f.Statuses, s(f.StartOnOrAfter), s(f.EndOnOrBefore), s(f.StartsBefore), s(f.StartsAfter), s(f.EndsBefore), s(f.EndsAfter),
+		f.VenueIDs, f.OrganizerIDs, f.CategoryIDs, f.TagIDs, b, f.Include, par, f.Limit, f.Offset)
+}
+
+func TestEventIndexFollowsWritesAndDirectChanges(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s.Start(ctx, StartOptions{WatchInterval: 100 * time.Millisecond})
+		if !s.Index().WaitReady(ctxTimeout(t, 10*time.Second)) {
+			t.Fatal("index never built")
+		}
+		site, err := s.Site(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := calendard.EventFilter{Statuses: []string{"publish"}, StartOnOrAfter: ptr("2000-01-01 00:00:00"), Limit: 500}
+		ids, total, ok := s.Index().FindEvents(site, &f)
+		if !ok || total == 0 {
+			t.Fatalf("index answered %v with %d events", ok, total)
+		}
+		victim := ids[0]
+
+		t.Run("a calendard write is in the next answer", func(t *testing.T) {
+			err := s.Write(ctx, nil, func(tx calendard.WriteTx) error {
+				return tx.AddMeta(ctx, victim, "_EventHideFromUpcoming", "yes")
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids, n, _ := s.Index().FindEvents(site, &f)
+			if n != total-1 || contains64(ids, victim) {
+				t.Errorf("after hiding %d: total %d (was %d), still listed: %v", victim, n, total, contains64(ids, victim))
+			}
+		})
+		t.Run("a direct SQL change is in the answers within the watch interval and a rebuild", func(t *testing.T) {
+			start := time.Now()
+			if _, err := s.sql.ExecContext(ctx, "UPDATE wp_posts SET post_status = 'draft', post_modified_gmt = '2030-01-01 00:00:00' WHERE ID = ?", ids[1]); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for time.Now().Before(deadline) {
+				got, n, _ := s.Index().FindEvents(site, &f)
+				if n == total-2 && !contains64(got, ids[1]) {
+					t.Logf("seen after %v", time.Since(start).Round(time.Millisecond))
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			t.Errorf("the direct change to %d was not seen within 5 s", ids[1])
+		})
+	})
+}
+
+func ctxTimeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func contains64(ids []int64, id int64) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
