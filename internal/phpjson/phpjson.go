@@ -301,28 +301,89 @@ func (e *SyntaxError) Error() string { return e.Message }
 // Decode parses JSON into nil, bool, json.Number, string, []any and *Object, keeping key order.
 // Duplicate keys keep the last value, as json_decode does.
 func Decode(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	return DecodeReader(bytes.NewReader(data), nil)
+}
+
+// Budget is charged for every value as it is decoded (scalars, arrays, objects), with an estimate of
+// the bytes the value takes (a string's or key's length plus a fixed overhead). A non-nil error stops
+// the decoding at once: DecodeReader returns that error as it is, so a caller can bound what one
+// document may cost before it has been read whole.
+type Budget func(size int) error
+
+// Fixed per-value overheads the budget is charged, besides the text of strings, numbers and keys.
+const (
+	scalarCost    = 32
+	containerCost = 64
+	keyCost       = 32
+)
+
+type budgetError struct{ err error }
+
+func (e budgetError) Error() string { return e.err.Error() }
+
+// DecodeReader is Decode over a stream, value by value: with a budget, a huge document is refused as
+// soon as it exceeds it, without holding it. Errors of r other than EOF and of the budget are returned
+// as they are; anything else wrong is a *SyntaxError.
+func DecodeReader(r io.Reader, budget Budget) (any, error) {
+	dec := json.NewDecoder(r)
 	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
-	if errors.Is(err, errDepth) {
+	d := &decoder{dec: dec, budget: budget}
+	v, err := d.value(0)
+	if err == nil {
+		if _, err = dec.Token(); err == io.EOF {
+			return v, nil
+		}
+		if err == nil {
+			return nil, &SyntaxError{Code: 4, Message: "Syntax error"}
+		}
+	}
+	var be budgetError
+	switch {
+	case errors.As(err, &be):
+		return nil, be.err
+	case errors.Is(err, errDepth):
 		return nil, &SyntaxError{Code: 1, Message: "Maximum stack depth exceeded"}
+	case isReadError(err):
+		return nil, err
 	}
-	if err != nil {
-		return nil, &SyntaxError{Code: 4, Message: "Syntax error"}
+	return nil, &SyntaxError{Code: 4, Message: "Syntax error"}
+}
+
+// isReadError tells the reader's own failures from what encoding/json reports about the text.
+func isReadError(err error) bool {
+	var se *json.SyntaxError
+	var ue *json.UnmarshalTypeError
+	return !errors.As(err, &se) && !errors.As(err, &ue) && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) &&
+		err != errBadKey && err != errDelim && err != errDepth
+}
+
+type decoder struct {
+	dec    *json.Decoder
+	budget Budget
+}
+
+func (d *decoder) charge(size int) error {
+	if d.budget == nil {
+		return nil
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &SyntaxError{Code: 4, Message: "Syntax error"}
+	if err := d.budget(size); err != nil {
+		return budgetError{err}
 	}
-	return v, nil
+	return nil
 }
 
 // MaxDepth is json_decode's default depth: arrays and objects nested deeper are refused
 // (JSON_ERROR_DEPTH), which also bounds the decoder's recursion.
 const MaxDepth = 512
 
-var errDepth = errors.New("maximum stack depth exceeded")
+var (
+	errDepth  = errors.New("maximum stack depth exceeded")
+	errBadKey = errors.New("bad key")
+	errDelim  = errors.New("unexpected delimiter")
+)
 
-func decodeValue(dec *json.Decoder, depth int) (any, error) {
+func (d *decoder) value(depth int) (any, error) {
+	dec := d.dec
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -331,6 +392,9 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	case json.Delim:
 		if depth++; depth > MaxDepth {
 			return nil, errDepth
+		}
+		if err := d.charge(containerCost); err != nil {
+			return nil, err
 		}
 		switch t {
 		case '{':
@@ -342,9 +406,12 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 				}
 				k, ok := kt.(string)
 				if !ok {
-					return nil, errors.New("bad key")
+					return nil, errBadKey
 				}
-				v, err := decodeValue(dec, depth)
+				if err := d.charge(keyCost + len(k)); err != nil {
+					return nil, err
+				}
+				v, err := d.value(depth)
 				if err != nil {
 					return nil, err
 				}
@@ -357,7 +424,7 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 		case '[':
 			list := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec, depth)
+				v, err := d.value(depth)
 				if err != nil {
 					return nil, err
 				}
@@ -368,8 +435,12 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 			}
 			return list, nil
 		}
-		return nil, errors.New("unexpected delimiter")
+		return nil, errDelim
+	case string:
+		return t, d.charge(scalarCost + len(t))
+	case json.Number:
+		return t, d.charge(scalarCost + len(t))
 	default:
-		return t, nil
+		return t, d.charge(scalarCost)
 	}
 }
