@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"net/netip"
@@ -58,7 +59,7 @@ func (s *Server) secure(c *gin.Context) bool {
 
 // authenticate resolves the caller. Credentials are ignored (anonymous) when application passwords
 // are unavailable, exactly like WordPress; wrong credentials are a 401 before any routing.
-func (s *Server) authenticate(c *gin.Context, site *calendard.Site, now time.Time) (*calendard.User, *calendard.Error) {
+func (s *Server) authenticate(ctx context.Context, c *gin.Context, site *calendard.Site, now time.Time) (*calendard.User, *calendard.Error) {
 	login, pass, ok := basicCredentials(c.GetHeader("Authorization"))
 	if !ok {
 		return calendard.Anonymous, nil
@@ -66,11 +67,14 @@ func (s *Server) authenticate(c *gin.Context, site *calendard.Site, now time.Tim
 	if !(s.cfg.Environment == "local" || s.secure(c)) || !site.UsingAppPasswords {
 		return calendard.Anonymous, nil
 	}
-	user, err := calendard.AuthenticateAppPassword(c.Request.Context(), s.deps.Users, site, login, pass, now, clientIP(c))
+	user, err := calendard.AuthenticateAppPassword(ctx, s.deps.Users, site, login, pass, now, clientIP(c))
 	if err != nil {
 		var e *calendard.Error
 		if errors.As(err, &e) {
 			return calendard.Anonymous, e
+		}
+		if ctx.Err() == context.DeadlineExceeded {
+			return calendard.Anonymous, errDBTimeout
 		}
 		s.log.Error("authenticating", "err", err)
 		return calendard.Anonymous, errUnavailable

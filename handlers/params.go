@@ -2,9 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"io"
-	"mime"
-	"mime/multipart"
 	"strconv"
 	"strings"
 
@@ -25,7 +22,9 @@ const (
 // last value, and dots/spaces in top-level names become underscores.
 func parseQuery(raw string) *phpjson.Object {
 	vars := newPHPVars()
-	for _, pair := range strings.Split(raw, "&") {
+	for rest, more := raw, true; more; {
+		var pair string
+		pair, rest, more = strings.Cut(rest, "&")
 		if pair == "" {
 			continue
 		}
@@ -41,26 +40,8 @@ func parseQuery(raw string) *phpjson.Object {
 // fields in order, file parts left out ($_FILES is not a parameter source), the same input limits.
 // A malformed body yields the fields read before the damage.
 func parseMultipart(raw []byte, contentType string) *phpjson.Object {
-	vars := newPHPVars()
-	_, params, err := mime.ParseMediaType(contentType)
-	if err != nil || params["boundary"] == "" {
-		return vars.root
-	}
-	mr := multipart.NewReader(bytes.NewReader(raw), params["boundary"])
-	for {
-		part, err := mr.NextPart()
-		if err != nil {
-			break
-		}
-		if part.FileName() != "" || part.FormName() == "" {
-			continue
-		}
-		value, err := io.ReadAll(part)
-		if err != nil || !vars.add(part.FormName(), string(value)) {
-			break
-		}
-	}
-	return vars.root
+	o, _ := parseMultipartStream(bytes.NewReader(raw), contentType, &bodyBudget{pool: &bodyPool{}})
+	return o
 }
 
 // phpVars fills one superglobal as php_register_variable_ex does.

@@ -6,10 +6,9 @@ package handlers
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
+	"math"
 	"net"
-	"net/http"
 	"net/netip"
 	"regexp"
 	"sort"
@@ -44,8 +43,31 @@ type Config struct {
 	// Clock returns the current time (frozen by CALENDAR_NOW).
 	Clock  func() time.Time
 	Logger *slog.Logger
-	// MaxBodyBytes bounds request bodies.
+
+	// Limits (README, "Reliability and security"). Zero means the default; where a limit can be
+	// switched off, a negative value does that.
+
+	// MaxBodyBytes bounds request bodies: 413 beyond (default 8 MiB, PHP's post_max_size).
 	MaxBodyBytes int64
+	// MaxBodyValues bounds the values (scalars, arrays, objects) one JSON body may hold: 400
+	// rest_request_too_complex beyond (default 10000). Form bodies keep PHP's max_input_vars (1000).
+	MaxBodyValues int
+	// MaxDecodedBytes bounds the estimated size of the values decoded from one body: 400
+	// rest_request_too_complex beyond (default 16 MiB).
+	MaxDecodedBytes int64
+	// BodyMemory is the process-wide budget of request bodies in flight (bytes read and decoded by
+	// running requests; a declared Content-Length is charged before reading): 503 rest_server_busy
+	// with Retry-After at once beyond (default 64 MiB).
+	BodyMemory int64
+	// BodyTimeout is the time a request body has to arrive whole: 408 rest_request_timeout beyond
+	// (default 30 s).
+	BodyTimeout time.Duration
+	// MaxURIBytes bounds the request line's target: 414 rest_uri_too_long beyond (default 8 KiB,
+	// nginx's large_client_header_buffers).
+	MaxURIBytes int
+	// DBTimeout is the deadline of a request's database work, once before and once after its body is
+	// read: 503 service_unavailable beyond (default 5 s).
+	DBTimeout time.Duration
 }
 
 // Deps are the services the endpoints use.
@@ -68,6 +90,7 @@ type Server struct {
 	deps   Deps
 	routes []*Route
 	log    *slog.Logger
+	bodies *bodyPool
 }
 
 // New builds the Gin engine serving the API.
@@ -78,15 +101,22 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = 8 << 20
+	setDefault(&cfg.MaxBodyBytes, defaultMaxBodyBytes)
+	setDefault(&cfg.MaxBodyValues, defaultMaxBodyValues)
+	setDefault(&cfg.MaxDecodedBytes, defaultMaxDecodedBytes)
+	setDefault(&cfg.BodyMemory, defaultBodyMemory)
+	setDefault(&cfg.BodyTimeout, defaultBodyTimeout)
+	setDefault(&cfg.MaxURIBytes, defaultMaxURIBytes)
+	setDefault(&cfg.DBTimeout, defaultDBTimeout)
+	if cfg.MaxBodyBytes < 0 {
+		cfg.MaxBodyBytes = math.MaxInt64
 	}
-	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger}
+	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory}}
 	s.routes = s.routeTable()
 
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
-	e.Use(s.recoverer())
+	e.Use(s.recoverer(), s.limitURI())
 	e.GET("/healthz", s.health)
 	e.HEAD("/healthz", s.health)
 	e.Any("/wp-json", s.serveREST)
@@ -96,6 +126,21 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	e.NoRoute(s.serveNoRoute)
 	e.NoMethod(s.serveNoRoute)
 	return e
+}
+
+// setDefault replaces a zero setting by its default.
+func setDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v == 0 {
+		*v = def
+	}
+}
+
+// dbContext bounds the database work of a request by the configured deadline.
+func (s *Server) dbContext(parent context.Context) (context.Context, context.CancelFunc) {
+	if s.cfg.DBTimeout > 0 {
+		return context.WithTimeout(parent, s.cfg.DBTimeout)
+	}
+	return context.WithCancel(parent)
 }
 
 // recoverer turns a panic into a WordPress-shaped 500 and logs it; the process keeps serving.
@@ -152,20 +197,27 @@ func internalError() *calendard.Error {
 
 var errUnavailable = &calendard.Error{Code: "service_unavailable", Message: "The database is not reachable.", Status: 503}
 
+var errDBTimeout = &calendard.Error{Code: "service_unavailable", Message: "The database did not answer in time.", Status: 503}
+
 // serve runs one REST request through WordPress' serve_request: authentication, route matching,
 // parameter checks, permission, handler, then the response filters (Allow, envelope, JSONP, _fields).
 func (s *Server) serve(c *gin.Context, route string) {
-	ctx := c.Request.Context()
+	ctx, cancel := s.dbContext(c.Request.Context())
+	defer cancel()
 	site, err := s.deps.Site.Site(ctx)
 	if err != nil {
+		e := errUnavailable
+		if ctx.Err() == context.DeadlineExceeded {
+			e = errDBTimeout
+		}
 		s.log.Error("loading site options", "err", err)
-		writeJSON(c, 503, errorBody(errUnavailable), baseHeaders(nil))
+		writeJSON(c, 503, errorBody(e), baseHeaders(nil))
 		return
 	}
 	now := s.cfg.Clock()
 	query := parseQuery(c.Request.URL.RawQuery)
 
-	user, authErr := s.authenticate(c, site, now)
+	user, authErr := s.authenticate(ctx, c, site, now)
 	hdrs := baseHeaders(site)
 	if authErr != nil {
 		s.finish(c, nil, query, site, user, &Response{Status: authErr.Status, Body: errorBody(authErr)}, hdrs)
@@ -214,10 +266,18 @@ func (s *Server) serve(c *gin.Context, route string) {
 	for k, v := range captures {
 		req.url.Set(k, v)
 	}
-	if err := s.readBody(c, req); err != nil {
-		s.finish(c, req, query, site, user, &Response{Status: err.Status, Body: errorBody(err)}, hdrs)
+	budget := &bodyBudget{pool: s.bodies, maxValues: s.cfg.MaxBodyValues, maxDecodedBytes: s.cfg.MaxDecodedBytes}
+	defer budget.release()
+	if err := s.readBody(c, req, budget); err != nil {
+		s.finish(c, req, query, site, user, bodyFailure(err), hdrs)
+		budget.release()
+		s.linger(c)
 		return
 	}
+	// Reading the body has its own time limit: the database deadline starts again after it.
+	ctx, cancel2 := s.dbContext(c.Request.Context())
+	defer cancel2()
+	req.ctx = ctx
 	s.setDefaults(req)
 
 	resp := s.run(req)
@@ -238,16 +298,21 @@ func (s *Server) run(req *Request) *Response {
 		return req.Endpoint.Handler(req)
 	}()
 	if err != nil {
-		return s.errorResponse(err)
+		return s.errorResponse(req.ctx, err)
 	}
 	return resp
 }
 
-// errorResponse maps a domain error to its WordPress body; anything else is logged and hidden.
-func (s *Server) errorResponse(err error) *Response {
+// errorResponse maps a domain error to its WordPress body; anything else is logged and hidden. Any
+// failure once the request's database deadline has passed is that deadline's 503 (drivers report
+// it in their own words: an interrupted SQLite statement, a killed MySQL connection).
+func (s *Server) errorResponse(ctx context.Context, err error) *Response {
 	var e *calendard.Error
 	if !errors.As(err, &e) {
-		if errors.Is(err, calendard.ErrUnavailable) {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+			s.log.Warn("database deadline passed", "timeout", s.cfg.DBTimeout, "err", err)
+			e = errDBTimeout
+		} else if errors.Is(err, calendard.ErrUnavailable) {
 			s.log.Warn("storage unavailable", "err", err)
 			e = errUnavailable
 		} else if errors.Is(err, context.Canceled) {
@@ -347,46 +412,6 @@ func splitNamespace(path string) (ns, rel string, ok bool) {
 		return "", "", false
 	}
 	return strings.ToLower(m[1]), m[2], true
-}
-
-// readBody parses JSON and form bodies into the request's parameter sources.
-func (s *Server) readBody(c *gin.Context, req *Request) *calendard.Error {
-	req.json, req.body = phpjson.NewObject(), phpjson.NewObject()
-	ct := strings.ToLower(strings.TrimSpace(strings.Split(c.GetHeader("Content-Type"), ";")[0]))
-	req.isJSON = ct == "application/json"
-	if c.Request.Body == nil {
-		return nil
-	}
-	raw, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		return &calendard.Error{Code: "rest_request_too_large", Message: "The request body is too large.", Status: 413}
-	}
-	if len(raw) == 0 {
-		return nil
-	}
-	switch {
-	case req.isJSON:
-		v, err := phpjson.Decode(raw)
-		if err != nil {
-			var se *phpjson.SyntaxError
-			errors.As(err, &se)
-			req.jsonErr = se
-			return nil
-		}
-		// Only a JSON object supplies named parameters (json_decode to an array).
-		if o, ok := normalizeLists(v).(*phpjson.Object); ok {
-			req.json = o
-		}
-	case ct == "application/x-www-form-urlencoded" || ct == "":
-		if o, ok := normalizeLists(parseQuery(string(raw))).(*phpjson.Object); ok {
-			req.body = o
-		}
-	case ct == "multipart/form-data":
-		if o, ok := normalizeLists(parseMultipart(raw, c.GetHeader("Content-Type"))).(*phpjson.Object); ok {
-			req.body = o
-		}
-	}
-	return nil
 }
 
 // setDefaults evaluates the declared defaults of the matched handler.

@@ -71,7 +71,13 @@ func StartMariaDB(dir string) (*MariaDB, error) {
 		return nil, err
 	}
 	data := filepath.Join(dir, "data")
-	install := exec.Command(installDB, "--no-defaults", "--user=root", "--datadir="+data,
+	// A private tmpdir: servers installed at the same time in the shared /tmp have collided on their
+	// temporary table files ("Could not remove temporary table", then a failed install).
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	install := exec.Command(installDB, "--no-defaults", "--user=root", "--datadir="+data, "--tmpdir="+tmp,
 		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
 	if out, err := install.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("mariadb-install-db: %v\n%s", err, out)
@@ -82,7 +88,7 @@ func StartMariaDB(dir string) (*MariaDB, error) {
 	}
 	m := &MariaDB{Dir: dir, Port: port, Socket: filepath.Join(dir, "mysqld.sock"), client: client}
 	m.cmd = exec.Command(server, "--no-defaults", "--user=root", "--datadir="+data, "--port="+strconv.Itoa(port),
-		"--bind-address=127.0.0.1", "--socket="+m.Socket, "--pid-file="+filepath.Join(dir, "mysqld.pid"),
+		"--bind-address=127.0.0.1", "--socket="+m.Socket, "--tmpdir="+tmp, "--pid-file="+filepath.Join(dir, "mysqld.pid"),
 		"--log-error="+filepath.Join(dir, "err.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
 		"--innodb-flush-log-at-trx-commit=2", "--max-connections=500")
 	if err := m.cmd.Start(); err != nil {
@@ -115,6 +121,14 @@ func (m *MariaDB) DSN(dbname string) string {
 	cfg.Addr = "127.0.0.1:" + strconv.Itoa(m.Port)
 	cfg.DBName = dbname
 	return cfg.FormatDSN()
+}
+
+// Signal sends sig to the server process: tests stall it with SIGSTOP and resume it with SIGCONT.
+func (m *MariaDB) Signal(sig os.Signal) error {
+	if m.cmd == nil || m.cmd.Process == nil {
+		return fmt.Errorf("mariadbd is not running")
+	}
+	return m.cmd.Process.Signal(sig)
 }
 
 // Stop terminates the server.

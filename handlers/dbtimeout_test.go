@@ -1,0 +1,171 @@
+package handlers_test
+
+import (
+	"context"
+	"database/sql"
+	"net/http/httptest"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/testenv"
+	"github.com/calendard/calendard/wpdb"
+)
+
+// stallableServer serves the fixture from a MariaDB server of its own, which the test may stall.
+func stallableServer(t *testing.T, cfg handlers.Config) (*httptest.Server, *testenv.MariaDB, *sql.DB, *wpdb.DB) {
+	t.Helper()
+	m, err := testenv.StartMariaDB(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = m.Signal(syscall.SIGCONT)
+		m.Stop()
+	})
+	ctx := context.Background()
+	if err := m.CreateDatabase(ctx, "wp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.LoadSQL(ctx, "wp", fixture); err != nil {
+		t.Fatal(err)
+	}
+	db, err := wpdb.OpenMySQL(m.DSN("wp"), "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	raw, err := sql.Open("mysql", m.DSN("wp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	if cfg.Clock == nil {
+		cfg.Clock = func() time.Time { return eventsNow }
+	}
+	cfg.Environment = "local"
+	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
+	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
+		Writer: db, Posts: db, Terms: db, TermQuery: db}))
+	t.Cleanup(srv.Close)
+	return srv, m, raw, db
+}
+
+// With MariaDB stalled (SIGSTOP), every request answers 503 service_unavailable once the database
+// deadline has passed and not much later, reads and writes alike; a write the stall caught midway
+// leaves nothing behind; after SIGCONT the service recovers by itself, with no goroutine left over.
+func TestStalledDatabaseAnswers503InTime(t *testing.T) {
+	const deadline = time.Second
+	const margin = 1500 * time.Millisecond
+	srv, maria, raw, _ := stallableServer(t, handlers.Config{DBTimeout: deadline})
+	event := map[string]any{"title": "Stalled", "start_date": "2027-05-10 10:00:00", "end_date": "2027-05-10 12:00:00",
+		"venue": map[string]any{"venue": "Stall Hall", "city": "Leeds"}, "categories": []any{"Stall Category"}, "tags": []any{"stall-tag"}}
+	if a := call(t, srv, "POST", eventsPath, event, "admin"); a.status != 201 {
+		t.Fatalf("warm-up write: %d %.300s", a.status, a.raw)
+	}
+	requests := []struct {
+		method, path, user string
+		body               any
+	}{
+		{"GET", eventsPath, "", nil},
+		{"GET", eventsPath + "?search=jazz&per_page=50", "", nil},
+		{"GET", eventsPath + "/34", "", nil},
+		{"GET", "/wp-json/tribe/events/v1/venues", "", nil},
+		{"GET", "/wp-json/tribe/events/v1/categories", "", nil},
+		{"GET", eventsPath + "?status=draft", "admin", nil},
+		{"POST", eventsPath, "admin", event},
+		{"POST", eventsPath + "/34", "editor", map[string]any{"title": "Renamed while stalled"}},
+		{"DELETE", eventsPath + "/34", "admin", nil},
+	}
+	runtime.GC()
+	goroutines := runtime.NumGoroutine()
+	before := tableChecksums(t, raw)
+
+	t.Run("stalled from the start", func(t *testing.T) {
+		if err := maria.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		defer maria.Signal(syscall.SIGCONT)
+		var wg sync.WaitGroup
+		for round := 0; round < 4; round++ { // more requests than the pool has connections
+			for _, rq := range requests {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					start := time.Now()
+					a := call(t, srv, rq.method, rq.path, rq.body, rq.user)
+					took := time.Since(start)
+					if a.status != 503 || a.body["code"] != "service_unavailable" || !wpShaped(a) {
+						t.Errorf("%s %s: %d %.200s, want 503 service_unavailable", rq.method, rq.path, a.status, a.raw)
+					}
+					if took < deadline-50*time.Millisecond || took > deadline+margin {
+						t.Errorf("%s %s: answered after %v, want the %v deadline plus at most %v", rq.method, rq.path, took, deadline, margin)
+					}
+				}()
+			}
+			wg.Wait()
+		}
+	})
+
+	t.Run("stalled in the middle of a write", func(t *testing.T) {
+		var once sync.Once
+		var mu sync.Mutex
+		statements := 0
+		wpdb.TestHookBeforeStatement = func(ctx context.Context, connID int64) error {
+			mu.Lock()
+			statements++
+			n := statements
+			mu.Unlock()
+			if n == 12 {
+				once.Do(func() { _ = maria.Signal(syscall.SIGSTOP) })
+			}
+			return nil
+		}
+		defer func() { wpdb.TestHookBeforeStatement = nil }()
+		defer maria.Signal(syscall.SIGCONT)
+		start := time.Now()
+		a := call(t, srv, "POST", eventsPath, event, "admin")
+		took := time.Since(start)
+		if a.status != 503 || a.body["code"] != "service_unavailable" {
+			t.Errorf("%d %.200s, want 503 service_unavailable", a.status, a.raw)
+		}
+		if took > deadline+margin {
+			t.Errorf("answered after %v", took)
+		}
+	})
+
+	t.Run("recovers by itself after SIGCONT", func(t *testing.T) {
+		start := time.Now()
+		for {
+			a := call(t, srv, "GET", eventsPath, nil, "")
+			if a.status == 200 {
+				break
+			}
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("still %d %.200s after %v", a.status, a.raw, time.Since(start))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("recovered %v after SIGCONT", time.Since(start).Round(time.Millisecond))
+		// The writes caught by the stall rolled back: the tables are as they were.
+		sameTables(t, raw, before, "writes during the stall")
+		if a := call(t, srv, "POST", eventsPath, event, "admin"); a.status != 201 {
+			t.Errorf("write after recovery: %d %.300s", a.status, a.raw)
+		}
+		// Nothing the stall started is still running.
+		var n int
+		for wait := time.Now(); time.Since(wait) < 5*time.Second; time.Sleep(50 * time.Millisecond) {
+			srv.CloseClientConnections()
+			runtime.GC()
+			if n = runtime.NumGoroutine(); n <= goroutines+2 {
+				break
+			}
+		}
+		if n > goroutines+2 {
+			t.Errorf("%d goroutines, %d before the stall", n, goroutines)
+		}
+	})
+}
