@@ -58,26 +58,35 @@ func (s *Server) secure(c *gin.Context) bool {
 }
 
 // authenticate resolves the caller. Credentials are ignored (anonymous) when application passwords
-// are unavailable, exactly like WordPress; wrong credentials are a 401 before any routing.
-func (s *Server) authenticate(ctx context.Context, c *gin.Context, site *calendard.Site, now time.Time) (*calendard.User, *calendard.Error) {
+// are unavailable, exactly like WordPress; wrong credentials are a 401 before any routing. Failed
+// logins are limited per account and per client address: past the limit the attempt is not even
+// checked, and answers 429 with the headers to send (Retry-After).
+func (s *Server) authenticate(ctx context.Context, c *gin.Context, site *calendard.Site, now time.Time) (*calendard.User, *calendard.Error, []calendard.KV) {
 	login, pass, ok := basicCredentials(c.GetHeader("Authorization"))
 	if !ok {
-		return calendard.Anonymous, nil
+		return calendard.Anonymous, nil, nil
 	}
 	if !(s.cfg.Environment == "local" || s.secure(c)) || !site.UsingAppPasswords {
-		return calendard.Anonymous, nil
+		return calendard.Anonymous, nil, nil
+	}
+	account, addr := loginAccount(login), s.loginAddress(c)
+	if wait := s.logins.blocked(account, addr); wait > 0 {
+		e, hdrs := errTooManyLogins(wait)
+		return calendard.Anonymous, e, hdrs
 	}
 	user, err := calendard.AuthenticateAppPassword(ctx, s.deps.Users, site, login, pass, now, clientIP(c))
 	if err != nil {
 		var e *calendard.Error
 		if errors.As(err, &e) {
-			return calendard.Anonymous, e
+			s.logins.failed(account, addr)
+			return calendard.Anonymous, e, nil
 		}
 		if ctx.Err() == context.DeadlineExceeded {
-			return calendard.Anonymous, errDBTimeout
+			return calendard.Anonymous, errDBTimeout, nil
 		}
 		s.log.Error("authenticating", "err", err)
-		return calendard.Anonymous, errUnavailable
+		return calendard.Anonymous, errUnavailable, nil
 	}
-	return user, nil
+	s.logins.succeeded(account)
+	return user, nil, nil
 }

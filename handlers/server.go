@@ -68,6 +68,8 @@ type Config struct {
 	// DBTimeout is the deadline of a request's database work, once before and once after its body is
 	// read: 503 service_unavailable beyond (default 5 s).
 	DBTimeout time.Duration
+	// Logins limits failed logins per account and per client address.
+	Logins LoginLimit
 }
 
 // Deps are the services the endpoints use.
@@ -91,6 +93,7 @@ type Server struct {
 	routes []*Route
 	log    *slog.Logger
 	bodies *bodyPool
+	logins *loginLimiter
 }
 
 // New builds the Gin engine serving the API.
@@ -111,7 +114,8 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	if cfg.MaxBodyBytes < 0 {
 		cfg.MaxBodyBytes = math.MaxInt64
 	}
-	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory}}
+	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
+		logins: newLoginLimiter(cfg.Logins)}
 	s.routes = s.routeTable()
 
 	gin.SetMode(gin.ReleaseMode)
@@ -217,10 +221,11 @@ func (s *Server) serve(c *gin.Context, route string) {
 	now := s.cfg.Clock()
 	query := parseQuery(c.Request.URL.RawQuery)
 
-	user, authErr := s.authenticate(ctx, c, site, now)
+	user, authErr, authHdrs := s.authenticate(ctx, c, site, now)
 	hdrs := baseHeaders(site)
 	if authErr != nil {
-		s.finish(c, nil, query, site, user, &Response{Status: authErr.Status, Body: errorBody(authErr)}, hdrs)
+		resp := &Response{Status: authErr.Status, Body: errorBody(authErr), Headers: authHdrs}
+		s.finish(c, nil, query, site, user, resp, hdrs)
 		return
 	}
 	if user.LoggedIn() {

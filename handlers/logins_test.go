@@ -1,0 +1,93 @@
+package handlers_test
+
+import (
+	"net/netip"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/handlers"
+)
+
+// fakeClock is a clock the test moves.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Add(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
+
+// Failed logins are limited per account and per client address: past the threshold the attempt is
+// refused with 429 rest_too_many_logins and Retry-After, without checking the password, until the
+// window ends. Successful logins are not counted and reset the account's count.
+func TestFailedLoginLimiter(t *testing.T) {
+	clock := &fakeClock{now: time.Now()}
+	srv := newServer(t, handlers.Config{Logins: handlers.LoginLimit{PerAccount: 3, PerAddress: 8, Window: time.Minute, Clock: clock.Now},
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	list := "/wp-json/tribe/events/v1/events?per_page=1"
+	as := func(user, pass string, extra ...string) answer {
+		hdr := basic(user, pass)
+		if len(extra) == 2 {
+			hdr[extra[0]] = extra[1]
+		}
+		return get(t, srv, list, hdr)
+	}
+	limited := func(a answer) bool {
+		secs, _ := strconv.Atoi(a.header.Get("Retry-After"))
+		return a.status == 429 && a.body["code"] == "rest_too_many_logins" && wpShaped(a) && secs > 0 && secs <= 60
+	}
+	// Successful logins never count.
+	for i := 0; i < 20; i++ {
+		if a := as("admin", adminPass); a.status != 200 {
+			t.Fatalf("login %d: %d %.200s", i, a.status, a.raw)
+		}
+	}
+	// One account: three failures lock it, the right password included, for the rest of the window.
+	for i := 0; i < 3; i++ {
+		if a := as("author", "wrong"); a.status != 401 {
+			t.Fatalf("failure %d: %d %.200s", i, a.status, a.raw)
+		}
+	}
+	for _, pass := range []string{"wrong", appPasswords["author"]} {
+		if a := as("AUTHOR", pass); !limited(a) {
+			t.Errorf("locked account, %s password: %d %v %.200s", pass, a.status, a.header.Get("Retry-After"), a.raw)
+		}
+	}
+	// Other accounts from the same address still log in.
+	if a := as("editor", appPasswords["editor"]); a.status != 200 {
+		t.Errorf("another account: %d %.200s", a.status, a.raw)
+	}
+	// A success forgets the account's failures.
+	for _, pass := range []string{"wrong", "wrong", appPasswords["editor"], "wrong", "wrong"} {
+		if a := as("editor", pass); a.status == 429 {
+			t.Errorf("editor locked after a success in between: %.200s", a.raw)
+		}
+	}
+	// One address: eight failures (3 author, 4 editor, 1 unknown login; refused attempts do not count)
+	// lock it out for every account; a client behind a trusted proxy is told apart by X-Forwarded-For.
+	if a := as("nobody", "x"); a.status != 401 {
+		t.Errorf("unknown user: %d", a.status)
+	}
+	if a := as("admin", adminPass); !limited(a) {
+		t.Errorf("locked address: %d %.200s", a.status, a.raw)
+	}
+	if a := as("admin", adminPass, "X-Forwarded-For", "203.0.113.7"); a.status != 200 {
+		t.Errorf("another client behind the proxy: %d %.200s", a.status, a.raw)
+	}
+	// The window ends: everyone may try again.
+	clock.Add(time.Minute)
+	if a := as("author", appPasswords["author"]); a.status != 200 {
+		t.Errorf("after the window: %d %.200s", a.status, a.raw)
+	}
+
+	t.Run("off switch", func(t *testing.T) {
+		srv := newServer(t, handlers.Config{Logins: handlers.LoginLimit{Off: true}})
+		for i := 0; i < 40; i++ {
+			if a := get(t, srv, list, basic("author", "wrong")); a.status != 401 {
+				t.Fatalf("attempt %d: %d %.200s", i, a.status, a.raw)
+			}
+		}
+	})
+}
