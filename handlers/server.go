@@ -70,6 +70,9 @@ type Config struct {
 	DBTimeout time.Duration
 	// Logins limits failed logins per account and per client address.
 	Logins LoginLimit
+	// CORSOrigins are the origins answered with CORS headers; nil or "*" means any (WordPress'
+	// rest_send_cors_headers reflects every Origin, "null" included).
+	CORSOrigins []string
 }
 
 // Deps are the services the endpoints use.
@@ -94,6 +97,7 @@ type Server struct {
 	log    *slog.Logger
 	bodies *bodyPool
 	logins *loginLimiter
+	cors   corsPolicy
 }
 
 // New builds the Gin engine serving the API.
@@ -115,7 +119,7 @@ func New(cfg Config, deps Deps) *gin.Engine {
 		cfg.MaxBodyBytes = math.MaxInt64
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
-		logins: newLoginLimiter(cfg.Logins)}
+		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
 	s.routes = s.routeTable()
 
 	gin.SetMode(gin.ReleaseMode)
@@ -484,7 +488,9 @@ func baseHeaders(site *calendard.Site) []calendard.KV {
 	h := []calendard.KV{
 		{Key: "X-Robots-Tag", Value: "noindex"},
 		{Key: "X-Content-Type-Options", Value: "nosniff"},
-		{Key: "Access-Control-Expose-Headers", Value: "X-WP-Total, X-WP-TotalPages, Link"},
+		// WordPress exposes only its own headers; the plugin's totals are exposed too, so that a
+		// front end on another origin can page through a list.
+		{Key: "Access-Control-Expose-Headers", Value: "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages"},
 		{Key: "Access-Control-Allow-Headers", Value: "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type"},
 	}
 	if site != nil {
@@ -495,15 +501,7 @@ func baseHeaders(site *calendard.Site) []calendard.KV {
 
 // finish applies the global switches (_envelope, _jsonp, _fields) and writes the response.
 func (s *Server) finish(c *gin.Context, req *Request, query *phpjson.Object, site *calendard.Site, user *calendard.User, resp *Response, hdrs []calendard.KV) {
-	if origin := c.GetHeader("Origin"); origin != "" {
-		hdrs = append(hdrs,
-			calendard.KV{Key: "Access-Control-Allow-Origin", Value: origin},
-			calendard.KV{Key: "Access-Control-Allow-Methods", Value: "OPTIONS, GET, POST, PUT, PATCH, DELETE"},
-			calendard.KV{Key: "Access-Control-Allow-Credentials", Value: "true"},
-			calendard.KV{Key: "Vary", Value: "Origin"})
-	} else if !user.LoggedIn() && c.Request.Method == "GET" {
-		hdrs = append(hdrs, calendard.KV{Key: "Vary", Value: "Origin"})
-	}
+	hdrs = append(hdrs, s.corsHeaders(c.GetHeader("Origin"), user, c.Request.Method)...)
 	status, body := resp.Status, resp.Body
 	handlerHeaders := resp.Headers
 
