@@ -4,7 +4,7 @@ GO       ?= go
 BIN      ?= bin/calendard
 PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
 
-.PHONY: build run test unit compat vet fmt-check tidy-check
+.PHONY: build run test unit compat vet fmt-check tidy-check bench bench-quick
 
 build:
 	$(GO) build -o $(BIN) ./cmd/calendard
@@ -43,3 +43,25 @@ compat:
 tidy-check:
 	$(GO) mod tidy
 	git diff --exit-code go.mod go.sum
+
+# bench is calendard-bench (cmd/calendard-bench, see README): for each store in STORES it generates
+# a calendar of EVENTS events (bench/gen; a comma list such as EVENTS=10000,100000 measures several
+# sizes in one report), serves it with $(BIN) and drives it with the request mix of bench/mix.txt at
+# CONCURRENCY clients from a separate process: WARMUP, then DURATION measured per concurrency. The
+# report goes to BENCH_OUT; BENCH_FLAGS passes more flags (calendard-bench -h). Needs the MariaDB
+# server binaries, as make test does.
+EVENTS      ?= 10000
+STORES      ?= mysql,sqlite
+CONCURRENCY ?= 1,8,32
+WARMUP      ?= 5s
+DURATION    ?= 20s
+BENCH_OUT   ?= BENCHMARKS.md
+BENCH_FLAGS ?=
+bench: build
+	$(GO) build -o bin/calendard-bench ./cmd/calendard-bench
+	bin/calendard-bench --build=false --bin $(BIN) --events $(EVENTS) --stores $(STORES) \
+		--concurrency $(CONCURRENCY) --warmup $(WARMUP) --duration $(DURATION) --out $(BENCH_OUT) $(BENCH_FLAGS)
+
+# bench-quick tries the benchmark in about a minute: 2,000 events, short windows, report in bin/.
+bench-quick:
+	$(MAKE) bench EVENTS=2000 CONCURRENCY=1,8 WARMUP=1s DURATION=3s BENCH_OUT=bin/bench-quick.md

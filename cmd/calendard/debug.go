@@ -1,0 +1,54 @@
+package main
+
+import (
+	"expvar"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"time"
+)
+
+// CALENDAR_DEBUG_ADDR (opt-in, unset by default) makes "calendard serve" listen on a second,
+// loopback-only address for diagnostics: the Go runtime's counters as JSON at /debug/vars (expvar:
+// memstats with Mallocs and TotalAlloc, which calendard-bench reads for allocations per request)
+// and pprof profiles at /debug/pprof/. Nothing of it is reachable through the API listener.
+//
+// It starts from init so that serving needs no wiring: the listener exists before the service
+// reads its configuration, and only for the serve command.
+func init() {
+	addr := os.Getenv("CALENDAR_DEBUG_ADDR")
+	if addr == "" || (len(os.Args) > 1 && os.Args[1] != "serve") {
+		return
+	}
+	if err := startDebug(addr); err != nil {
+		fmt.Fprintln(os.Stderr, "calendard: CALENDAR_DEBUG_ADDR:", err)
+		os.Exit(2)
+	}
+}
+
+// startDebug serves the diagnostics on addr, which must be a loopback address.
+func startDebug(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%q is not a loopback address (e.g. 127.0.0.1:6060): the diagnostics expose profiles", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/debug/vars", expvar.Handler())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return nil
+}
