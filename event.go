@@ -58,6 +58,10 @@ type EventFilter struct {
 	// OrderByPostDate orders by publication date then ID (the reference does this with include).
 	OrderByPostDate bool
 
+	// ReadableBy, when set (strict reads), keeps only the posts it allows: see ReadRule. Counts and
+	// pages are over the allowed posts only.
+	ReadableBy *ReadRule
+
 	Offset, Limit int
 }
 

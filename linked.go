@@ -14,8 +14,10 @@ type LinkedFilter struct {
 	Statuses []string // nil: every status but trash and auto-draft ("any")
 	In       []int64  // nil: no restriction; empty: nothing
 	NotIn    []int64
-	Offset   int
-	Limit    int
+	// ReadableBy, when set (strict reads), keeps only the posts it allows: see ReadRule.
+	ReadableBy *ReadRule
+	Offset     int
+	Limit      int
 }
 
 // LinkedService reads venues and organizers.

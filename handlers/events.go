@@ -264,6 +264,10 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 		f.Statuses = []string{"publish"}
 	}
 
+	if r.srv.cfg.StrictReads {
+		// Singles refuse trashed events to everyone, and other events as read_post decides.
+		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
+	}
 	events, total, err := h.events.FindEvents(r.ctx, site, f)
 	if err != nil {
 		return nil, err

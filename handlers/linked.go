@@ -60,6 +60,9 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	} else if !r.User.Can(calendard.CapsOf(h.postType).Edit) {
 		f.Statuses = []string{"publish"}
 	}
+	if r.srv.cfg.StrictReads {
+		f.ReadableBy = calendard.ReadRuleFor(r.User, h.postType)
+	}
 
 	// Every active ID filter narrows the set (post__in intersection).
 	narrow := func(ids []int64) {

@@ -73,6 +73,9 @@ type Config struct {
 	// CORSOrigins are the origins answered with CORS headers; nil or "*" means any (WordPress'
 	// rest_send_cors_headers reflects every Origin, "null" included).
 	CORSOrigins []string
+	// StrictReads filters lists (events, venues, organizers, search= and include= too) by the
+	// read_post rule single records use. Off: lists show what the plugin shows.
+	StrictReads bool
 }
 
 // Deps are the services the endpoints use.

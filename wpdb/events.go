@@ -133,6 +133,10 @@ func (q *eventQuery) apply(f *calendard.EventFilter) {
 	if f.PostParent != nil {
 		q.add("p.post_parent = ?", *f.PostParent)
 	}
+	if f.ReadableBy != nil {
+		cond, args := readableSQL("p", f.ReadableBy)
+		q.add(cond, args...)
+	}
 }
 
 func (q *eventQuery) whereSQL() string { return strings.Join(q.where, " AND ") }

@@ -44,6 +44,11 @@ func (db *DB) linkedWhere(f calendard.LinkedFilter) (string, []any) {
 		}
 		b.WriteString("))")
 	}
+	if f.ReadableBy != nil {
+		cond, rargs := readableSQL(posts, f.ReadableBy)
+		b.WriteString(" AND " + cond)
+		args = append(args, rargs...)
+	}
 	return b.String(), args
 }
 
