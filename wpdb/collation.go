@@ -224,3 +224,57 @@ func sameChar520(a, b rune) bool {
 	}
 	return true
 }
+
+// likeFolds maps every character the table lists to one representative of its LIKE class (the
+// smallest character with the same weights), so that LIKE '%t%' under the collation becomes a plain
+// substring test on folded text: sameChar520(a, b) exactly when fold(a) == fold(b).
+var likeFolds = sync.OnceValue(func() map[rune]rune {
+	t := uca520()
+	rep := map[string]rune{}
+	key := func(w []uint16) string {
+		var b strings.Builder
+		for _, x := range w {
+			b.WriteString(strconv.FormatUint(uint64(x), 16) + ".")
+		}
+		return b.String()
+	}
+	consider := func(r rune, w []uint16) {
+		k := key(w)
+		if cur, ok := rep[k]; !ok || r < cur {
+			rep[k] = r
+		}
+	}
+	for r, w := range t.ascii {
+		if w != nil {
+			consider(rune(r), w)
+		}
+	}
+	for r, w := range t.weights {
+		consider(r, w)
+	}
+	folds := make(map[rune]rune, len(t.weights)+utf8.RuneSelf)
+	for r, w := range t.ascii {
+		if w != nil {
+			folds[rune(r)] = rep[key(w)]
+		}
+	}
+	for r, w := range t.weights {
+		folds[r] = rep[key(w)]
+	}
+	return folds
+})
+
+// likeFold returns s with every character replaced by its LIKE class representative. Characters
+// with implicit weights equal only themselves and stay as they are; invalid UTF-8 reads as U+FFFD.
+func likeFold(s string) string {
+	folds := likeFolds()
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if f, ok := folds[r]; ok {
+			r = f
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

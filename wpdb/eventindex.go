@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,8 +21,8 @@ import (
 //
 // Answers are the SQL query's (FindEvents) to the row: the same comparisons (dates as the columns
 // compare them, statuses, meta keys and taxonomies under the table collation, venue and organizer
-// IDs through CAST AS SIGNED) and the same order, MIN(start) of the matching dates, then post_date,
-// then ID. Filters it cannot answer (search) go to SQL.
+// IDs through CAST AS SIGNED, search terms as LIKE '%term%' on title, excerpt and content) and the
+// same order, MIN(start) of the matching dates, then post_date, then ID.
 type EventIndex struct {
 	db   *DB
 	snap atomic.Pointer[ixSnapshot]
@@ -57,6 +58,7 @@ type ixRow struct {
 type ixEvent struct {
 	id        int64
 	status    string
+	statusID  uint8 // statusCode(status)
 	postDate  string
 	postDateN int64
 	parent    int64
@@ -67,6 +69,17 @@ type ixEvent struct {
 	tags      []int64
 	venues    []int64 // CAST(meta_value AS SIGNED) of every _EventVenueID row
 	orgs      []int64
+	// text is the title, excerpt and content folded for LIKE (likeFold), joined by a byte that no
+	// folded text holds, so a search term matches within one column as LIKE does.
+	text     string
+	password bool // post_password <> '' (PAD SPACE: spaces alone are no password)
+}
+
+// searchSep separates the columns in ixEvent.text: 0xFF never occurs in UTF-8.
+const searchSep = "\xff"
+
+func searchText(title, excerpt, content string) string {
+	return likeFold(title) + searchSep + likeFold(excerpt) + searchSep + likeFold(content)
 }
 
 // simple reports whether the event sorts by one regular row wherever a filter leaves it.
@@ -276,7 +289,14 @@ type ixQuery struct {
 	f                                              *calendard.EventFilter
 	startGE, endLE, startLT, startGT, endLT, endGT *ixBound
 	statusOK                                       func(string) bool
+	statusOKByID                                   *[256]bool
+	search                                         []foldedTerm
 	include                                        map[int64]bool
+}
+
+type foldedTerm struct {
+	text    string
+	exclude bool
 }
 
 type ixBound struct {
@@ -286,10 +306,14 @@ type ixBound struct {
 
 // prepare checks the filter is one the index answers and packs it.
 func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*ixQuery, bool) {
-	if len(f.Search) > 0 || modeOf(site) != s.mode {
+	// Strict reads (ReadableBy) filter by author as well: those lists are answered by SQL.
+	if modeOf(site) != s.mode || f.ReadableBy != nil {
 		return nil, false
 	}
 	q := &ixQuery{f: f}
+	for _, t := range f.Search {
+		q.search = append(q.search, foldedTerm{text: likeFold(t.Text), exclude: t.Exclude})
+	}
 	ok := true
 	bound := func(v *string) *ixBound {
 		if v == nil {
@@ -308,6 +332,7 @@ func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*i
 		return nil, false
 	}
 	q.statusOK = statusMatcher(f.Statuses)
+	q.statusOKByID = statusTable(q.statusOK)
 	if f.Include != nil {
 		q.include = make(map[int64]bool, len(f.Include))
 		for _, id := range f.Include {
@@ -315,6 +340,41 @@ func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*i
 		}
 	}
 	return q, true
+}
+
+// Statuses are interned process-wide so a query decides each stored spelling once, not per event.
+var (
+	statusMu    sync.Mutex
+	statusNames []string // by code; code 255 stands for every spelling past the first 255
+)
+
+const rareStatus = 255
+
+func statusCode(st string) uint8 {
+	statusMu.Lock()
+	defer statusMu.Unlock()
+	for i, n := range statusNames {
+		if n == st {
+			return uint8(i)
+		}
+	}
+	if len(statusNames) >= rareStatus {
+		return rareStatus
+	}
+	statusNames = append(statusNames, st)
+	return uint8(len(statusNames) - 1)
+}
+
+// statusTable answers the status filter for every interned spelling.
+func statusTable(match func(string) bool) *[256]bool {
+	statusMu.Lock()
+	names := statusNames
+	statusMu.Unlock()
+	var t [256]bool
+	for i, n := range names {
+		t[i] = match(n)
+	}
+	return &t
 }
 
 // statusMatcher compares statuses as the column's collation does (post_status IN (...), or NOT IN
@@ -350,6 +410,13 @@ func (q *ixQuery) matchRow(r *ixRow) bool {
 		dateOK(r, false, q.endLE, 2) && dateOK(r, false, q.endLT, -1) && dateOK(r, false, q.endGT, 1)
 }
 
+// matchRegular is matchRow for a regular row, on packed dates.
+func (q *ixQuery) matchRegular(start, end int64) bool {
+	return (q.startGE == nil || start >= q.startGE.n) && (q.startGT == nil || start > q.startGT.n) &&
+		(q.startLT == nil || start < q.startLT.n) && (q.endLE == nil || end <= q.endLE.n) &&
+		(q.endLT == nil || end < q.endLT.n) && (q.endGT == nil || end > q.endGT.n)
+}
+
 // dateOK compares a row's start or end with a bound: want 1 (>), -1 (<), 0 (>=), 2 (<=).
 func dateOK(r *ixRow, start bool, b *ixBound, want int) bool {
 	if b == nil {
@@ -382,7 +449,14 @@ func dateOK(r *ixRow, start bool, b *ixBound, want int) bool {
 // matchEvent checks everything but the dates.
 func (q *ixQuery) matchEvent(e *ixEvent, skipPostings bool) bool {
 	f := q.f
-	if e.hidden || !q.statusOK(e.status) {
+	if e.hidden {
+		return false
+	}
+	if e.statusID == rareStatus {
+		if !q.statusOK(e.status) {
+			return false
+		}
+	} else if !q.statusOKByID[e.statusID] {
 		return false
 	}
 	if f.PostParent != nil && e.parent != *f.PostParent {
@@ -393,6 +467,16 @@ func (q *ixQuery) matchEvent(e *ixEvent, skipPostings bool) bool {
 	}
 	if q.include != nil && !q.include[e.id] {
 		return false
+	}
+	if len(q.search) > 0 {
+		if f.SearchAnonymous && e.password {
+			return false
+		}
+		for _, t := range q.search {
+			if strings.Contains(e.text, t.text) == t.exclude {
+				return false
+			}
+		}
 	}
 	if skipPostings {
 		return true
@@ -420,6 +504,10 @@ type ixHit struct {
 }
 
 func (q *ixQuery) hitOf(e *ixEvent) (ixHit, bool) {
+	if e.simple() {
+		r := &e.rows[0]
+		return ixHit{e: e, start: r}, q.matchRegular(r.startN, r.endN)
+	}
 	var best *ixRow
 	for i := range e.rows {
 		r := &e.rows[i]
@@ -649,18 +737,22 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64) (ma
 	}
 
 	cond, args := in("ID")
-	rows, err := tx.QueryContext(ctx, "SELECT ID, post_status, post_date, post_parent FROM "+db.t("posts")+
+	rows, err := tx.QueryContext(ctx, "SELECT ID, post_status, post_date, post_parent, post_title, post_excerpt, post_content, post_password FROM "+db.t("posts")+
 		" WHERE post_type = ?"+cond, append([]any{calendard.PostTypeEvent}, args...)...)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
 		e := &ixEvent{}
-		if err := rows.Scan(&e.id, &e.status, &e.postDate, &e.parent); err != nil {
+		var title, excerpt, content, password string
+		if err := rows.Scan(&e.id, &e.status, &e.postDate, &e.parent, &title, &excerpt, &content, &password); err != nil {
 			rows.Close()
 			return nil, err
 		}
+		e.text = searchText(title, excerpt, content)
+		e.password = password != "" && collate520(password, "") != 0
 		e.postDateN, _ = packDate(e.postDate)
+		e.statusID = statusCode(e.status)
 		out[e.id] = e
 	}
 	rows.Close()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 type indexFilterValues struct {
 	dates                        []string
 	venues, orgs, cats, tags, id []int64
+	words                        []string
 }
 
 func collectFilterValues(t *testing.T, s *Store) indexFilterValues {
@@ -55,6 +57,20 @@ func collectFilterValues(t *testing.T, s *Store) indexFilterValues {
 		})
 		return append(out, 999999)
 	}
+	q("SELECT post_title, post_content FROM wp_posts WHERE post_type = 'tribe_events'", func(scan func(...any) error) error {
+		var title, content string
+		if err := scan(&title, &content); err != nil {
+			return err
+		}
+		for _, w := range strings.Fields(title + " " + content) {
+			if len(w) > 3 && len(v.words) < 4000 {
+				v.words = append(v.words, w)
+			}
+		}
+		return nil
+	})
+	// Variants LIKE equates with the stored words (case, accents) and some it does not.
+	v.words = append(v.words, "FESTIVAL", "fèstival", "Café", "cafe", "naïve", "concert", "ß", "ss", "<p>", "&amp;", "\\", "%", "_")
 	v.venues = ids("SELECT ID FROM wp_posts WHERE post_type = 'tribe_venue'")
 	v.orgs = ids("SELECT ID FROM wp_posts WHERE post_type = 'tribe_organizer'")
 	v.cats = ids("SELECT term_id FROM wp_term_taxonomy WHERE taxonomy = 'tribe_events_cat'")
@@ -115,6 +131,24 @@ func randomFilter(r *rand.Rand, v indexFilterValues) calendard.EventFilter {
 		}
 		f.PostParent = &p
 	}
+	if r.IntN(3) == 0 {
+		var terms []string
+		for n := 1 + r.IntN(3); n > 0; n-- {
+			w := v.words[r.IntN(len(v.words))]
+			if len(w) > 5 && r.IntN(3) == 0 {
+				w = w[1 : len(w)-1] // a fragment
+			}
+			if r.IntN(5) == 0 {
+				w = "-" + w
+			}
+			terms = append(terms, w)
+		}
+		f.Search = calendard.ParseSearch(strings.Join(terms, " "))
+		f.SearchAnonymous = r.IntN(2) == 0
+		if r.IntN(2) == 0 { // search alone, so that enough searches match something
+			f = calendard.EventFilter{Search: f.Search, SearchAnonymous: f.SearchAnonymous, Statuses: f.Statuses}
+		}
+	}
 	f.Limit = []int{1, 5, 10, 50}[r.IntN(4)]
 	f.Offset = []int{0, 0, 0, 3, 10, 40, 90}[r.IntN(7)]
 	return f
@@ -136,6 +170,7 @@ func TestEventIndexAnswersAsSQL(t *testing.T) {
 			"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_TRIBE_FEATURED', '' FROM wp_postmeta WHERE meta_key = '_EventURL' ORDER BY meta_id LIMIT 1",
 			"INSERT INTO wp_tec_occurrences (event_id, post_id, start_date, start_date_utc, end_date, end_date_utc, duration, hash, updated_at) SELECT event_id, post_id, '2025-03-01 10:00:00', '2025-03-01 15:00:00', '2025-03-01 12:00:00', '2025-03-01 17:00:00', 7200, 'x', '2025-01-01 00:00:00' FROM wp_tec_occurrences ORDER BY occurrence_id DESC LIMIT 1",
 			"UPDATE wp_posts SET post_status = 'Publish' WHERE ID = (SELECT MAX(post_id) FROM wp_tec_occurrences)",
+			"UPDATE wp_posts SET post_password = '  ' WHERE ID = (SELECT MIN(post_id) FROM wp_tec_occurrences)",
 		} {
 			if _, err := s.sql.ExecContext(ctx, st); err != nil {
 				t.Fatalf("%s: %v", st, err)
@@ -150,7 +185,7 @@ func TestEventIndexAnswersAsSQL(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := rand.New(rand.NewPCG(1, uint64(len(values.dates))))
-			nonEmpty := 0
+			nonEmpty, searched := 0, 0
 			for i := 0; i < 1500; i++ {
 				f := randomFilter(r, values)
 				ids, total, ok := x.FindEvents(&site, &f)
@@ -169,7 +204,13 @@ func TestEventIndexAnswersAsSQL(t *testing.T) {
 				}
 				if total > 0 {
 					nonEmpty++
+					if len(f.Search) > 0 {
+						searched++
+					}
 				}
+			}
+			if searched < 30 {
+				t.Errorf("mode %+v: only %d searches matched anything; the test is too weak", mode, searched)
 			}
 			if nonEmpty < 300 {
 				t.Errorf("mode %+v: only %d of 1500 random filters matched anything; the test is too weak", mode, nonEmpty)
@@ -209,7 +250,7 @@ func describeFilter(f calendard.EventFilter) string {
 	if f.PostParent != nil {
 		par = fmt.Sprint(*f.PostParent)
 	}
-	return fmt.Sprintf("status=%v start>=%s end<=%s sb=%s sa=%s eb=%s ea=%s venues=%v orgs=%v cats=%v tags=%v featured=%s include=%v parent=%s limit=%d offset=%d",
+	return fmt.Sprintf("search=%+v anon=%v ", f.Search, f.SearchAnonymous) + fmt.Sprintf("status=%v start>=%s end<=%s sb=%s sa=%s eb=%s ea=%s venues=%v orgs=%v cats=%v tags=%v featured=%s include=%v parent=%s limit=%d offset=%d",
 		f.Statuses, s(f.StartOnOrAfter), s(f.EndOnOrBefore), s(f.StartsBefore), s(f.StartsAfter), s(f.EndsBefore), s(f.EndsAfter),
 		f.VenueIDs, f.OrganizerIDs, f.CategoryIDs, f.TagIDs, b, f.Include, par, f.Limit, f.Offset)
 }
