@@ -268,6 +268,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 		// Singles refuse trashed events to everyone, and other events as read_post decides.
 		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
 	}
+	gen := r.generation() // before loading: records rendered now are at least this new
 	events, total, err := h.events.FindEvents(r.ctx, site, f)
 	if err != nil {
 		return nil, err
@@ -340,11 +341,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	body := phpjson.NewObject()
 	list := make([]any, 0, len(events))
 	for _, e := range events {
-		rec := r.eventRecord(e, false)
-		if e.HasPassword() && !r.unlocked(e.Post) {
-			redact(rec)
-		}
-		list = append(list, rec)
+		list = append(list, r.listEventRecord(e, gen))
 	}
 	body.Set("events", list)
 	body.Set("rest_url", restURL)

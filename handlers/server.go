@@ -43,6 +43,9 @@ type Config struct {
 	// Clock returns the current time (frozen by CALENDAR_NOW).
 	Clock  func() time.Time
 	Logger *slog.Logger
+	// RenderCacheBytes bounds the rendered event records kept for anonymous lists (0: 64 MiB;
+	// negative: none). Only used with Deps.Generation.
+	RenderCacheBytes int
 
 	// Limits (README, "Reliability and security"). Zero means the default; where a limit can be
 	// switched off, a negative value does that.
@@ -90,6 +93,9 @@ type Deps struct {
 	TermQuery calendard.TermQueryService
 	// Writer runs write transactions.
 	Writer calendard.Writer
+	// Generation is the change feed's generation (wpdb.Store.Generation): what the server keeps
+	// between requests is tagged with it. nil: nothing rendered is kept.
+	Generation func() uint64
 }
 
 // Server is the REST API.
@@ -101,6 +107,8 @@ type Server struct {
 	bodies *bodyPool
 	logins *loginLimiter
 	cors   corsPolicy
+	// rendered keeps encoded list records (nil: render every time).
+	rendered *renderedRecords
 }
 
 // New builds the Gin engine serving the API.
@@ -124,6 +132,8 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
 		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
 	s.routes = s.routeTable()
+	setDefault(&cfg.RenderCacheBytes, 64<<20)
+	s.rendered = newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)
 
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/maypok86/otter/v2"
+
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/phpserial"
 )
@@ -247,6 +249,7 @@ type Store struct {
 	termsMu   sync.Mutex
 	terms     map[string]cachedTerms
 	index     *EventIndex
+	records   *otter.Cache[int64, cachedEvent]
 	// live: Start runs, so the feed hears every change and caches may be kept.
 	live atomic.Bool
 }
@@ -254,6 +257,11 @@ type Store struct {
 type cachedSite struct {
 	gen  uint64
 	site *calendard.Site
+}
+
+type cachedEvent struct {
+	gen   uint64
+	event *calendard.Event
 }
 
 type cachedTerms struct {
@@ -304,11 +312,55 @@ func (s *Store) TermsOf(ctx context.Context, taxonomy string) ([]*calendard.Term
 func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	if s.index != nil {
 		if ids, total, ok := s.index.FindEvents(site, &f); ok {
-			events, err := s.eventsByIDs(ctx, ids)
+			events, err := s.events(ctx, ids)
 			return events, total, err
 		}
 	}
 	return s.DB.FindEvents(ctx, site, f)
+}
+
+// EventByID loads one event with everything it embeds, from the record cache when it is current.
+func (s *Store) EventByID(ctx context.Context, id int64) (*calendard.Event, error) {
+	evs, err := s.events(ctx, []int64{id})
+	if err != nil || len(evs) == 0 {
+		return nil, err
+	}
+	return evs[0], nil
+}
+
+// events is eventsByIDs through the record cache: records loaded at the current generation are
+// reused (they are never modified once loaded), the rest are loaded in one batch.
+func (s *Store) events(ctx context.Context, ids []int64) ([]*calendard.Event, error) {
+	if s.records == nil || !s.live.Load() {
+		return s.eventsByIDs(ctx, ids)
+	}
+	gen := s.feed.Generation() // read before loading: a change meanwhile makes what we store stale
+	found := make(map[int64]*calendard.Event, len(ids))
+	var missing []int64
+	for _, id := range ids {
+		if c, ok := s.records.GetIfPresent(id); ok && c.gen == gen {
+			found[id] = c.event
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		loaded, err := s.eventsByIDs(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range loaded {
+			found[e.ID] = e
+			s.records.Set(e.ID, cachedEvent{gen: gen, event: e})
+		}
+	}
+	out := make([]*calendard.Event, 0, len(ids))
+	for _, id := range ids {
+		if e := found[id]; e != nil {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // StartOptions tune what Start runs.
@@ -320,12 +372,18 @@ type StartOptions struct {
 	NoIndex bool
 	// OnError hears background failures (index builds, polls).
 	OnError func(error)
+	// Records is how many loaded event records to keep for reuse (0: none).
+	Records int
 }
 
 // Start builds the event index in the background and keeps everything in step with the database
 // until ctx ends. Lists answer from SQL until the first build finishes.
 func (s *Store) Start(ctx context.Context, o StartOptions) {
 	s.live.Store(o.WatchInterval > 0)
+	if o.Records > 0 {
+		s.records = otter.Must(&otter.Options[int64, cachedEvent]{MaximumSize: o.Records})
+		s.feed.Subscribe(func(Change) { s.records.InvalidateAll() })
+	}
 	if o.WatchInterval > 0 {
 		// The first poll records the watermark the index build starts from; what changes after it
 		// shows in the next poll.
@@ -337,6 +395,15 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 		s.index.Follow(s.feed, s.Site)
 		go s.index.buildUntilReady(ctx, s.Site)
 	}
+}
+
+// Generation is the change feed's generation while the store keeps state (Start ran with a
+// watch interval), so caches outside wpdb can tag what they keep with it.
+func (s *Store) Generation() uint64 {
+	if !s.live.Load() {
+		return 0
+	}
+	return s.feed.Generation()
 }
 
 // Index returns the event index (nil unless Start built one).

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,11 +25,28 @@ type Config struct {
 	Environment    string
 	TrustedProxies []netip.Prefix
 	LogLevel       string
+	// Limits (README, "Reliability and security"); 0 switches off the ones that may be switched off.
+	MaxBodyBytes     int64
+	MaxBodyValues    int
+	MaxDecodedBytes  int64
+	BodyMemory       int64 // 0: no process-wide budget
+	BodyTimeout      time.Duration
+	MaxURIBytes      int
+	MaxHeaderBytes   int
+	DBTimeout        time.Duration // 0: no deadline
+	LoginLimit       bool
+	LoginsPerAccount int // 0: no per-account limit
+	LoginsPerAddress int // 0: no per-address limit
+	LoginWindow      time.Duration
+	CORSOrigins      []string // nil: any origin, as WordPress
+	StrictReads      bool
 	// WatchInterval is how often the change feed polls the database for changes made outside
 	// calendard (0: never; calendard is then the only writer).
 	WatchInterval time.Duration
 	// EventIndex answers event lists from the in-memory index (off: every list from SQL).
 	EventIndex bool
+	// RecordCache is how many loaded event records are kept for reuse.
+	RecordCache int
 }
 
 // setting is one row of the configuration table.
@@ -127,12 +145,112 @@ var settings = []setting{
 		}
 		return fmt.Errorf("must be one of debug, info, warn, error, got %q", v)
 	}},
+	{"CALENDAR_MAX_BODY_BYTES", "max-body-bytes", "8MiB", "largest request body (bytes, or with KiB/MiB): 413 beyond", func(c *Config, v string) error {
+		n, err := parseSize(v, 1<<10, 1<<30)
+		c.MaxBodyBytes = n
+		return err
+	}},
+	{"CALENDAR_MAX_BODY_VALUES", "max-body-values", "10000", "most values one JSON body may hold: 400 rest_request_too_complex beyond", func(c *Config, v string) error {
+		n, err := parseCount(v, 1, 10_000_000)
+		c.MaxBodyValues = n
+		return err
+	}},
+	{"CALENDAR_MAX_DECODED_BYTES", "max-decoded-bytes", "16MiB", "most bytes the values decoded from one body may take: 400 rest_request_too_complex beyond", func(c *Config, v string) error {
+		n, err := parseSize(v, 1<<10, 4<<30)
+		c.MaxDecodedBytes = n
+		return err
+	}},
+	{"CALENDAR_BODY_MEMORY", "body-memory", "64MiB", "process-wide budget of request bodies being read and decoded: 503 with Retry-After beyond (0 = none)", func(c *Config, v string) error {
+		if v == "0" {
+			c.BodyMemory = 0
+			return nil
+		}
+		n, err := parseSize(v, 64<<10, 64<<30)
+		c.BodyMemory = n
+		return err
+	}},
+	{"CALENDAR_BODY_TIMEOUT", "body-timeout", "30s", "time a request body has to arrive whole: 408 beyond (Go duration)", func(c *Config, v string) error {
+		d, err := parseDuration(v, 100*time.Millisecond, 10*time.Minute, false)
+		c.BodyTimeout = d
+		return err
+	}},
+	{"CALENDAR_MAX_URI_BYTES", "max-uri-bytes", "8KiB", "longest request target (path and query): 414 beyond", func(c *Config, v string) error {
+		n, err := parseSize(v, 256, 1<<20)
+		c.MaxURIBytes = int(n)
+		return err
+	}},
+	{"CALENDAR_MAX_HEADER_BYTES", "max-header-bytes", "32KiB", "largest request line and headers together (Go's http.Server answers 431 beyond)", func(c *Config, v string) error {
+		n, err := parseSize(v, 1<<10, 1<<20)
+		c.MaxHeaderBytes = int(n)
+		return err
+	}},
+	{"CALENDAR_DB_TIMEOUT", "db-timeout", "5s", "deadline of a request's database work: 503 beyond (Go duration; 0 = none)", func(c *Config, v string) error {
+		d, err := parseDuration(v, 50*time.Millisecond, 10*time.Minute, true)
+		c.DBTimeout = d
+		return err
+	}},
+	{"CALENDAR_LOGIN_LIMIT", "login-limit", "on", "on|off: limit failed logins (429 with Retry-After)", func(c *Config, v string) error {
+		b, err := parseSwitch(v)
+		c.LoginLimit = b
+		return err
+	}},
+	{"CALENDAR_LOGIN_MAX_PER_ACCOUNT", "login-max-per-account", "10", "failed logins of one account per window before it is locked (0 = no per-account limit)", func(c *Config, v string) error {
+		n, err := parseCount(v, 0, 1_000_000)
+		c.LoginsPerAccount = n
+		return err
+	}},
+	{"CALENDAR_LOGIN_MAX_PER_ADDRESS", "login-max-per-address", "20", "failed logins from one client address per window before it is locked (0 = no per-address limit)", func(c *Config, v string) error {
+		n, err := parseCount(v, 0, 1_000_000)
+		c.LoginsPerAddress = n
+		return err
+	}},
+	{"CALENDAR_LOGIN_WINDOW", "login-window", "15m", "period failed logins are counted in, and the longest lockout (Go duration)", func(c *Config, v string) error {
+		d, err := parseDuration(v, time.Second, 24*time.Hour, false)
+		c.LoginWindow = d
+		return err
+	}},
+	{"CALENDAR_CORS_ORIGINS", "cors-origins", "*", "comma-separated origins (scheme://host[:port], or null) answered with CORS headers; * = any, as WordPress", func(c *Config, v string) error {
+		c.CORSOrigins = nil
+		for _, o := range strings.Split(v, ",") {
+			o = strings.TrimSpace(o)
+			switch {
+			case o == "":
+				continue
+			case o == "*":
+				c.CORSOrigins = nil
+				return nil
+			case o != "null":
+				u, err := url.Parse(o)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimRight(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+					return fmt.Errorf("%q is not an origin (scheme://host[:port]), null or *", o)
+				}
+			}
+			c.CORSOrigins = append(c.CORSOrigins, o)
+		}
+		if len(c.CORSOrigins) == 0 {
+			return fmt.Errorf("must list origins, or be *")
+		}
+		return nil
+	}},
+	{"CALENDAR_STRICT_READS", "strict-reads", "off", "on|off: lists show only what single records would (read_post), not all the plugin lists", func(c *Config, v string) error {
+		b, err := parseSwitch(v)
+		c.StrictReads = b
+		return err
+	}},
 	{"CALENDAR_WATCH_INTERVAL", "watch-interval", "1s", "how often to look for changes WordPress makes directly in the database (Go duration; 0 = never)", func(c *Config, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 || (d > 0 && d < 100*time.Millisecond) || d > time.Hour {
 			return fmt.Errorf("must be 0 or a duration from 100ms to 1h, got %q", v)
 		}
 		c.WatchInterval = d
+		return nil
+	}},
+	{"CALENDAR_RECORD_CACHE", "record-cache", "5000", "how many loaded event records to keep in memory for reuse (0 = none)", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 10_000_000 {
+			return fmt.Errorf("must be a whole number from 0 to 10000000, got %q", v)
+		}
+		c.RecordCache = n
 		return nil
 	}},
 	{"CALENDAR_EVENT_INDEX", "event-index", "on", "on|off: answer event lists from the in-memory index", func(c *Config, v string) error {
@@ -181,7 +299,70 @@ func loadConfigFor(command string, args []string, getenv func(string) string, ex
 			return nil, &ConfigError{Var: s.env, Err: err}
 		}
 	}
-	return c, nil
+	return c, c.checkLimits()
+}
+
+// checkLimits refuses limits that contradict each other.
+func (c *Config) checkLimits() error {
+	if c.BodyMemory != 0 && c.BodyMemory < c.MaxBodyBytes {
+		return &ConfigError{Var: "CALENDAR_BODY_MEMORY", Err: fmt.Errorf("%d is less than CALENDAR_MAX_BODY_BYTES (%d): no body that large could ever be read", c.BodyMemory, c.MaxBodyBytes)}
+	}
+	if c.MaxHeaderBytes < c.MaxURIBytes {
+		return &ConfigError{Var: "CALENDAR_MAX_HEADER_BYTES", Err: fmt.Errorf("%d is less than CALENDAR_MAX_URI_BYTES (%d)", c.MaxHeaderBytes, c.MaxURIBytes)}
+	}
+	return nil
+}
+
+// parseSize reads a byte count: digits with an optional KiB, MiB or GiB (also K, M, G) suffix.
+func parseSize(v string, lo, hi int64) (int64, error) {
+	s := strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}} {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = rest, u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > hi/mult || n*mult < lo {
+		return 0, fmt.Errorf("must be a size from %d to %d bytes (suffix KiB, MiB or GiB allowed), got %q", lo, hi, v)
+	}
+	return n * mult, nil
+}
+
+// parseCount reads a whole number in [lo, hi].
+func parseCount(v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("must be a whole number from %d to %d, got %q", lo, hi, v)
+	}
+	return n, nil
+}
+
+// parseDuration reads a Go duration in [lo, hi] (or 0 when zero is allowed).
+func parseDuration(v string, lo, hi time.Duration, zero bool) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err == nil && ((zero && d == 0) || (d >= lo && d <= hi)) {
+		return d, nil
+	}
+	if zero {
+		return 0, fmt.Errorf("must be 0 or a duration from %v to %v, got %q", lo, hi, v)
+	}
+	return 0, fmt.Errorf("must be a duration from %v to %v, got %q", lo, hi, v)
+}
+
+// parseSwitch reads on|off (also 1|0, true|false).
+func parseSwitch(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "1", "true":
+		return true, nil
+	case "off", "0", "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("must be on or off, got %q", v)
 }
 
 func osGetenv(k string) string { return os.Getenv(k) }

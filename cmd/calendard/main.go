@@ -109,7 +109,7 @@ func serve(args []string) error {
 	defer stop()
 
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL})
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, NoIndex: !cfg.EventIndex,
+	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, NoIndex: !cfg.EventIndex || cfg.StrictReads, Records: cfg.RecordCache,
 		OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
 	if ix := store.Index(); ix != nil {
 		// A small calendar is indexed before the first request; a large one is served from SQL
@@ -123,16 +123,23 @@ func serve(args []string) error {
 		TrustedProxies: cfg.TrustedProxies,
 		Clock:          clock,
 		Logger:         log,
-	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: store, TermQuery: db})
 
-	srv := &http.Server{
-		Addr:              cfg.Listen,
-		Handler:           engine,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-	}
+		// Limits (README, "Reliability and security").
+		MaxBodyBytes:    cfg.MaxBodyBytes,
+		MaxBodyValues:   cfg.MaxBodyValues,
+		MaxDecodedBytes: cfg.MaxDecodedBytes,
+		BodyMemory:      offIfZero(cfg.BodyMemory),
+		BodyTimeout:     cfg.BodyTimeout,
+		MaxURIBytes:     cfg.MaxURIBytes,
+		DBTimeout:       offIfZero(cfg.DBTimeout),
+		Logins: handlers.LoginLimit{Off: !cfg.LoginLimit, PerAccount: offIfZero(cfg.LoginsPerAccount),
+			PerAddress: offIfZero(cfg.LoginsPerAddress), Window: cfg.LoginWindow},
+		CORSOrigins: cfg.CORSOrigins,
+		StrictReads: cfg.StrictReads,
+	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: store, TermQuery: db,
+		Generation: store.Generation})
+
+	srv := httpServer(cfg, engine)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	log.Info("calendard listening", "addr", cfg.Listen, "environment", cfg.Environment, "store", db.Dialect().String())
@@ -148,4 +155,28 @@ func serve(args []string) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+// httpServer is the service's HTTP server. Headers must arrive within 10 s, all of them (request
+// line included) in MaxHeaderBytes; the body then has BodyTimeout, which the handlers enforce
+// themselves so that a slow body gets its own answer (408).
+func httpServer(cfg *Config, h http.Handler) *http.Server {
+	const headerTimeout = 10 * time.Second
+	return &http.Server{
+		Addr:              cfg.Listen,
+		Handler:           h,
+		ReadHeaderTimeout: headerTimeout,
+		ReadTimeout:       headerTimeout + cfg.BodyTimeout + time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    cfg.MaxHeaderBytes,
+	}
+}
+
+// offIfZero maps a configuration's 0 ("none") to the handlers' negative "off".
+func offIfZero[T int | int64 | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }

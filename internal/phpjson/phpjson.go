@@ -147,6 +147,8 @@ func encode(b *bytes.Buffer, v any) error {
 		b.WriteString(formatFloat(x))
 	case json.Number:
 		b.WriteString(string(x))
+	case Raw:
+		b.Write(x)
 	case *Object:
 		if x == nil {
 			b.WriteString("null")

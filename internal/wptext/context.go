@@ -52,3 +52,9 @@ func (rc *RenderContext) siteURL() string {
 	}
 	return rc.HomeURL
 }
+
+// Instances returns the per-request shortcode instance counters. Rendering that leaves them as they
+// were used none of them, so its output does not depend on what the request rendered before.
+func (rc *RenderContext) Instances() [4]int {
+	return [4]int{rc.audioInstance, rc.videoInstance, rc.galleryInstance, rc.playlistInstance}
+}
