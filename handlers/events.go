@@ -264,7 +264,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 		f.Statuses = []string{"publish"}
 	}
 
-	if r.srv.cfg.StrictReads {
+	if r.srv.cfg.StrictReads && !publishedOnly(f.Statuses) {
 		// Singles refuse trashed events to everyone, and other events as read_post decides.
 		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
 	}
@@ -346,6 +346,12 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	body.Set("events", list)
 	body.Set("rest_url", restURL)
 	return pagedList(body, restURL, page, perPage, total), nil
+}
+
+// publishedOnly reports a list limited to published posts, which every rule allows: it needs no
+// strict-reads filter (and stays with the event index).
+func publishedOnly(statuses []string) bool {
+	return len(statuses) == 1 && statuses[0] == "publish"
 }
 
 // pagedList finishes the events, venues and organizers list envelope: next/previous links while

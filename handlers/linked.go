@@ -60,7 +60,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	} else if !r.User.Can(calendard.CapsOf(h.postType).Edit) {
 		f.Statuses = []string{"publish"}
 	}
-	if r.srv.cfg.StrictReads {
+	if r.srv.cfg.StrictReads && !publishedOnly(f.Statuses) {
 		f.ReadableBy = calendard.ReadRuleFor(r.User, h.postType)
 	}
 
