@@ -4,7 +4,7 @@ GO       ?= go
 BIN      ?= bin/calendard
 PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
 
-.PHONY: build run test unit compat vet fmt-check tidy-check bench bench-quick
+.PHONY: build run test unit microbench compat vet fmt-check tidy-check bench bench-quick
 
 build:
 	$(GO) build -o $(BIN) ./cmd/calendard
@@ -25,7 +25,7 @@ run: build
 
 # test is what CI runs: static checks, unit and store tests against real MariaDB, then the
 # compatibility suite replaying the recorded reference answers.
-test: vet fmt-check unit compat
+test: vet fmt-check unit microbench compat
 
 vet:
 	$(GO) vet ./...
@@ -36,6 +36,11 @@ fmt-check:
 
 unit:
 	$(GO) test -count=1 $(PKGS)
+
+# microbench runs every Go benchmark once (-benchtime=1x) so none of them rots; `go test -bench`
+# with a real -benchtime gives the figures.
+microbench:
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
 
 compat:
 	$(GO) test -count=1 -v ./compat-tests/ 2>&1 | grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}

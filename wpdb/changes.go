@@ -177,12 +177,19 @@ func (f *Feed) Poll(ctx context.Context) (bool, error) {
 }
 
 // Watch polls every interval until ctx ends. Errors (the database away) are reported through
-// onError, once per outage, and polling goes on.
-func (f *Feed) Watch(ctx context.Context, interval time.Duration, onError func(error)) {
+// onError, once per outage, and polling goes on. Every reconcile interval (0: never) it publishes a
+// Change{All} whatever the watermark says, which bounds how long a change the watermark cannot see
+// (a bare UPDATE of a meta value) can stay unseen.
+func (f *Feed) Watch(ctx context.Context, interval, reconcile time.Duration, onError func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	failing := false
+	last := time.Now()
 	for {
+		if reconcile > 0 && time.Since(last) >= reconcile {
+			last = time.Now()
+			f.Publish(Change{All: true})
+		}
 		if _, err := f.Poll(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			if !failing && onError != nil {
 				onError(err)

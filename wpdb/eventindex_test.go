@@ -259,7 +259,7 @@ func TestEventIndexFollowsWritesAndDirectChanges(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		s.Start(ctx, StartOptions{WatchInterval: 100 * time.Millisecond})
+		s.Start(ctx, StartOptions{WatchInterval: 100 * time.Millisecond, Reconcile: 700 * time.Millisecond})
 		if !s.Index().WaitReady(ctxTimeout(t, 10*time.Second)) {
 			t.Fatal("index never built")
 		}
@@ -301,6 +301,22 @@ func TestEventIndexFollowsWritesAndDirectChanges(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			t.Errorf("the direct change to %d was not seen within 5 s", ids[1])
+		})
+		t.Run("a bare meta update the watermark cannot see shows after the reconcile interval", func(t *testing.T) {
+			if _, err := s.sql.ExecContext(ctx, "UPDATE wp_postmeta SET meta_value = '1' WHERE post_id = ? AND meta_key = '_EventHideFromUpcoming'", victim); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.sql.ExecContext(ctx, "UPDATE wp_postmeta SET meta_key = '_was_hidden' WHERE post_id = ? AND meta_key = '_EventHideFromUpcoming'", victim); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for time.Now().Before(deadline) {
+				if got, _, _ := s.Index().FindEvents(site, &f); contains64(got, victim) {
+					return
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			t.Errorf("event %d is still hidden 5 s after its hide flag was renamed away", victim)
 		})
 	})
 }

@@ -368,6 +368,8 @@ type StartOptions struct {
 	// WatchInterval is how often the change feed polls the database's watermark (0: never; only
 	// calendard's own writes are seen).
 	WatchInterval time.Duration
+	// Reconcile is how often everything is reloaded whatever the watermark says (0: never).
+	Reconcile time.Duration
 	// NoIndex keeps event lists on SQL.
 	NoIndex bool
 	// OnError hears background failures (index builds, polls).
@@ -388,7 +390,7 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 		// The first poll records the watermark the index build starts from; what changes after it
 		// shows in the next poll.
 		_, _ = s.feed.Poll(ctx)
-		go s.feed.Watch(ctx, o.WatchInterval, o.OnError)
+		go s.feed.Watch(ctx, o.WatchInterval, o.Reconcile, o.OnError)
 	}
 	if !o.NoIndex {
 		s.index = NewEventIndex(s.DB, o.OnError)

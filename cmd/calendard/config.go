@@ -43,6 +43,8 @@ type Config struct {
 	// WatchInterval is how often the change feed polls the database for changes made outside
 	// calendard (0: never; calendard is then the only writer).
 	WatchInterval time.Duration
+	// Reconcile is how often everything kept in memory is reloaded whatever the watermark says.
+	Reconcile time.Duration
 	// EventIndex answers event lists from the in-memory index (off: every list from SQL).
 	EventIndex bool
 	// RecordCache is how many loaded event records are kept for reuse.
@@ -243,6 +245,14 @@ var settings = []setting{
 			return fmt.Errorf("must be 0 or a duration from 100ms to 1h, got %q", v)
 		}
 		c.WatchInterval = d
+		return nil
+	}},
+	{"CALENDAR_RECONCILE_INTERVAL", "reconcile-interval", "5m", "how often to reload everything kept in memory whatever the watermark says (Go duration; 0 = never)", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || (d > 0 && d < time.Second) {
+			return fmt.Errorf("must be 0 or a duration of at least 1s, got %q", v)
+		}
+		c.Reconcile = d
 		return nil
 	}},
 	{"CALENDAR_RECORD_CACHE", "record-cache", "5000", "how many loaded event records to keep in memory for reuse (0 = none)", func(c *Config, v string) error {

@@ -109,7 +109,7 @@ func serve(args []string) error {
 	defer stop()
 
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL})
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache,
+	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache,
 		OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
 	if ix := store.Index(); ix != nil {
 		// A small calendar is indexed before the first request; a large one is served from SQL

@@ -1,0 +1,88 @@
+package wpdb
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard"
+)
+
+// syntheticIndex compiles an index of n events shaped like bench/gen's calendars (four years of
+// dates, 100 venues and 60 organizers per 10k events, 1-2 categories, 0-2 tags), without a database.
+func syntheticIndex(n int) *ixSnapshot {
+	r := rand.New(rand.NewPCG(7, uint64(n)))
+	base := time.Date(2024, 11, 25, 0, 0, 0, 0, time.UTC)
+	venues, orgs := max(1, n/100), max(1, n*6/1000)
+	events := make(map[int64]*ixEvent, n)
+	words := []string{"concert", "festival", "market", "lecture", "workshop", "tour", "exhibition", "reading"}
+	for i := 0; i < n; i++ {
+		start := base.Add(time.Duration(r.IntN(4*365*24)) * time.Hour)
+		end := start.Add(time.Duration(1+r.IntN(48)) * time.Hour)
+		e := &ixEvent{id: int64(1000 + i), status: "publish", postDate: start.AddDate(0, -2, 0).Format(calendard.DBDateTime)}
+		if r.IntN(10) == 0 {
+			e.status = []string{"draft", "private", "pending", "trash"}[r.IntN(4)]
+		}
+		e.statusID = statusCode(e.status)
+		e.postDateN, _ = packDate(e.postDate)
+		e.rows = []ixRow{newRow(start.Format(calendard.DBDateTime), end.Format(calendard.DBDateTime))}
+		e.featured = r.IntN(20) == 0
+		if r.IntN(100) < 85 {
+			e.venues = []int64{int64(r.IntN(venues))}
+		}
+		for k := r.IntN(4); k > 0; k-- {
+			e.orgs = append(e.orgs, int64(r.IntN(orgs)))
+		}
+		e.cats = []int64{int64(1 + r.IntN(12))}
+		e.tags = []int64{int64(20 + r.IntN(15))}
+		e.text = searchText(fmt.Sprintf("%s %d", words[r.IntN(len(words))], i), "",
+			"An evening of "+words[r.IntN(len(words))]+" with friends and music.")
+		events[e.id] = e
+	}
+	return compileIndex(ixMode{customTables: true}, events)
+}
+
+// BenchmarkEventIndexFind measures list answers from the index at 10k and 100k events: the cost of a
+// default window must not grow with the calendar faster than the matches it counts.
+func BenchmarkEventIndexFind(b *testing.B) {
+	site := &calendard.Site{UseCustomTables: true}
+	for _, n := range []int{10_000, 100_000} {
+		snap := syntheticIndex(n)
+		from, to := "2026-11-24 23:59:00", "2028-11-25 12:00:00"
+		cases := map[string]calendard.EventFilter{
+			"default":  {Statuses: []string{"publish"}, StartOnOrAfter: &from, EndOnOrBefore: &to, Limit: 10},
+			"page1000": {Statuses: []string{"publish"}, Limit: 10, Offset: 9990},
+			"venue":    {Statuses: []string{"publish"}, StartOnOrAfter: &from, EndOnOrBefore: &to, VenueIDs: []int64{7}, Limit: 10},
+			"search":   {Statuses: []string{"publish"}, StartOnOrAfter: &from, Search: calendard.ParseSearch("festival"), Limit: 10},
+		}
+		for name, f := range cases {
+			b.Run(fmt.Sprintf("%s/%dk", name, n/1000), func(b *testing.B) {
+				for b.Loop() {
+					q, ok := snap.prepare(site, &f)
+					if !ok {
+						b.Fatal("declined")
+					}
+					if _, total := snap.find(q); total == 0 {
+						b.Fatal("no events")
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkCompileIndex100k(b *testing.B) {
+	snap := syntheticIndex(100_000)
+	for b.Loop() {
+		compileIndex(snap.mode, snap.byID)
+	}
+}
+
+func BenchmarkLikeFold(b *testing.B) {
+	text := "Ein Abend mit Kammermusik im Großen Saal – Beethoven, Schubert & Fauré. Café geöffnet ab 18 Uhr."
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		likeFold(text)
+	}
+}
