@@ -44,7 +44,6 @@ const (
 type bodyPool struct {
 	limit int64 // <= 0: no limit
 	used  atomic.Int64
-	peak  atomic.Int64
 }
 
 func (p *bodyPool) take(n int64) bool {
@@ -57,12 +56,7 @@ func (p *bodyPool) take(n int64) bool {
 			return false
 		}
 		if p.used.CompareAndSwap(cur, cur+n) {
-			for {
-				pk := p.peak.Load()
-				if cur+n <= pk || p.peak.CompareAndSwap(pk, cur+n) {
-					return true
-				}
-			}
+			return true
 		}
 	}
 }

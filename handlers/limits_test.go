@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -321,5 +320,3 @@ func TestLongRequestLineIs414(t *testing.T) {
 		t.Errorf("a configured limit of 100: %d", a.status)
 	}
 }
-
-var _ = atomic.Int64{}
