@@ -169,3 +169,24 @@ func TestStalledDatabaseAnswers503InTime(t *testing.T) {
 		}
 	})
 }
+
+// Whatever a driver says when the deadline has passed (MySQL: the context error; SQLite: an
+// interrupted statement), the caller gets the deadline's 503, never a 500: here with a deadline
+// that has always passed, on both stores, for reads and writes.
+func TestPassedDeadlineIs503OnBothStores(t *testing.T) {
+	for store, srv := range bothStores(t, handlers.Config{DBTimeout: time.Nanosecond}) {
+		for _, rq := range []struct{ method, path, user string }{
+			{"GET", eventsPath, ""}, {"GET", eventsPath + "/34", ""}, {"GET", "/wp-json/tribe/events/v1/venues", ""},
+			{"GET", "/wp-json/tribe/events/v1/tags", ""}, {"POST", eventsPath, "admin"},
+		} {
+			var body any
+			if rq.method == "POST" {
+				body = map[string]any{"title": "Late", "start_date": "2027-05-10 10:00:00", "end_date": "2027-05-10 12:00:00"}
+			}
+			a := call(t, srv, rq.method, rq.path, body, rq.user)
+			if a.status != 503 || a.body["code"] != "service_unavailable" || !wpShaped(a) {
+				t.Errorf("%s %s %s: %d %.200s, want 503 service_unavailable", store, rq.method, rq.path, a.status, a.raw)
+			}
+		}
+	}
+}
