@@ -167,7 +167,7 @@ func (db *DB) SearchLinked(ctx context.Context, postType, search string) ([]int6
 		for i := range frags {
 			parts[i] = col + " LIKE ?"
 		}
-		return "(" + strings.Join(parts, " AND ") + ")"
+		return balancedAnd(parts)
 	}
 	var args []any
 	var ors []string
@@ -186,6 +186,17 @@ func (db *DB) SearchLinked(ctx context.Context, postType, search string) ([]int6
 		return nil, err
 	}
 	return scanIDs(rows)
+}
+
+// balancedAnd joins conditions with AND as a balanced tree: a search may bring thousands of
+// fragments (an 8 KiB request target holds ~2,700), and SQLite refuses an expression deeper than 1,000
+// ("Expression tree is too large"), which a flat a AND b AND … chain of them is.
+func balancedAnd(parts []string) string {
+	if len(parts) == 1 {
+		return "(" + parts[0] + ")"
+	}
+	mid := len(parts) / 2
+	return "(" + balancedAnd(parts[:mid]) + " AND " + balancedAnd(parts[mid:]) + ")"
 }
 
 // LinkedOfEvents returns the IDs the events' venue/organizer meta points to, in one query: event
