@@ -40,8 +40,8 @@ func liveServer(t *testing.T, now time.Time) (*httptest.Server, *sql.DB) {
 		t.Fatal("the event index was not built")
 	}
 	srv := httptest.NewServer(handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return now }},
-		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: store,
-			TermQuery: db, Generation: store.Generation}))
+		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: store, Writer: db, Posts: store, Terms: store,
+			TermQuery: store, Generation: store.Generation}))
 	t.Cleanup(srv.Close)
 	return srv, raw
 }
@@ -77,6 +77,27 @@ func TestCachedAnswersStayExact(t *testing.T) {
 		}
 		if a := call(t, srv, "GET", path, nil, ""); !strings.Contains(a.raw, "Renamed by the API") {
 			t.Error("the single still shows the old title")
+		}
+	})
+
+	t.Run("venue, organizer and term answers follow API writes", func(t *testing.T) {
+		for _, c := range []struct{ list, key, create string }{
+			{"/wp-json/tribe/events/v1/venues", "venues", "/wp-json/tribe/events/v1/venues"},
+			{"/wp-json/tribe/events/v1/organizers", "organizers", "/wp-json/tribe/events/v1/organizers"},
+			{"/wp-json/tribe/events/v1/categories?hide_empty=0", "categories", "/wp-json/tribe/events/v1/categories"},
+		} {
+			before := call(t, srv, "GET", c.list, nil, "")
+			body := map[string]any{"venue": "Cache Hall", "organizer": "Cache Crew", "name": "Cache Category"}
+			if a := call(t, srv, "POST", c.create, body, "admin"); a.status != 201 && a.status != 200 {
+				t.Fatalf("create at %s: %d %s", c.create, a.status, a.raw)
+			}
+			after := call(t, srv, "GET", c.list, nil, "")
+			if after.raw == before.raw || after.body["total"] == before.body["total"] {
+				t.Errorf("%s did not change after a create (total %v)", c.list, after.body["total"])
+			}
+			if fresh := call(t, cold, "GET", c.list, nil, ""); fresh.status != after.status {
+				t.Errorf("%s: live %d, uncached %d", c.list, after.status, fresh.status)
+			}
 		}
 	})
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -91,7 +92,11 @@ type ixSnapshot struct {
 	byID   map[int64]*ixEvent
 	main   []*ixEvent // listable simple events by (start, post_date, ID)
 	starts []int64    // main[i].rows[0].startN
-	slow   []*ixEvent // listable events with several or irregular rows
+	// ends, statuses and featured repeat main[i]'s keys side by side for the plain scan.
+	ends     []int64
+	statuses []uint8
+	featured []bool
+	slow     []*ixEvent // listable events with several or irregular rows
 	// postings map a venue, organizer or term ID to positions in main, ascending.
 	venues, orgs, cats, tags map[int64][]int32
 	slowIDs                  map[int64]bool
@@ -266,6 +271,9 @@ func compileIndex(mode ixMode, events map[int64]*ixEvent) *ixSnapshot {
 	})
 	slices.SortFunc(s.slow, func(a, b *ixEvent) int { return cmp.Compare(a.id, b.id) })
 	s.starts = make([]int64, len(s.main))
+	s.ends = make([]int64, len(s.main))
+	s.statuses = make([]uint8, len(s.main))
+	s.featured = make([]bool, len(s.main))
 	post := func(m map[int64][]int32, ids []int64, pos int32) {
 		for _, id := range ids {
 			if l := m[id]; len(l) == 0 || l[len(l)-1] != pos {
@@ -275,6 +283,7 @@ func compileIndex(mode ixMode, events map[int64]*ixEvent) *ixSnapshot {
 	}
 	for i, e := range s.main {
 		s.starts[i] = e.rows[0].startN
+		s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].endN, e.statusID, e.featured
 		pos := int32(i)
 		post(s.venues, e.venues, pos)
 		post(s.orgs, e.orgs, pos)
@@ -290,8 +299,10 @@ type ixQuery struct {
 	startGE, endLE, startLT, startGT, endLT, endGT *ixBound
 	statusOK                                       func(string) bool
 	statusOKByID                                   *[256]bool
-	search                                         []foldedTerm
-	include                                        map[int64]bool
+	// The date bounds folded into inclusive ranges of packed dates.
+	sMin, sMax, eMin, eMax int64
+	search                 []foldedTerm
+	include                map[int64]bool
 }
 
 type foldedTerm struct {
@@ -330,6 +341,25 @@ func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*i
 	q.endLT, q.endGT = bound(f.EndsBefore), bound(f.EndsAfter)
 	if !ok {
 		return nil, false
+	}
+	q.sMin, q.sMax, q.eMin, q.eMax = math.MinInt64, math.MaxInt64, math.MinInt64, math.MaxInt64
+	if q.startGE != nil {
+		q.sMin = max(q.sMin, q.startGE.n)
+	}
+	if q.startGT != nil {
+		q.sMin = max(q.sMin, q.startGT.n+1)
+	}
+	if q.startLT != nil {
+		q.sMax = min(q.sMax, q.startLT.n-1)
+	}
+	if q.endLE != nil {
+		q.eMax = min(q.eMax, q.endLE.n)
+	}
+	if q.endLT != nil {
+		q.eMax = min(q.eMax, q.endLT.n-1)
+	}
+	if q.endGT != nil {
+		q.eMin = max(q.eMin, q.endGT.n+1)
 	}
 	q.statusOK = statusMatcher(f.Statuses)
 	q.statusOKByID = statusTable(q.statusOK)
@@ -412,9 +442,7 @@ func (q *ixQuery) matchRow(r *ixRow) bool {
 
 // matchRegular is matchRow for a regular row, on packed dates.
 func (q *ixQuery) matchRegular(start, end int64) bool {
-	return (q.startGE == nil || start >= q.startGE.n) && (q.startGT == nil || start > q.startGT.n) &&
-		(q.startLT == nil || start < q.startLT.n) && (q.endLE == nil || end <= q.endLE.n) &&
-		(q.endLT == nil || end < q.endLT.n) && (q.endGT == nil || end > q.endGT.n)
+	return start >= q.sMin && start <= q.sMax && end >= q.eMin && end <= q.eMax
 }
 
 // dateOK compares a row's start or end with a bound: want 1 (>), -1 (<), 0 (>=), 2 (<=).
@@ -542,6 +570,11 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 	var hits []ixHit
 	total := 0
 	sorted := !f.OrderByPostDate
+	// Hits before the page need no keeping when nothing can be merged in among them later.
+	skip := 0
+	if len(s.slow) == 0 && sorted && q.include == nil {
+		skip = f.Offset
+	}
 	consider := func(e *ixEvent, skipPostings bool) {
 		if !q.matchEvent(e, skipPostings) {
 			return
@@ -551,7 +584,7 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 			return
 		}
 		total++
-		if !sorted || total <= want || !e.simple() {
+		if !sorted || (total > skip && total <= want) || !e.simple() {
 			hits = append(hits, h)
 		}
 	}
@@ -577,8 +610,26 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 			break
 		}
 		lo, hi := s.startRange(q)
-		for _, e := range s.main[lo:hi] {
-			consider(e, true)
+		if q.plain() {
+			// Status, featured and dates only: a scan of the side-by-side keys.
+			for i := lo; i < hi; i++ {
+				st := s.statuses[i]
+				if st == rareStatus || !q.statusOKByID[st] || (f.Featured != nil && s.featured[i] != *f.Featured) ||
+					!q.matchRegular(s.starts[i], s.ends[i]) {
+					if st == rareStatus {
+						consider(s.main[i], true)
+					}
+					continue
+				}
+				total++
+				if total > skip && total <= want {
+					hits = append(hits, ixHit{e: s.main[i], start: &s.main[i].rows[0]})
+				}
+			}
+		} else {
+			for _, e := range s.main[lo:hi] {
+				consider(e, true)
+			}
 		}
 		for _, e := range s.slow {
 			consider(e, false)
@@ -590,15 +641,22 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 	if f.Offset >= total || f.Limit <= 0 {
 		return nil, total
 	}
-	end := min(len(hits), want)
+	from, end := f.Offset-skip, min(len(hits), want-skip)
 	if want == 0 {
 		end = len(hits)
 	}
-	ids := make([]int64, 0, end-f.Offset)
-	for _, h := range hits[f.Offset:end] {
+	ids := make([]int64, 0, max(0, end-from))
+	for _, h := range hits[from:end] {
 		ids = append(ids, h.e.id)
 	}
 	return ids, total
+}
+
+// plain reports whether only status, featured and date bounds filter.
+func (q *ixQuery) plain() bool {
+	f := q.f
+	return len(q.search) == 0 && q.include == nil && f.PostParent == nil && f.CategoryIDs == nil && f.TagIDs == nil &&
+		f.VenueIDs == nil && f.OrganizerIDs == nil
 }
 
 // startRange narrows the main list by its sort key, the start date, when the filter bounds it.

@@ -250,6 +250,7 @@ type Store struct {
 	terms     map[string]cachedTerms
 	index     *EventIndex
 	records   *otter.Cache[int64, cachedEvent]
+	memos     *otter.Cache[string, memoEntry]
 	// live: Start runs, so the feed hears every change and caches may be kept.
 	live atomic.Bool
 }
@@ -384,7 +385,11 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 	s.live.Store(o.WatchInterval > 0)
 	if o.Records > 0 {
 		s.records = otter.Must(&otter.Options[int64, cachedEvent]{MaximumSize: o.Records})
-		s.feed.Subscribe(func(Change) { s.records.InvalidateAll() })
+		s.memos = otter.Must(&otter.Options[string, memoEntry]{MaximumSize: 4 * o.Records})
+		s.feed.Subscribe(func(Change) {
+			s.records.InvalidateAll()
+			s.memos.InvalidateAll()
+		})
 	}
 	if o.WatchInterval > 0 {
 		// The first poll records the watermark the index build starts from; what changes after it

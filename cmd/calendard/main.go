@@ -136,7 +136,7 @@ func serve(args []string) error {
 			PerAddress: offIfZero(cfg.LoginsPerAddress), Window: cfg.LoginWindow},
 		CORSOrigins: cfg.CORSOrigins,
 		StrictReads: cfg.StrictReads,
-	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: store, TermQuery: db,
+	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: store, Writer: db, Posts: store, Terms: store, TermQuery: store,
 		Generation: store.Generation})
 
 	srv := httpServer(cfg, engine)
