@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -97,8 +98,8 @@ type ixSnapshot struct {
 	statuses []uint8
 	featured []bool
 	slow     []*ixEvent // listable events with several or irregular rows
-	// postings map a venue, organizer or term ID to positions in main, ascending.
-	venues, orgs, cats, tags map[int64][]int32
+	// postings map a venue, organizer or term ID to its events in main, in list order.
+	venues, orgs, cats, tags map[int64][]*ixEvent
 	slowIDs                  map[int64]bool
 }
 
@@ -194,12 +195,7 @@ func (x *EventIndex) Patch(ctx context.Context, ids []int64) error {
 		x.snap.Store(nil)
 		return err
 	}
-	events := make(map[int64]*ixEvent, len(cur.byID)+len(fresh))
-	for id, e := range cur.byID {
-		events[id] = e
-	}
-	mergeEvents(events, ids, fresh)
-	x.snap.Store(compileIndex(cur.mode, events))
+	x.snap.Store(cur.patched(ids, fresh))
 	return nil
 }
 
@@ -252,45 +248,155 @@ func (x *EventIndex) rebuild(site func(context.Context) (*calendard.Site, error)
 	return err
 }
 
+// mainOrder is the list order of simple events: start, post_date, ID.
+func mainOrder(a, b *ixEvent) int {
+	return cmp.Or(cmp.Compare(a.rows[0].startN, b.rows[0].startN), cmp.Compare(a.postDateN, b.postDateN), cmp.Compare(a.id, b.id))
+}
+
+// listable sorts an event into main (true), slow (false) or neither (ok false).
+func listable(e *ixEvent) (main, ok bool) {
+	if e.hidden || len(e.rows) == 0 {
+		return false, false
+	}
+	return e.simple(), true
+}
+
 // compileIndex sorts the listable events and builds the postings.
 func compileIndex(mode ixMode, events map[int64]*ixEvent) *ixSnapshot {
-	s := &ixSnapshot{mode: mode, byID: events, venues: map[int64][]int32{}, orgs: map[int64][]int32{},
-		cats: map[int64][]int32{}, tags: map[int64][]int32{}, slowIDs: map[int64]bool{}}
+	s := &ixSnapshot{mode: mode, byID: events, slowIDs: map[int64]bool{}}
 	for _, e := range events {
-		switch {
-		case e.hidden || len(e.rows) == 0:
-		case e.simple():
+		if main, ok := listable(e); ok && main {
 			s.main = append(s.main, e)
-		default:
+		} else if ok {
 			s.slow = append(s.slow, e)
 			s.slowIDs[e.id] = true
 		}
 	}
-	slices.SortFunc(s.main, func(a, b *ixEvent) int {
-		return cmp.Or(cmp.Compare(a.rows[0].startN, b.rows[0].startN), cmp.Compare(a.postDateN, b.postDateN), cmp.Compare(a.id, b.id))
-	})
+	slices.SortFunc(s.main, mainOrder)
 	slices.SortFunc(s.slow, func(a, b *ixEvent) int { return cmp.Compare(a.id, b.id) })
+	s.fillKeys()
+	s.venues, s.orgs, s.cats, s.tags = map[int64][]*ixEvent{}, map[int64][]*ixEvent{}, map[int64][]*ixEvent{}, map[int64][]*ixEvent{}
+	for _, e := range s.main {
+		s.post(e)
+	}
+	return s
+}
+
+// fillKeys lays main's keys out side by side.
+func (s *ixSnapshot) fillKeys() {
 	s.starts = make([]int64, len(s.main))
 	s.ends = make([]int64, len(s.main))
 	s.statuses = make([]uint8, len(s.main))
 	s.featured = make([]bool, len(s.main))
-	post := func(m map[int64][]int32, ids []int64, pos int32) {
+	for i, e := range s.main {
+		s.starts[i], s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].startN, e.rows[0].endN, e.statusID, e.featured
+	}
+}
+
+// post appends a main event (coming in list order) to its posting lists.
+func (s *ixSnapshot) post(e *ixEvent) {
+	add := func(m map[int64][]*ixEvent, ids []int64) {
 		for _, id := range ids {
-			if l := m[id]; len(l) == 0 || l[len(l)-1] != pos {
-				m[id] = append(l, pos)
+			if l := m[id]; len(l) == 0 || l[len(l)-1] != e {
+				m[id] = append(l, e)
 			}
 		}
 	}
-	for i, e := range s.main {
-		s.starts[i] = e.rows[0].startN
-		s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].endN, e.statusID, e.featured
-		pos := int32(i)
-		post(s.venues, e.venues, pos)
-		post(s.orgs, e.orgs, pos)
-		post(s.cats, e.cats, pos)
-		post(s.tags, e.tags, pos)
+	add(s.venues, e.venues)
+	add(s.orgs, e.orgs)
+	add(s.cats, e.cats)
+	add(s.tags, e.tags)
+}
+
+// patched returns a copy of s with the events of ids replaced by fresh (absent: gone). It costs a
+// copy of the lists, not a sort: O(events) with small constants, so a write stays fast at 100k.
+func (s *ixSnapshot) patched(ids []int64, fresh map[int64]*ixEvent) *ixSnapshot {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	n := &ixSnapshot{mode: s.mode, byID: make(map[int64]*ixEvent, len(s.byID)+len(fresh)), slowIDs: map[int64]bool{}}
+	for id, e := range s.byID {
+		n.byID[id] = e
 	}
-	return s
+	gone := map[*ixEvent]bool{}
+	var added []*ixEvent
+	for _, id := range ids {
+		if old := s.byID[id]; old != nil {
+			gone[old] = true
+		}
+		delete(n.byID, id)
+	}
+	for _, id := range ids {
+		if e := fresh[id]; e != nil && n.byID[id] == nil {
+			n.byID[id] = e
+			if main, ok := listable(e); ok && main {
+				added = append(added, e)
+			}
+		}
+	}
+	slices.SortFunc(added, mainOrder)
+	n.main = mergeOrdered(s.main, gone, added)
+	for _, e := range s.slow {
+		if !gone[e] {
+			n.slow = append(n.slow, e)
+		}
+	}
+	for _, id := range ids {
+		if e := n.byID[id]; e != nil && fresh[id] == e {
+			if main, ok := listable(e); ok && !main {
+				n.slow = append(n.slow, e)
+			}
+		}
+	}
+	slices.SortFunc(n.slow, func(a, b *ixEvent) int { return cmp.Compare(a.id, b.id) })
+	for _, e := range n.slow {
+		n.slowIDs[e.id] = true
+	}
+	n.fillKeys()
+	// Posting lists: the untouched ones are shared, the ones of old or new events are re-merged.
+	n.venues, n.orgs, n.cats, n.tags = maps.Clone(s.venues), maps.Clone(s.orgs), maps.Clone(s.cats), maps.Clone(s.tags)
+	touched := append(slices.Collect(maps.Keys(gone)), added...)
+	for _, pl := range []struct {
+		m   map[int64][]*ixEvent
+		ids func(*ixEvent) []int64
+	}{{n.venues, func(e *ixEvent) []int64 { return e.venues }}, {n.orgs, func(e *ixEvent) []int64 { return e.orgs }},
+		{n.cats, func(e *ixEvent) []int64 { return e.cats }}, {n.tags, func(e *ixEvent) []int64 { return e.tags }}} {
+		keys := map[int64]bool{}
+		for _, e := range touched {
+			for _, k := range pl.ids(e) {
+				keys[k] = true
+			}
+		}
+		for k := range keys {
+			var add []*ixEvent
+			for _, e := range added {
+				if slices.Contains(pl.ids(e), k) {
+					add = append(add, e)
+				}
+			}
+			if l := mergeOrdered(pl.m[k], gone, add); len(l) > 0 {
+				pl.m[k] = l
+			} else {
+				delete(pl.m, k)
+			}
+		}
+	}
+	return n
+}
+
+// mergeOrdered returns list without the gone events, with add (in list order) merged in.
+func mergeOrdered(list []*ixEvent, gone map[*ixEvent]bool, add []*ixEvent) []*ixEvent {
+	out := make([]*ixEvent, 0, len(list)+len(add))
+	i := 0
+	for _, e := range list {
+		if gone[e] {
+			continue
+		}
+		for i < len(add) && mainOrder(add[i], e) < 0 {
+			out = append(out, add[i])
+			i++
+		}
+		out = append(out, e)
+	}
+	return append(out, add[i:]...)
 }
 
 // ixQuery is an EventFilter prepared for the index: bounds packed, statuses resolved.
@@ -600,9 +706,9 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 			}
 		}
 	default:
-		if positions, ok := s.postingsFor(f); ok {
-			for _, p := range positions {
-				consider(s.main[p], true)
+		if events, ok := s.postingsFor(f); ok {
+			for _, e := range events {
+				consider(e, true)
 			}
 			for _, e := range s.slow {
 				consider(e, false)
@@ -682,14 +788,14 @@ func lowerBound(a []int64, v int64) int {
 	return i
 }
 
-// postingsFor intersects nothing: it picks the smallest posting union among the ID filters and
-// returns its positions in list order (the other filters are checked event by event).
-func (s *ixSnapshot) postingsFor(f *calendard.EventFilter) ([]int32, bool) {
-	var best []int32
+// postingsFor picks the smallest posting union among the ID filters and returns its events in list
+// order, keeping those that pass every ID filter (the rest of the filter is checked per event).
+func (s *ixSnapshot) postingsFor(f *calendard.EventFilter) ([]*ixEvent, bool) {
+	var best []*ixEvent
 	found := false
 	for _, c := range []struct {
 		ids []int64
-		m   map[int64][]int32
+		m   map[int64][]*ixEvent
 	}{{f.VenueIDs, s.venues}, {f.OrganizerIDs, s.orgs}, {f.CategoryIDs, s.cats}, {f.TagIDs, s.tags}} {
 		if c.ids == nil {
 			continue
@@ -702,28 +808,25 @@ func (s *ixSnapshot) postingsFor(f *calendard.EventFilter) ([]int32, bool) {
 	if !found {
 		return nil, false
 	}
-	// The chosen filter is satisfied by construction; the others are checked per event below, so
-	// filter the positions here with every ID filter.
 	out := best[:0:0]
-	for _, p := range best {
-		e := s.main[p]
+	for _, e := range best {
 		if anyIn(e.cats, f.CategoryIDs) && anyIn(e.tags, f.TagIDs) && anyIn(e.venues, f.VenueIDs) && anyIn(e.orgs, f.OrganizerIDs) {
-			out = append(out, p)
+			out = append(out, e)
 		}
 	}
 	return out, true
 }
 
-// union merges the posting lists of several IDs into one ascending list without duplicates.
-func union(ids []int64, m map[int64][]int32) []int32 {
+// union merges the posting lists of several IDs into one list in list order without duplicates.
+func union(ids []int64, m map[int64][]*ixEvent) []*ixEvent {
 	if len(ids) == 1 {
 		return m[ids[0]]
 	}
-	var out []int32
+	var out []*ixEvent
 	for _, id := range ids {
 		out = append(out, m[id]...)
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, mainOrder)
 	return slices.Compact(out)
 }
 

@@ -86,3 +86,15 @@ func BenchmarkLikeFold(b *testing.B) {
 		likeFold(text)
 	}
 }
+
+// BenchmarkPatch100k is what a calendard write costs the index at 100k events: one event reloaded
+// and put in its new place.
+func BenchmarkPatch100k(b *testing.B) {
+	snap := syntheticIndex(100_000)
+	e := *snap.byID[5000]
+	e.rows = []ixRow{newRow("2027-06-01 10:00:00", "2027-06-01 12:00:00")}
+	fresh := map[int64]*ixEvent{e.id: &e}
+	for b.Loop() {
+		snap.patched([]int64{e.id}, fresh)
+	}
+}

@@ -362,3 +362,71 @@ func TestMemoKeysCoverEveryField(t *testing.T) {
 		t.Error("memo keys are ambiguous")
 	}
 }
+
+// TestEventIndexPatchesAsItRebuilds changes events behind the index's back, patches them in (as a
+// calendard write does) and holds the patched index to the SQL answers.
+func TestEventIndexPatchesAsItRebuilds(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		site, err := s.LoadSite(ctx, SiteOverrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := NewEventIndex(s.DB, nil)
+		if err := x.Build(ctx, site); err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		rows, err := s.sql.QueryContext(ctx, "SELECT ID FROM wp_posts WHERE post_type = 'tribe_events' ORDER BY ID")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids, err = scanIDs(rows); err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(3, 4))
+		values := collectFilterValues(t, s)
+		for round := 0; round < 12; round++ {
+			var touched []int64
+			for k := 0; k < 1+r.IntN(4); k++ {
+				id := ids[r.IntN(len(ids))]
+				touched = append(touched, id)
+				var st string
+				switch r.IntN(6) {
+				case 0:
+					st = "UPDATE wp_posts SET post_status = 'draft' WHERE ID = ?"
+				case 1:
+					st = "UPDATE wp_posts SET post_status = 'publish' WHERE ID = ?"
+				case 2:
+					st = "UPDATE wp_tec_occurrences SET start_date = '2027-02-02 10:00:00', start_date_utc = '2027-02-02 15:00:00' WHERE post_id = ?"
+				case 3:
+					st = "UPDATE wp_postmeta SET meta_value = '" + fmt.Sprint(values.venues[r.IntN(len(values.venues))]) + "' WHERE meta_key = '_EventVenueID' AND post_id = ?"
+				case 4:
+					st = "DELETE FROM wp_term_relationships WHERE object_id = ?"
+				case 5:
+					st = "INSERT INTO wp_postmeta (post_id, meta_key, meta_value) VALUES (?, '_EventHideFromUpcoming', 'yes')"
+				}
+				if _, err := s.sql.ExecContext(ctx, st, id); err != nil {
+					t.Fatalf("%s: %v", st, err)
+				}
+			}
+			if err := x.Patch(ctx, append(touched, touched[0], 999999)); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 100; i++ {
+				f := randomFilter(r, values)
+				got, total, ok := x.FindEvents(site, &f)
+				if !ok {
+					continue
+				}
+				want, wantTotal, err := s.DB.FindEvents(ctx, site, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if total != wantTotal || !reflect.DeepEqual(got, eventIDs(want)) {
+					t.Fatalf("round %d, after patching %v, filter %s:\nindex %d %v\nsql   %d %v", round, touched, describeFilter(f), total, got, wantTotal, eventIDs(want))
+				}
+			}
+		}
+	})
+}
