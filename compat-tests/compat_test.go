@@ -259,7 +259,7 @@ func (r *runner) ensure(now string) {
 		"CALENDAR_NOW":         now,
 		"CALENDAR_ENVIRONMENT": "local",
 		"CALENDAR_SITE_URL":    fmt.Sprintf("http://127.0.0.1:%d", port),
-		"CALENDAR_LOG_LEVEL":   "warn",
+		"CALENDAR_LOG_LEVEL":   "info", // StartService waits for the "calendard listening" line
 	})
 	if err != nil {
 		r.t.Fatal(err)

@@ -35,6 +35,7 @@ type Service struct {
 	Now    string
 	cmd    *exec.Cmd
 	stderr *syncBuffer
+	exited chan struct{}
 }
 
 type syncBuffer struct {
@@ -66,8 +67,26 @@ func StartService(bin string, port int, env map[string]string) (*Service, error)
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
 	}
+	exited := make(chan struct{})
+	go func() {
+		_ = s.cmd.Wait()
+		close(exited)
+	}()
+	s.exited = exited
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
+		// Only this process may answer: it says it holds the port once it has bound it (a port
+		// FreePort chose can be taken by another test's server meanwhile, whose answers would be
+		// another clock's and another database's).
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("calendard exited before it listened:\n%s", s.stderr.String())
+		default:
+		}
+		if !strings.Contains(s.stderr.String(), "calendard listening") {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
 		resp, err := http.Get(s.Base + "/healthz")
 		if err == nil {
 			resp.Body.Close()
@@ -86,7 +105,18 @@ func (s *Service) Stop() {
 	if s == nil {
 		return
 	}
-	testenv.Interrupt(s.cmd, 10*time.Second)
+	if s.exited == nil {
+		testenv.Interrupt(s.cmd, 10*time.Second)
+		return
+	}
+	// The process is already being waited for (StartService): signal it and wait on that.
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
 }
 
 // Answer is a decoded HTTP response.

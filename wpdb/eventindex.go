@@ -602,20 +602,23 @@ func (q *ixQuery) matchEvent(e *ixEvent, skipPostings bool) bool {
 	if q.include != nil && !q.include[e.id] {
 		return false
 	}
-	if len(q.search) > 0 {
-		if f.SearchAnonymous && e.password {
-			return false
-		}
-		for _, t := range q.search {
-			if strings.Contains(e.text, t.text) == t.exclude {
-				return false
-			}
-		}
+	if f.SearchAnonymous && len(q.search) > 0 && e.password {
+		return false
 	}
 	if skipPostings {
 		return true
 	}
 	return anyIn(e.cats, f.CategoryIDs) && anyIn(e.tags, f.TagIDs) && anyIn(e.venues, f.VenueIDs) && anyIn(e.orgs, f.OrganizerIDs)
+}
+
+// matchText applies the search terms.
+func (q *ixQuery) matchText(e *ixEvent) bool {
+	for _, t := range q.search {
+		if strings.Contains(e.text, t.text) == t.exclude {
+			return false
+		}
+	}
+	return true
 }
 
 // anyIn is the IN (...) test of an ID filter: nil filters nothing, an empty one matches nothing.
@@ -686,7 +689,7 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 			return
 		}
 		h, ok := q.hitOf(e)
-		if !ok {
+		if !ok || !q.matchText(e) { // the text last: it costs most
 			return
 		}
 		total++

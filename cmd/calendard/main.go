@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -108,6 +109,13 @@ func serve(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// The address is taken first: a port that is not free stops the start at once, before any work.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return &ConfigError{Var: "CALENDAR_LISTEN", Err: err}
+	}
+	defer ln.Close()
+
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL})
 	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache,
 		OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
@@ -141,8 +149,8 @@ func serve(args []string) error {
 
 	srv := httpServer(cfg, engine)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	log.Info("calendard listening", "addr", cfg.Listen, "environment", cfg.Environment, "store", db.Dialect().String())
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("calendard listening", "addr", ln.Addr().String(), "environment", cfg.Environment, "store", db.Dialect().String())
 	select {
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {
