@@ -593,6 +593,9 @@ func OccurrenceHash(o *OccurrenceRow) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// ErrEventInTrash is the plugin's answer to a DELETE of a trashed event.
+var ErrEventInTrash = &Error{Code: "event-is-in-trash", Message: "The event is already trashed", Status: 410}
+
 // TrashEvent is the plugin's DELETE: wp_trash_post, with the status the plugin remembers for its
 // "ignored events" feature.
 func TrashEvent(ctx context.Context, tx WriteTx, site *Site, user *User, id int64) error {
@@ -602,6 +605,11 @@ func TrashEvent(ctx context.Context, tx WriteTx, site *Site, user *User, id int6
 	}
 	if p == nil {
 		return fmt.Errorf("event %d vanished", id)
+	}
+	// Checked again under the lock: of trashes sent at once, one trashes the event and the others
+	// find it trashed (rather than each storing "trash" as the status to restore).
+	if p.Status == "trash" {
+		return ErrEventInTrash
 	}
 	if err := tx.AddMeta(ctx, id, metaPrevStatus, p.Status); err != nil {
 		return err
