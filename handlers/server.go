@@ -325,6 +325,14 @@ func (s *Server) run(req *Request) *Response {
 	return resp
 }
 
+// storageFailure reports whether err is the database failing (a refused connection, a server gone
+// away) as the store classifies its driver's errors: reads fail that way too, not only writes, which
+// wrap it in calendard.ErrUnavailable themselves.
+func (s *Server) storageFailure(err error) bool {
+	u, ok := s.deps.DB.(interface{ Unavailable(error) bool })
+	return ok && u.Unavailable(err)
+}
+
 // errorResponse maps a domain error to its WordPress body; anything else is logged and hidden. Any
 // failure once the request's database deadline has passed is that deadline's 503 (drivers report
 // it in their own words: an interrupted SQLite statement, a killed MySQL connection).
@@ -334,7 +342,7 @@ func (s *Server) errorResponse(ctx context.Context, err error) *Response {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 			s.log.Warn("database deadline passed", "timeout", s.cfg.DBTimeout, "err", err)
 			e = errDBTimeout
-		} else if errors.Is(err, calendard.ErrUnavailable) {
+		} else if errors.Is(err, calendard.ErrUnavailable) || s.storageFailure(err) {
 			s.log.Warn("storage unavailable", "err", err)
 			e = errUnavailable
 		} else if errors.Is(err, context.Canceled) {

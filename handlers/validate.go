@@ -54,6 +54,10 @@ func (r *Request) checkParams() error {
 			continue
 		}
 		if err := a.Validate(r, v); err != nil {
+			var e *calendard.Error
+			if !errors.Is(err, errInvalid) && !errors.As(err, &e) {
+				return err // the lookup behind the check failed (the database), not the parameter
+			}
 			note(a.Name, err)
 		}
 	}

@@ -61,6 +61,11 @@ func (db *DB) Write(ctx context.Context, clock func() time.Time, fn func(tx cale
 	return err
 }
 
+// Unavailable reports whether err means the database itself failed (unreachable, gone away,
+// connection lost, locked past the busy timeout) rather than the request: the service answers such
+// a read 503 service_unavailable, as it answers such a write (handlers' error mapping asks it).
+func (db *DB) Unavailable(err error) bool { return connectionLost(err) }
+
 // connectionLost reports errors that mean the server or the connection went away mid-request (the
 // server rolls the transaction back).
 func connectionLost(err error) bool {
