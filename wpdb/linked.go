@@ -153,10 +153,15 @@ var fragSep = regexp.MustCompile(`(?i)[^a-z\d-]+`)
 // Trashed posts never match; no fragment means no match.
 func (db *DB) SearchLinked(ctx context.Context, postType, search string) ([]int64, error) {
 	var frags []string
+	seen := map[string]bool{}
 	for _, f := range strings.Split(fragSep.ReplaceAllString(search, "_"), "_") {
-		// array_filter drops "" and "0".
+		// array_filter drops "" and "0"; a fragment given twice is one condition (search=1,1,1,… of
+		// 8 KiB made thousands of LIKEs for every row that matched one).
 		if f != "" && f != "0" {
-			frags = append(frags, "%"+escapeLike(strings.ToLower(strings.TrimSpace(f)))+"%")
+			if p := "%" + escapeLike(strings.ToLower(strings.TrimSpace(f))) + "%"; !seen[p] {
+				seen[p] = true
+				frags = append(frags, p)
+			}
 		}
 	}
 	if len(frags) == 0 {
