@@ -4,7 +4,7 @@ GO       ?= go
 BIN      ?= bin/calendard
 PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
 
-.PHONY: build run test unit microbench compat vet fmt-check tidy-check bench bench-quick
+.PHONY: build run test unit race fuzz fuzz-short microbench compat vet fmt-check tidy-check bench bench-quick
 
 build:
 	$(GO) build -o $(BIN) ./cmd/calendard
@@ -23,9 +23,10 @@ run: build
 		./$(BIN) demo; fi
 	./$(BIN) serve
 
-# test is what CI runs: static checks, unit and store tests against real MariaDB, then the
-# compatibility suite replaying the recorded reference answers.
-test: vet fmt-check unit microbench compat
+# test is what CI runs: static checks, unit and store tests against real MariaDB, the racing
+# writers under the race detector, a short pass of every fuzz target, then the compatibility suite
+# replaying the recorded reference answers.
+test: vet fmt-check unit race fuzz-short microbench compat
 
 vet:
 	$(GO) vet ./...
@@ -35,7 +36,32 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 unit:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -skip '^TestRace' $(PKGS)
+
+# race runs the concurrency tests (writers racing on one record, readers racing the live caches;
+# handlers/race_test.go, TestRace*) under the race detector; unit leaves them to it.
+race:
+	$(GO) test -race -count=1 -run 'Race' ./handlers/
+
+# fuzz runs every Go fuzz target (func FuzzXxx) for FUZZTIME each, one after the other: go test
+# -fuzz takes one target of one package per run. Seeds and crashers are in testdata/fuzz/FuzzXxx;
+# a failure writes its input there (keep it as a regression seed once fixed). FUZZMINIMIZE bounds
+# the time spent shrinking each new input. fuzz-short is the pass make test runs.
+FUZZTIME     ?= 10s
+FUZZMINIMIZE ?= 2s
+FUZZ_DIRS     = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Fuzz' . | grep -v '^./compat-tests/')))
+fuzz:
+	@mkdir -p bin; set -e; for dir in $(FUZZ_DIRS); do \
+		for target in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir*_test.go | sed 's/^func //'); do \
+			echo "fuzz $$dir $$target ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$dir \
+				> bin/fuzz.log 2>&1 || { cat bin/fuzz.log; exit 1; }; \
+			grep 'fuzz: elapsed' bin/fuzz.log | tail -n 1; \
+		done; \
+	done
+
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=2s FUZZMINIMIZE=1s
 
 # microbench runs every Go benchmark once (-benchtime=1x) so none of them rots; `go test -bench`
 # with a real -benchtime gives the figures.
