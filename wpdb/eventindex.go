@@ -74,7 +74,26 @@ type ixEvent struct {
 	// text is the title, excerpt and content folded for LIKE (likeFold), joined by a byte that no
 	// folded text holds, so a search term matches within one column as LIKE does.
 	text     string
-	password bool // post_password <> '' (PAD SPACE: spaces alone are no password)
+	grams    gramMask // the byte pairs of text, to rule most events out before a substring search
+	password bool     // post_password <> '' (PAD SPACE: spaces alone are no password)
+}
+
+// gramMask is a 256-bit set of hashed byte pairs. A text can contain a term only if its mask holds
+// every bit of the term's: one AND per word rules out almost every event that lacks the term, and
+// strings.Contains decides the rest.
+type gramMask [4]uint64
+
+func gramsOf(s string) gramMask {
+	var m gramMask
+	for i := 0; i+1 < len(s); i++ {
+		h := (uint32(s[i])*31 + uint32(s[i+1])) * 2654435761 >> 24 // 0..255
+		m[h>>6] |= 1 << (h & 63)
+	}
+	return m
+}
+
+func (m *gramMask) holds(t *gramMask) bool {
+	return m[0]&t[0] == t[0] && m[1]&t[1] == t[1] && m[2]&t[2] == t[2] && m[3]&t[3] == t[3]
 }
 
 // searchSep separates the columns in ixEvent.text: 0xFF never occurs in UTF-8.
@@ -97,6 +116,7 @@ type ixSnapshot struct {
 	ends     []int64
 	statuses []uint8
 	featured []bool
+	grams    []gramMask
 	slow     []*ixEvent // listable events with several or irregular rows
 	// postings map a venue, organizer or term ID to its events in main, in list order.
 	venues, orgs, cats, tags map[int64][]*ixEvent
@@ -288,7 +308,9 @@ func (s *ixSnapshot) fillKeys() {
 	s.ends = make([]int64, len(s.main))
 	s.statuses = make([]uint8, len(s.main))
 	s.featured = make([]bool, len(s.main))
+	s.grams = make([]gramMask, len(s.main))
 	for i, e := range s.main {
+		s.grams[i] = e.grams
 		s.starts[i], s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].startN, e.rows[0].endN, e.statusID, e.featured
 	}
 }
@@ -413,6 +435,7 @@ type ixQuery struct {
 
 type foldedTerm struct {
 	text    string
+	grams   gramMask
 	exclude bool
 }
 
@@ -429,7 +452,8 @@ func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*i
 	}
 	q := &ixQuery{f: f}
 	for _, t := range f.Search {
-		q.search = append(q.search, foldedTerm{text: likeFold(t.Text), exclude: t.Exclude})
+		folded := likeFold(t.Text)
+		q.search = append(q.search, foldedTerm{text: folded, grams: gramsOf(folded), exclude: t.Exclude})
 	}
 	ok := true
 	bound := func(v *string) *ixBound {
@@ -613,7 +637,11 @@ func (q *ixQuery) matchEvent(e *ixEvent, skipPostings bool) bool {
 
 // matchText applies the search terms.
 func (q *ixQuery) matchText(e *ixEvent) bool {
-	for _, t := range q.search {
+	for i := range q.search {
+		t := &q.search[i]
+		if !t.exclude && !e.grams.holds(&t.grams) {
+			return false
+		}
 		if strings.Contains(e.text, t.text) == t.exclude {
 			return false
 		}
@@ -736,8 +764,22 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 				}
 			}
 		} else {
-			for _, e := range s.main[lo:hi] {
-				consider(e, true)
+			// Rule events out on the side-by-side keys (status, dates, the search's byte pairs)
+			// before touching them.
+			var must gramMask
+			for _, t := range q.search {
+				if !t.exclude {
+					for k := range must {
+						must[k] |= t.grams[k]
+					}
+				}
+			}
+			for i := lo; i < hi; i++ {
+				if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
+					!s.grams[i].holds(&must)) {
+					continue
+				}
+				consider(s.main[i], true)
 			}
 		}
 		for _, e := range s.slow {
@@ -827,10 +869,25 @@ func union(ids []int64, m map[int64][]*ixEvent) []*ixEvent {
 	}
 	var out []*ixEvent
 	for _, id := range ids {
-		out = append(out, m[id]...)
+		out = mergeUnion(out, m[id])
 	}
-	slices.SortFunc(out, mainOrder)
-	return slices.Compact(out)
+	return out
+}
+
+// mergeUnion merges two lists in list order into a new one, each event once.
+func mergeUnion(a, b []*ixEvent) []*ixEvent {
+	out := make([]*ixEvent, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch c := mainOrder(a[0], b[0]); {
+		case c < 0:
+			out, a = append(out, a[0]), a[1:]
+		case c > 0:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // FindEvents answers from the index when it can; ok is false when the caller must ask SQL.
@@ -914,6 +971,7 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64) (ma
 			return nil, err
 		}
 		e.text = searchText(title, excerpt, content)
+		e.grams = gramsOf(e.text)
 		e.password = password != "" && collate520(password, "") != 0
 		e.postDateN, _ = packDate(e.postDate)
 		e.statusID = statusCode(e.status)
