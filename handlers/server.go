@@ -4,6 +4,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -581,12 +583,25 @@ func writeJSON(c *gin.Context, status int, body any, hdrs []calendard.KV) {
 	writeJSONWith(c, status, body, hdrs, "UTF-8", false)
 }
 
+// encodeBuffers are reused response buffers: a list page is 40-200 KB, grown from nothing per
+// request otherwise. Buffers that grew past 1 MiB are left to the collector.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // writeJSONWith is the one place responses are encoded (PHP json_encode output).
 func writeJSONWith(c *gin.Context, status int, body any, hdrs []calendard.KV, cs string, pretty bool) {
-	payload, err := phpjson.Marshal(body)
-	if err != nil {
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			encodeBuffers.Put(buf)
+		}
+	}()
+	payload := buf.Bytes()
+	if err := phpjson.MarshalTo(buf, body); err != nil {
 		status = 500
 		payload = phpjson.MustMarshal(errorBody(internalError()))
+	} else {
+		payload = buf.Bytes()
 	}
 	if pretty {
 		payload = indentJSON(payload)

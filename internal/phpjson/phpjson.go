@@ -115,6 +115,10 @@ func Marshal(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// MarshalTo is Marshal into a buffer the caller owns (and may reuse: responses are encoded into
+// pooled buffers rather than grown from nothing each time).
+func MarshalTo(b *bytes.Buffer, v any) error { return encode(b, v) }
+
 // MustMarshal is Marshal for values built by this program, which cannot fail to encode.
 func MustMarshal(v any) []byte {
 	b, err := Marshal(v)
