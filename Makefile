@@ -4,7 +4,7 @@ GO       ?= go
 BIN      ?= bin/calendard
 PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
 
-.PHONY: build run test unit race fuzz fuzz-short microbench compat vet fmt-check tidy-check bench bench-quick
+.PHONY: build run test unit race fuzz fuzz-short hostile microbench compat vet fmt-check tidy-check bench bench-quick
 
 build:
 	$(GO) build -o $(BIN) ./cmd/calendard
@@ -62,6 +62,15 @@ fuzz:
 
 fuzz-short:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=2s FUZZMINIMIZE=1s
+
+# hostile is the long run of the hostile-request test (resilience-tests/hostile_test.go; README,
+# "Reliability and security"): 100,000 generated requests per store against the real binary on
+# MariaDB and SQLite, and three rounds of 16 clients sending 8 MB body bombs. make test (unit) runs
+# the same test with 10,000 per store. HOSTILE_SEED=N sends other requests, HOSTILE_REQUESTS=N
+# another number.
+hostile:
+	HOSTILE_LONG=1 $(GO) test -count=1 -timeout 60m -run '^TestHostileRequests$$' -v ./resilience-tests/ 2>&1 \
+		| grep -v -E '^=== RUN'; exit $${PIPESTATUS[0]}
 
 # microbench runs every Go benchmark once (-benchtime=1x) so none of them rots; `go test -bench`
 # with a real -benchtime gives the figures.

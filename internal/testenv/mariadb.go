@@ -28,6 +28,7 @@ type MariaDB struct {
 	Socket string
 	cmd    *exec.Cmd
 	client string
+	server []string // the server's command line, for Restart
 }
 
 // lookPath finds a binary on PATH or in the sbin directories Debian uses for servers.
@@ -87,12 +88,27 @@ func StartMariaDB(dir string) (*MariaDB, error) {
 		return nil, err
 	}
 	m := &MariaDB{Dir: dir, Port: port, Socket: filepath.Join(dir, "mysqld.sock"), client: client}
-	m.cmd = exec.Command(server, "--no-defaults", "--user=root", "--datadir="+data, "--port="+strconv.Itoa(port),
-		"--bind-address=127.0.0.1", "--socket="+m.Socket, "--tmpdir="+tmp, "--pid-file="+filepath.Join(dir, "mysqld.pid"),
-		"--log-error="+filepath.Join(dir, "err.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
-		"--innodb-flush-log-at-trx-commit=2", "--max-connections=500")
-	if err := m.cmd.Start(); err != nil {
+	m.server = []string{server, "--no-defaults", "--user=root", "--datadir=" + data, "--port=" + strconv.Itoa(port),
+		"--bind-address=127.0.0.1", "--socket=" + m.Socket, "--tmpdir=" + tmp, "--pid-file=" + filepath.Join(dir, "mysqld.pid"),
+		"--log-error=" + filepath.Join(dir, "err.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
+		"--innodb-flush-log-at-trx-commit=2", "--max-connections=500"}
+	if err := m.start(); err != nil {
 		return nil, err
+	}
+	return m, nil
+}
+
+// Restart starts a stopped server again on the same data directory and port: tests take the
+// database away under load and give it back.
+func (m *MariaDB) Restart() error {
+	return m.start()
+}
+
+// start runs the server and waits until it answers.
+func (m *MariaDB) start() error {
+	m.cmd = exec.Command(m.server[0], m.server[1:]...)
+	if err := m.cmd.Start(); err != nil {
+		return err
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -102,12 +118,12 @@ func StartMariaDB(dir string) (*MariaDB, error) {
 			db.Close()
 		}
 		if err == nil {
-			return m, nil
+			return nil
 		}
 		if time.Now().After(deadline) {
 			m.Stop()
-			log, _ := os.ReadFile(filepath.Join(dir, "err.log"))
-			return nil, fmt.Errorf("mariadbd did not start: %v\n%s", err, log)
+			log, _ := os.ReadFile(filepath.Join(m.Dir, "err.log"))
+			return fmt.Errorf("mariadbd did not start: %v\n%s", err, log)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -1,0 +1,558 @@
+// Package resiliencetests tries the real calendard binary as an attacker and an outage would: it
+// builds bin/calendard, serves the recorded site-a fixture with `calendard serve` on MariaDB (a
+// throwaway server from internal/testenv) and on SQLite (a `calendard copy` of the same rows), and
+// drives it over loopback from this process. See README, "Reliability and security".
+//
+//	TestHostileRequests        generated hostile requests on both stores (HOSTILE_LONG=1: ≥100k each)
+//	TestExposureByRole         what each role sees in lists, singles, search=, include= and term counts
+//	TestMariaDBStalledUnderLoad, TestMariaDBStoppedUnderLoad, TestSIGTERMDrainsWrites: faults
+package resiliencetests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+	_ "modernc.org/sqlite"
+
+	"github.com/calendard/calendard/internal/testenv"
+	"github.com/calendard/calendard/wpdb"
+)
+
+var (
+	fixtureDir = filepath.Join("..", "compat-tests", "testdata", "site-a")
+	fixture    = filepath.Join(fixtureDir, "fixture.sql")
+)
+
+var binDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.StopShared()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// calendardBin builds cmd/calendard once per test binary, as `make build` does.
+func calendardBin(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "calendard-resilience-bin-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "calendard")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/calendard/calendard/cmd/calendard").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// appPasswords are the fixture users' application passwords, from the recording's meta.json.
+var appPasswords = func() map[string]string {
+	var meta struct {
+		Users []struct {
+			Login       string `json:"login"`
+			AppPassword string `json:"app_password"`
+		} `json:"users"`
+	}
+	b, err := os.ReadFile(filepath.Join(fixtureDir, "meta.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &meta)
+	}
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]string{}
+	for _, u := range meta.Users {
+		out[u.Login] = u.AppPassword
+	}
+	return out
+}()
+
+// recordedNow is the fixture's recording clock (CALENDAR_NOW of the servers that need one).
+const recordedNow = "2026-11-22 04:30:10"
+
+// mysqlFixture clones the fixture into a fresh database on the shared MariaDB and returns its
+// CALENDAR_DB value.
+func mysqlFixture(t *testing.T, name string) string {
+	t.Helper()
+	return "mysql://" + testenv.FixtureDB(t, fixture, name)
+}
+
+var (
+	sqliteOnce     sync.Once
+	sqliteTemplate string
+	sqliteErr      error
+)
+
+// sqliteFixture returns a fresh SQLite copy of the fixture, made once per test binary by the
+// binary's own `calendard copy` from the MariaDB fixture, as the compatibility suite does.
+func sqliteFixture(t *testing.T) string {
+	t.Helper()
+	bin := calendardBin(t)
+	sqliteOnce.Do(func() {
+		src := testenv.FixtureDB(t, fixture, "r_sqlite_source")
+		sqliteTemplate = filepath.Join(testenv.SharedMariaDB(t).Dir, "resilience-fixture.db")
+		out, err := exec.Command(bin, "copy", "--quiet", "--from", "mysql://"+src, "--to", "sqlite://"+sqliteTemplate).CombinedOutput()
+		if err != nil {
+			sqliteErr = fmt.Errorf("calendard copy: %v\n%s", err, out)
+		}
+	})
+	if sqliteErr != nil {
+		t.Fatal(sqliteErr)
+	}
+	b, err := os.ReadFile(sqliteTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "calendar.db")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "sqlite://" + path
+}
+
+// syncBuffer collects a process's log.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// server is a running `calendard serve`.
+type server struct {
+	base   string // http://127.0.0.1:PORT
+	addr   string // 127.0.0.1:PORT
+	debug  string // CALENDAR_DEBUG_ADDR
+	spec   string // CALENDAR_DB
+	cmd    *exec.Cmd
+	log    *syncBuffer
+	done   chan struct{}
+	exit   error
+	closed bool
+}
+
+// startServer runs `calendard serve` on spec with the local environment, a diagnostics listener
+// and env, and waits until /healthz answers 200. The process is stopped when the test ends.
+func startServer(t *testing.T, spec string, env map[string]string) *server {
+	t.Helper()
+	bin := calendardBin(t)
+	port, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dport, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{addr: "127.0.0.1:" + strconv.Itoa(port), debug: "127.0.0.1:" + strconv.Itoa(dport), spec: spec,
+		log: &syncBuffer{}, done: make(chan struct{})}
+	s.base = "http://" + s.addr
+	s.cmd = exec.Command(bin, "serve")
+	s.cmd.Env = append(os.Environ(), "CALENDAR_DB="+spec, "CALENDAR_LISTEN="+s.addr, "CALENDAR_DEBUG_ADDR="+s.debug,
+		"CALENDAR_ENVIRONMENT=local")
+	for k, v := range env {
+		s.cmd.Env = append(s.cmd.Env, k+"="+v)
+	}
+	s.cmd.Stdout = s.log
+	s.cmd.Stderr = s.log
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.exit = s.cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-s.done:
+			if !s.closed {
+				t.Errorf("calendard exited by itself: %v (%s)", s.exit, s.cmd.ProcessState)
+			}
+		default:
+		}
+		if t.Failed() {
+			log := s.log.String()
+			if len(log) > 20000 {
+				log = "…" + log[len(log)-20000:]
+			}
+			t.Logf("server log:\n%s", log)
+		}
+		s.stop(10 * time.Second)
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(s.base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return s
+			}
+		}
+		select {
+		case <-s.done:
+			t.Fatalf("calendard exited: %v\n%s", s.exit, s.log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("calendard did not become healthy:\n%s", s.log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *server) pid() int { return s.cmd.Process.Pid }
+
+// stop interrupts the server (SIGINT) and kills it after grace.
+func (s *server) stop(grace time.Duration) {
+	s.closed = true
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.done:
+	case <-time.After(grace):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// procStatus reads a field of /proc/PID/status in KiB (VmHWM, VmRSS).
+func (s *server) procStatus(t *testing.T, field string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, s.pid())
+	return 0
+}
+
+var goroutineTotal = regexp.MustCompile(`goroutine profile: total (\d+)`)
+
+// goroutines counts the server's goroutines through its pprof listener (CALENDAR_DEBUG_ADDR).
+func (s *server) goroutines(t *testing.T) int {
+	t.Helper()
+	resp, err := http.Get("http://" + s.debug + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	line, _ := br.ReadString('\n')
+	m := goroutineTotal.FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("goroutine profile: %q", line)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// goroutineDump returns the server's goroutine stacks (for a failure message).
+func (s *server) goroutineDump() string {
+	resp, err := http.Get("http://" + s.debug + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// badLogLines returns the lines of the server's log that report a panic or an error.
+func (s *server) badLogLines(allowed ...string) []string {
+	var bad []string
+	for _, line := range strings.Split(s.log.String(), "\n") {
+		if !strings.Contains(line, "panic") && !strings.Contains(line, "level=ERROR") && !strings.Contains(line, "goroutine ") {
+			continue
+		}
+		ok := false
+		for _, a := range allowed {
+			if strings.Contains(line, a) {
+				ok = true
+			}
+		}
+		if !ok {
+			bad = append(bad, line)
+		}
+	}
+	return bad
+}
+
+// checkLog fails the test when the server logged a panic or an error.
+func (s *server) checkLog(t *testing.T, allowed ...string) {
+	t.Helper()
+	if bad := s.badLogLines(allowed...); len(bad) > 0 {
+		if len(bad) > 20 {
+			bad = append(bad[:20], fmt.Sprintf("… and %d more", len(bad)-20))
+		}
+		t.Errorf("server log has %d panic/error lines:\n%s", len(bad), strings.Join(bad, "\n"))
+	}
+}
+
+// openSpec opens a CALENDAR_DB value for the test's own reads.
+func openSpec(t *testing.T, spec string) *sql.DB {
+	t.Helper()
+	var db *sql.DB
+	var err error
+	if dsn, ok := strings.CutPrefix(spec, "mysql://"); ok {
+		db, err = sql.Open("mysql", dsn)
+	} else {
+		// calendard's SQLite schema declares its own collation on text columns: opening the store
+		// once through wpdb registers it with the driver.
+		path := strings.TrimPrefix(spec, "sqlite://")
+		var w *wpdb.DB
+		if w, err = wpdb.OpenSQLite(path, "wp_"); err == nil {
+			w.Close()
+			db, err = sql.Open("sqlite", wpdb.SQLiteDSN(path))
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// digest fingerprints every table of a store, rows and AUTO_INCREMENT counters (sqlite_sequence on
+// SQLite), so that a request that wrote anything, even a rolled-back insert, shows.
+func digest(t *testing.T, db *sql.DB, spec string) map[string]string {
+	t.Helper()
+	return digestWhere(t, db, spec, nil)
+}
+
+// digestWhere is digest with some tables' rows narrowed by a WHERE condition.
+func digestWhere(t *testing.T, db *sql.DB, spec string, where map[string]string) map[string]string {
+	t.Helper()
+	mysqlStore := strings.HasPrefix(spec, "mysql://")
+	q := "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+	if mysqlStore {
+		q = "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME"
+	}
+	tables := queryStrings(t, db, q)
+	if len(tables) < 10 {
+		t.Fatalf("only %d tables: %v", len(tables), tables)
+	}
+	out := map[string]string{}
+	for _, tbl := range tables {
+		q := "SELECT * FROM " + tbl
+		if w, ok := where[tbl]; ok {
+			q += " WHERE " + w
+		}
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		var lines []string
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, v := range vals {
+				if bs, ok := v.([]byte); ok {
+					v = string(bs)
+				}
+				fmt.Fprintf(&b, "%q|", fmt.Sprint(v))
+			}
+			lines = append(lines, b.String())
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		sort.Strings(lines)
+		h := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+		out[tbl] = fmt.Sprintf("%d rows %s", len(lines), hex.EncodeToString(h[:8]))
+	}
+	if mysqlStore {
+		rows, err := db.Query("SELECT TABLE_NAME, COALESCE(AUTO_INCREMENT, 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var tbl string
+			var ai int64
+			if err := rows.Scan(&tbl, &ai); err != nil {
+				t.Fatal(err)
+			}
+			out[tbl] += fmt.Sprintf(" next %d", ai)
+		}
+	}
+	return out
+}
+
+// sameDigest fails the test when a table differs from before.
+func sameDigest(t *testing.T, before, after map[string]string, what string) {
+	t.Helper()
+	for tbl, sum := range before {
+		if after[tbl] != sum {
+			t.Errorf("%s changed %s: %s → %s", what, tbl, sum, after[tbl])
+		}
+	}
+	for tbl := range after {
+		if _, ok := before[tbl]; !ok {
+			t.Errorf("%s created table %s", what, tbl)
+		}
+	}
+}
+
+func queryStrings(t *testing.T, db *sql.DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// wpError reports whether body is a WordPress error for status: {"code","message","data":{"status"}}.
+func wpError(body []byte, status int) bool {
+	var e struct {
+		Code    *string `json:"code"`
+		Message *string `json:"message"`
+		Data    *struct {
+			Status *int `json:"status"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return false
+	}
+	if e.Code != nil && *e.Code == "rest_callback_invalid" && e.Message != nil && e.Data == nil && status == 400 {
+		// WordPress' serve_request refuses a bad _jsonp callback through json_error(), the one error
+		// it sends without data; calendard answers it the same way.
+		return true
+	}
+	return e.Code != nil && *e.Code != "" && e.Message != nil && e.Data != nil && e.Data.Status != nil && *e.Data.Status == status
+}
+
+// errorCode returns the code of a WordPress error body ("" when it is none).
+func errorCode(body []byte) string {
+	var e struct {
+		Code string `json:"code"`
+	}
+	_ = json.Unmarshal(body, &e)
+	return e.Code
+}
+
+// client is a plain HTTP client with a bound on every exchange.
+var client = &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+// answer is a response read whole.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+	took   time.Duration
+	err    error
+}
+
+// get sends a request as user ("" anonymous) with an optional JSON body.
+func (s *server) call(ctx context.Context, method, path, user string, body any) answer {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return answer{err: err}
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, s.base+path, rd)
+	if err != nil {
+		return answer{err: err}
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if user != "" {
+		req.SetBasicAuth(user, appPasswords[user])
+	}
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return answer{err: err, took: time.Since(start)}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return answer{status: resp.StatusCode, header: resp.Header, body: b, took: time.Since(start), err: err}
+}
+
+// signal sends sig to the server process.
+func (s *server) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if sig == syscall.SIGTERM || sig == syscall.SIGINT {
+		s.closed = true
+	}
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
