@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -121,6 +122,10 @@ type ixSnapshot struct {
 	// postings map a venue, organizer or term ID to its events in main, in list order.
 	venues, orgs, cats, tags map[int64][]*ixEvent
 	slowIDs                  map[int64]bool
+	// unions remembers merged posting lists of multi-ID filters (a category with its children) for
+	// the snapshot's life: the same category list asked again costs no merge.
+	unions  sync.Map // string -> []*ixEvent
+	unionsN atomic.Int32
 }
 
 // NewEventIndex returns an index over db; it answers nothing until Build has run.
@@ -845,7 +850,7 @@ func (s *ixSnapshot) postingsFor(f *calendard.EventFilter) ([]*ixEvent, bool) {
 		if c.ids == nil {
 			continue
 		}
-		u := union(c.ids, c.m)
+		u := s.cachedUnion(c.ids, c.m)
 		if !found || len(u) < len(best) {
 			best, found = u, true
 		}
@@ -860,6 +865,22 @@ func (s *ixSnapshot) postingsFor(f *calendard.EventFilter) ([]*ixEvent, bool) {
 		}
 	}
 	return out, true
+}
+
+// cachedUnion is union, remembered per snapshot (at most 256 different ID lists).
+func (s *ixSnapshot) cachedUnion(ids []int64, m map[int64][]*ixEvent) []*ixEvent {
+	if len(ids) < 2 {
+		return union(ids, m)
+	}
+	key := fmt.Sprintf("%p/%v", m, ids)
+	if u, ok := s.unions.Load(key); ok {
+		return u.([]*ixEvent)
+	}
+	u := union(ids, m)
+	if s.unionsN.Add(1) <= 256 {
+		s.unions.Store(key, u)
+	}
+	return u
 }
 
 // union merges the posting lists of several IDs into one list in list order without duplicates.

@@ -312,6 +312,13 @@ func (s *Store) TermsOf(ctx context.Context, taxonomy string) ([]*calendard.Term
 // otherwise; both give the same page.
 func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	if s.index != nil {
+		if !s.index.Ready() {
+			// The first build is faster than a list over the whole calendar in SQL (seconds at
+			// 100k events on SQLite): wait for it within the request's time.
+			wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+			s.index.WaitReady(wait)
+			cancel()
+		}
 		if ids, total, ok := s.index.FindEvents(site, &f); ok {
 			events, err := s.events(ctx, ids)
 			return events, total, err
