@@ -46,17 +46,26 @@ race:
 # fuzz runs every Go fuzz target (func FuzzXxx) for FUZZTIME each, one after the other: go test
 # -fuzz takes one target of one package per run. Seeds and crashers are in testdata/fuzz/FuzzXxx;
 # a failure writes its input there (keep it as a regression seed once fixed). FUZZMINIMIZE bounds
-# the time spent shrinking each new input. fuzz-short is the pass make test runs.
+# the time spent shrinking each new input. fuzz-short is the pass make test runs. Go 1.26's
+# coordinator may end a timed run with a bare "context deadline exceeded" and no input written
+# (golang/go#75804, fixed in Go 1.27): that is reported and not counted as a failure.
 FUZZTIME     ?= 10s
 FUZZMINIMIZE ?= 2s
 FUZZ_DIRS     = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Fuzz' . | grep -v '^./compat-tests/')))
 fuzz:
-	@mkdir -p bin; set -e; for dir in $(FUZZ_DIRS); do \
+	@mkdir -p bin; for dir in $(FUZZ_DIRS); do \
 		for target in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir*_test.go | sed 's/^func //'); do \
 			echo "fuzz $$dir $$target ($(FUZZTIME))"; \
-			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$dir \
-				> bin/fuzz.log 2>&1 || { cat bin/fuzz.log; exit 1; }; \
-			grep 'fuzz: elapsed' bin/fuzz.log | tail -n 1; \
+			before=$$(ls $${dir}testdata/fuzz/$$target 2>/dev/null | wc -l); \
+			if $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$dir \
+				> bin/fuzz.log 2>&1; then \
+				grep 'fuzz: elapsed' bin/fuzz.log | tail -n 1; \
+			elif grep -qx '    context deadline exceeded' bin/fuzz.log && \
+				[ "$$(ls $${dir}testdata/fuzz/$$target 2>/dev/null | wc -l)" = "$$before" ]; then \
+				echo "  ended by golang/go#75804 (no failing input): not a failure"; \
+			else \
+				cat bin/fuzz.log; exit 1; \
+			fi; \
 		done; \
 	done
 
