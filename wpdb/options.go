@@ -312,9 +312,10 @@ func (s *Store) TermsOf(ctx context.Context, taxonomy string) ([]*calendard.Term
 // otherwise; both give the same page.
 func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	if s.index != nil {
-		if !s.index.Ready() {
-			// The first build is faster than a list over the whole calendar in SQL (seconds at
-			// 100k events on SQLite): wait for it within the request's time.
+		if !s.index.Ready() && s.dialect == SQLite {
+			// On SQLite the first build is faster than one list over the whole calendar (measured
+			// at 100k events: 5.8 s to the first answer waiting, 10.4 s through SQL); on MariaDB
+			// the SQL list is the faster (2.2 s against 8.1 s), so it answers meanwhile.
 			wait, cancel := context.WithTimeout(ctx, 10*time.Second)
 			s.index.WaitReady(wait)
 			cancel()
