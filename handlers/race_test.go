@@ -48,7 +48,11 @@ func raceServers(t *testing.T, now time.Time) (live, cold *httptest.Server, raw 
 	t.Cleanup(cancel)
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
 	store.Start(ctx, wpdb.StartOptions{WatchInterval: 50 * time.Millisecond, Records: 1000,
-		OnError: func(err error) { t.Errorf("live store: %v", err) }})
+		OnError: func(err error) {
+			if ctx.Err() == nil { // the end of the test stops the store and closes its database
+				t.Errorf("live store: %v", err)
+			}
+		}})
 	wait, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()
 	if !store.Index().WaitReady(wait) {
