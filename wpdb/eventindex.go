@@ -34,9 +34,7 @@ type EventIndex struct {
 	building bool
 	again    bool    // a rebuild was asked for while one ran
 	patched  []int64 // IDs patched while a build ran, re-applied to its result
-	// Builds counts finished builds (tests).
-	builds atomic.Int64
-	log    func(error)
+	log      func(error)
 }
 
 // ixMode is what decides which dates an index holds.
@@ -121,7 +119,6 @@ type ixSnapshot struct {
 	slow     []*ixEvent // listable events with several or irregular rows
 	// postings map a venue, organizer or term ID to its events in main, in list order.
 	venues, orgs, cats, tags map[int64][]*ixEvent
-	slowIDs                  map[int64]bool
 	// unions remembers merged posting lists of multi-ID filters (a category with its children) for
 	// the snapshot's life: the same category list asked again costs no merge.
 	unions  sync.Map // string -> []*ixEvent
@@ -178,7 +175,6 @@ func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 			mergeEvents(events, x.patched, fresh)
 		}
 		x.snap.Store(compileIndex(mode, events))
-		x.builds.Add(1)
 		x.patched = nil
 		if !x.again {
 			x.building = false
@@ -223,9 +219,6 @@ func (x *EventIndex) Patch(ctx context.Context, ids []int64) error {
 	x.snap.Store(cur.patched(ids, fresh))
 	return nil
 }
-
-// Invalidate drops the snapshot (lists answer from SQL until the next Build).
-func (x *EventIndex) Invalidate() { x.snap.Store(nil) }
 
 // Follow keeps the index in step with the change feed: written posts are patched at once, and
 // anything else starts a background rebuild (the current snapshot answers meanwhile). site gives
@@ -288,13 +281,12 @@ func listable(e *ixEvent) (main, ok bool) {
 
 // compileIndex sorts the listable events and builds the postings.
 func compileIndex(mode ixMode, events map[int64]*ixEvent) *ixSnapshot {
-	s := &ixSnapshot{mode: mode, byID: events, slowIDs: map[int64]bool{}}
+	s := &ixSnapshot{mode: mode, byID: events}
 	for _, e := range events {
 		if main, ok := listable(e); ok && main {
 			s.main = append(s.main, e)
 		} else if ok {
 			s.slow = append(s.slow, e)
-			s.slowIDs[e.id] = true
 		}
 	}
 	slices.SortFunc(s.main, mainOrder)
@@ -339,7 +331,7 @@ func (s *ixSnapshot) post(e *ixEvent) {
 // copy of the lists, not a sort: O(events) with small constants, so a write stays fast at 100k.
 func (s *ixSnapshot) patched(ids []int64, fresh map[int64]*ixEvent) *ixSnapshot {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
-	n := &ixSnapshot{mode: s.mode, byID: make(map[int64]*ixEvent, len(s.byID)+len(fresh)), slowIDs: map[int64]bool{}}
+	n := &ixSnapshot{mode: s.mode, byID: make(map[int64]*ixEvent, len(s.byID)+len(fresh))}
 	for id, e := range s.byID {
 		n.byID[id] = e
 	}
@@ -374,9 +366,6 @@ func (s *ixSnapshot) patched(ids []int64, fresh map[int64]*ixEvent) *ixSnapshot 
 		}
 	}
 	slices.SortFunc(n.slow, func(a, b *ixEvent) int { return cmp.Compare(a.id, b.id) })
-	for _, e := range n.slow {
-		n.slowIDs[e.id] = true
-	}
 	n.fillKeys()
 	// Posting lists: the untouched ones are shared, the ones of old or new events are re-merged.
 	n.venues, n.orgs, n.cats, n.tags = maps.Clone(s.venues), maps.Clone(s.orgs), maps.Clone(s.cats), maps.Clone(s.tags)
