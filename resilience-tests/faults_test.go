@@ -294,6 +294,11 @@ func recovery(t *testing.T, what string, outs []outcome, up time.Time) {
 	}
 	if firstRead < 0 || firstRead > recoveryBound || firstWrite < 0 || firstWrite > recoveryBound {
 		t.Errorf("%s: first authenticated read %v, first write %v after the database came back, want both within %v", what, firstRead, firstWrite, recoveryBound)
+		for _, o := range outs {
+			if !o.start.Before(up) && (o.kind == "create" || o.kind == "admin read") {
+				t.Logf("  %s started %v after: %d %s %v, took %v", o.kind, o.start.Sub(up).Round(time.Millisecond), o.status, o.code, o.err, o.end.Sub(o.start).Round(time.Millisecond))
+			}
+		}
 		return
 	}
 	t.Logf("%s: answering again %v (reads) and %v (writes) after the database came back", what, firstRead.Round(time.Millisecond), firstWrite.Round(time.Millisecond))
@@ -371,7 +376,8 @@ func TestMariaDBFaultsUnderLoad(t *testing.T) {
 				t.Fatal(err)
 			}
 			up := time.Now() // answering again (mariadbd is resumed, or started and accepting)
-			time.Sleep(2 * time.Second)
+			// The load runs on for the whole recovery bound, so that a recovery within it is seen.
+			time.Sleep(recoveryBound)
 			close(stop)
 			wg.Wait()
 			outs := l.take()
