@@ -81,6 +81,10 @@ type Config struct {
 	// StrictReads filters lists (events, venues, organizers, search= and include= too) by the
 	// read_post rule single records use. Off: lists show what the plugin shows.
 	StrictReads bool
+	// WholeSite says calendard is the whole site (no WordPress serves its pages, as with the
+	// embedded store): a GET or HEAD of a path it does not serve is the site's 404 page, with
+	// WordPress' and the plugin's API discovery headers. The site root always is a page.
+	WholeSite bool
 }
 
 // Deps are the services the endpoints use.
@@ -201,6 +205,11 @@ func (s *Server) serveREST(c *gin.Context) {
 func (s *Server) serveQueryRoute(c *gin.Context) {
 	q := parseQuery(c.Request.URL.RawQuery)
 	v, ok := q.Get("rest_route")
+	if !ok && isPageMethod(c.Request.Method) {
+		// No REST route asked for: the site's front page.
+		s.serveSitePage(c, 200)
+		return
+	}
 	route, isStr := v.(string)
 	if !ok || !isStr {
 		s.serveNoRoute(c)
@@ -211,6 +220,11 @@ func (s *Server) serveQueryRoute(c *gin.Context) {
 
 // serveNoRoute answers like WordPress does for an unknown REST route.
 func (s *Server) serveNoRoute(c *gin.Context) {
+	if s.cfg.WholeSite && isPageMethod(c.Request.Method) && !strings.HasPrefix(c.Request.URL.Path, "/wp-json/") {
+		// calendard is the whole site: what it does not serve is the site's 404 page.
+		s.serveSitePage(c, 404)
+		return
+	}
 	writeJSON(c, 404, errorBody(&calendard.Error{Code: "rest_no_route", Message: calendard.MsgNoRoute, Status: 404}), baseHeaders(nil))
 }
 

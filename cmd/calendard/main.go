@@ -144,6 +144,8 @@ func serve(args []string) error {
 			PerAddress: offIfZero(cfg.LoginsPerAddress), Window: cfg.LoginWindow},
 		CORSOrigins: cfg.CORSOrigins,
 		StrictReads: cfg.StrictReads,
+		// The embedded store has no WordPress in front of it: calendard is the whole site.
+		WholeSite: db.Dialect() == wpdb.SQLite,
 	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: store, Writer: db, Posts: store, Terms: store, TermQuery: store,
 		Generation: store.Generation})
 
