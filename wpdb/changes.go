@@ -22,6 +22,9 @@ type Change struct {
 	Terms bool
 	// All: anything may have changed (seen by the watermark poll: WordPress wrote directly).
 	All bool
+	// Remote: another calendard instance made the change and announced it (the shared response
+	// cache, cache/); it is applied here and not announced again.
+	Remote bool
 	// Generation is the feed's generation after this change.
 	Generation uint64
 }
@@ -30,13 +33,16 @@ type Change struct {
 // after commit, and a watermark poll catches what WordPress (or anyone else) writes directly. The
 // generation number moves with every change, so a cache tagged with it is exact.
 type Feed struct {
-	db     *DB
-	gen    atomic.Uint64
-	mu     sync.Mutex // guards subs and the watermark
-	subs   []func(Change)
-	last   watermark
-	seen   bool
-	failed bool // a poll failed before the first one that read the watermark
+	db  *DB
+	gen atomic.Uint64
+	// inflight counts Publish calls whose subscribers are still running: state read while it is 0
+	// reflects every generation up to the one read before it (Quiescent).
+	inflight atomic.Int64
+	mu       sync.Mutex // guards subs and the watermark
+	subs     []func(Change)
+	last     watermark
+	seen     bool
+	failed   bool // a poll failed before the first one that read the watermark
 }
 
 func newFeed(db *DB) *Feed { return &Feed{db: db} }
@@ -46,6 +52,10 @@ func (db *DB) Changes() *Feed { return db.feed }
 
 // Generation is a number that moves whenever the calendar may have changed.
 func (f *Feed) Generation() uint64 { return f.gen.Load() }
+
+// Settled reports whether no change is being published: every subscriber has run for every
+// generation up to the one read before the call.
+func (f *Feed) Settled() bool { return f.inflight.Load() == 0 }
 
 // Subscribe registers fn to run on every change, synchronously in the publisher's goroutine (a
 // calendard write waits for it, so the next request sees the write). fn must be quick or hand the
@@ -58,6 +68,8 @@ func (f *Feed) Subscribe(fn func(Change)) {
 
 // Publish announces a change to every subscriber.
 func (f *Feed) Publish(c Change) {
+	f.inflight.Add(1)
+	defer f.inflight.Add(-1)
 	c.Generation = f.gen.Add(1)
 	f.mu.Lock()
 	subs := slices.Clone(f.subs)

@@ -35,7 +35,15 @@ type EventIndex struct {
 	again    bool    // a rebuild was asked for while one ran
 	patched  []int64 // IDs patched while a build ran, re-applied to its result
 	log      func(error)
+	// allSeen counts the Change{All} heard, allBuilt the count a finished build started after:
+	// while they differ the snapshot may be older than the feed's generation (Stale).
+	allSeen, allBuilt atomic.Uint64
 }
+
+// Stale reports whether a rebuild asked for by a change is still to finish: answers from the
+// index may then be older than the feed's generation, so nothing derived from them may be kept
+// under that generation.
+func (x *EventIndex) Stale() bool { return x.allBuilt.Load() < x.allSeen.Load() }
 
 // ixMode is what decides which dates an index holds.
 type ixMode struct {
@@ -158,6 +166,7 @@ func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 	x.mu.Unlock()
 	for {
 		mode := modeOf(site)
+		target := x.allSeen.Load() // read before loading: what changes later is not in this build
 		events, err := x.db.loadIndexEvents(ctx, mode, nil)
 		x.mu.Lock()
 		if err != nil {
@@ -175,6 +184,9 @@ func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 			mergeEvents(events, x.patched, fresh)
 		}
 		x.snap.Store(compileIndex(mode, events))
+		if target > x.allBuilt.Load() {
+			x.allBuilt.Store(target)
+		}
 		x.patched = nil
 		if !x.again {
 			x.building = false
@@ -233,6 +245,7 @@ func (x *EventIndex) Follow(feed *Feed, site func(context.Context) (*calendard.S
 			}
 		}
 		if c.All {
+			x.allSeen.Add(1)
 			go func() { _ = x.rebuild(site) }()
 		}
 	})

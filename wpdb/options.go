@@ -421,5 +421,12 @@ func (s *Store) Generation() uint64 {
 	return s.feed.Generation()
 }
 
+// Quiescent reports whether everything the store keeps reflects every change up to the generation
+// read before the call: no change is being published and no index rebuild is pending. A cache
+// outside wpdb keeps what it computed under a generation only when the store was quiescent then.
+func (s *Store) Quiescent() bool {
+	return s.feed.Settled() && (s.index == nil || !s.index.Stale())
+}
+
 // Index returns the event index (nil unless Start built one).
 func (s *Store) Index() *EventIndex { return s.index }
