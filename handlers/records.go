@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/calendard/calendard"
@@ -20,20 +21,27 @@ func (r *Request) eventRecord(e *calendard.Event, single bool) *phpjson.Object {
 	m := e.Meta
 	// The plugin renders the venue, then the organizers, then the event's own content; the order
 	// matters because shortcodes such as [audio] number their instances per request.
+	venues := e.Venues
+	if r.srv.cfg.StrictReads {
+		venues = slices.DeleteFunc(slices.Clone(venues), func(v *calendard.Venue) bool { return !r.mayEmbed(v.Post) })
+	}
 	var venue any = []any{}
-	switch len(e.Venues) {
+	switch len(venues) {
 	case 0:
 	case 1:
-		venue = r.venueRecord(e.Venues[0], single)
+		venue = r.venueRecord(venues[0], single)
 	default:
-		vs := make([]any, len(e.Venues))
-		for i, v := range e.Venues {
+		vs := make([]any, len(venues))
+		for i, v := range venues {
 			vs[i] = r.venueRecord(v, single)
 		}
 		venue = vs
 	}
 	orgs := make([]any, 0, len(e.Organizers))
 	for _, org := range e.Organizers {
+		if r.srv.cfg.StrictReads && !r.mayEmbed(org.Post) {
+			continue
+		}
 		orgs = append(orgs, r.organizerRecord(org, single))
 	}
 
@@ -265,6 +273,12 @@ func (r *Request) linkedPostHead(o *phpjson.Object, p *calendard.Post, nameKey s
 
 // unlocked reports whether the request may see a password-protected post unredacted: the password
 // parameter matches, or context=edit by a user who can edit it.
+// mayEmbed is the strict-reads rule for a venue or organizer inside an event: only what its own
+// single route would show the caller (the plugin embeds them whatever their status, §4).
+func (r *Request) mayEmbed(p *calendard.Post) bool {
+	return p.Status == "publish" || r.User.CanReadPost(&calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author})
+}
+
 func (r *Request) unlocked(p *calendard.Post) bool {
 	if pw, ok := r.Param("password"); ok {
 		if s, isStr := pw.(string); isStr && s == p.Password {

@@ -29,11 +29,25 @@ import (
 //   - strict mode (CALENDAR_STRICT_READS=on): a list shows nothing the single would refuse (a
 //     password-protected event is listed redacted, its single asks for the password), and trashed
 //     events are hidden from everyone.
+//
+// Embeds: the venue and organizers inside each listed event are every linked venue and organizer,
+// whatever their status, in the default mode (the plugin embeds without a status check, spec §4);
+// in strict mode only those whose own single the caller may read. The test first links published
+// events to unpublished venues and organizers of other authors, so that both rules are exercised.
 func TestExposureByRole(t *testing.T) {
 	t.Parallel() // with the other tests of this package but the hostile requests, which measure memory alone
 	mysqlSpec := mysqlFixture(t, "r_exposure")
-	w := loadWorld(t, openSpec(t, mysqlSpec))
-	specs := map[string]string{"mysql": mysqlSpec, "sqlite": sqliteFixture(t)}
+	sqliteSpec := sqliteFixture(t)
+	mysqlDB := openSpec(t, mysqlSpec)
+	for _, stmt := range unpublishedLinks(t, mysqlDB) {
+		for _, db := range []*sql.DB{mysqlDB, openSpec(t, sqliteSpec)} {
+			if _, err := db.Exec(stmt.q, stmt.args...); err != nil {
+				t.Fatalf("%s: %v", stmt.q, err)
+			}
+		}
+	}
+	w := loadWorld(t, mysqlDB)
+	specs := map[string]string{"mysql": mysqlSpec, "sqlite": sqliteSpec}
 	for _, store := range []string{"mysql", "sqlite"} {
 		for _, strict := range []bool{false, true} {
 			name := store + "/default"
@@ -79,8 +93,9 @@ type wpPost struct {
 // world is what the database says.
 type world struct {
 	posts  map[int64]*wpPost
-	users  map[string]int64           // login → ID
-	caps   map[string]map[string]bool // login → capabilities of its role
+	linked map[string]map[int64][]int64 // meta key (_EventVenueID, _EventOrganizerID) → event → IDs, in meta order
+	users  map[string]int64             // login → ID
+	caps   map[string]map[string]bool   // login → capabilities of its role
 	search map[string][]int64
 	terms  map[string]map[int64]int // taxonomy → term → published objects
 }
@@ -88,7 +103,7 @@ type world struct {
 func loadWorld(t *testing.T, db *sql.DB) *world {
 	t.Helper()
 	w := &world{posts: map[int64]*wpPost{}, users: map[string]int64{}, caps: map[string]map[string]bool{},
-		search: map[string][]int64{}, terms: map[string]map[int64]int{}}
+		search: map[string][]int64{}, terms: map[string]map[int64]int{}, linked: map[string]map[int64][]int64{}}
 	rows, err := db.Query(`SELECT p.ID, p.post_author, p.post_parent, p.post_type, p.post_status, p.post_password, p.post_name, p.post_title,
 		COALESCE((SELECT MIN(meta_value) FROM wp_postmeta m WHERE m.post_id = p.ID AND m.meta_key = '_EventStartDate'), ''),
 		EXISTS (SELECT 1 FROM wp_postmeta m WHERE m.post_id = p.ID AND m.meta_key = '_EventHideFromUpcoming')
@@ -102,6 +117,23 @@ func loadWorld(t *testing.T, db *sql.DB) *world {
 			t.Fatal(err)
 		}
 		w.posts[p.id] = p
+	}
+	rows.Close()
+	rows, err = db.Query(`SELECT post_id, meta_key, meta_value FROM wp_postmeta WHERE meta_key IN ('_EventVenueID', '_EventOrganizerID') ORDER BY meta_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var event int64
+		var key, value string
+		if err := rows.Scan(&event, &key, &value); err != nil {
+			t.Fatal(err)
+		}
+		id, _ := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if w.linked[key] == nil {
+			w.linked[key] = map[int64][]int64{}
+		}
+		w.linked[key][event] = append(w.linked[key][event], id)
 	}
 	rows.Close()
 
@@ -376,12 +408,88 @@ func (e *exposure) expectList(login, path, key, typ, status string, keep func(*w
 	}
 	// Password-protected events are listed redacted (§4.11): no description, no terms, no venue.
 	for _, it := range got.items {
-		if p := e.w.posts[int64(it["id"].(float64))]; p.typ == "tribe_events" && p.password != "" {
+		p := e.w.posts[int64(it["id"].(float64))]
+		if p.typ == "tribe_events" && p.password != "" {
 			if it["description"] != "" || fmt.Sprint(it["categories"]) != "[]" || fmt.Sprint(it["venue"]) != "[]" {
 				e.t.Errorf("%s: password-protected event %d not redacted: %.200v", path, p.id, it)
 			}
+			continue
+		}
+		if p.typ == "tribe_events" {
+			e.checkEmbeds(login, path, p, it)
 		}
 	}
+}
+
+// checkEmbeds compares the venue and organizers embedded in a listed event with the links the
+// database holds and the mode's rule.
+func (e *exposure) checkEmbeds(login, path string, ev *wpPost, item map[string]any) {
+	e.t.Helper()
+	want := func(key, typ string) []int64 {
+		var out []int64
+		for _, id := range e.w.linked[key][ev.id] {
+			p := e.w.posts[id]
+			if p == nil || p.typ != typ || slices.Contains(out, id) && typ == "tribe_organizer" {
+				continue
+			}
+			if e.strict && !e.w.readPost(login, p) {
+				continue
+			}
+			out = append(out, id)
+		}
+		return out
+	}
+	ids := func(v any) []int64 {
+		var out []int64
+		switch v := v.(type) {
+		case map[string]any:
+			out = append(out, int64(v["id"].(float64)))
+		case []any:
+			for _, x := range v {
+				out = append(out, int64(x.(map[string]any)["id"].(float64)))
+			}
+		}
+		return out
+	}
+	if got, want := ids(item["venue"]), want("_EventVenueID", "tribe_venue"); !slices.Equal(got, want) {
+		e.t.Errorf("%s as %q: event %d embeds venues %v, want %v", path, login, ev.id, got, want)
+	}
+	if got, want := ids(item["organizer"]), want("_EventOrganizerID", "tribe_organizer"); !slices.Equal(got, want) {
+		e.t.Errorf("%s as %q: event %d embeds organizers %v, want %v", path, login, ev.id, got, want)
+	}
+}
+
+type stmt struct {
+	q    string
+	args []any
+}
+
+// unpublishedLinks returns the statements that link published events to a draft venue, a private
+// and a pending organizer (each made so from the fixture's own, by the highest-ID venue and
+// organizers), and the events to them, identically on every store.
+func unpublishedLinks(t *testing.T, db *sql.DB) []stmt {
+	t.Helper()
+	venues := queryIDs(t, db, "SELECT ID FROM wp_posts WHERE post_type = 'tribe_venue' AND post_status = 'publish' ORDER BY ID DESC LIMIT 1")
+	orgs := queryIDs(t, db, "SELECT ID FROM wp_posts WHERE post_type = 'tribe_organizer' AND post_status = 'publish' ORDER BY ID DESC LIMIT 2")
+	events := queryIDs(t, db, "SELECT ID FROM wp_posts WHERE post_type = 'tribe_events' AND post_status = 'publish' AND post_password = '' "+
+		"AND ID NOT IN (SELECT post_id FROM wp_postmeta WHERE meta_key = '_EventHideFromUpcoming') ORDER BY ID LIMIT 3")
+	if len(venues) < 1 || len(orgs) < 2 || len(events) < 3 {
+		t.Fatalf("fixture lacks published venues %v, organizers %v or events %v to link", venues, orgs, events)
+	}
+	out := []stmt{
+		{"UPDATE wp_posts SET post_status = 'draft' WHERE ID = ?", []any{venues[0]}},
+		{"UPDATE wp_posts SET post_status = 'private' WHERE ID = ?", []any{orgs[0]}},
+		{"UPDATE wp_posts SET post_status = 'pending' WHERE ID = ?", []any{orgs[1]}},
+	}
+	for i, ev := range events {
+		out = append(out, stmt{"DELETE FROM wp_postmeta WHERE post_id = ? AND meta_key IN ('_EventVenueID', '_EventOrganizerID')", []any{ev}})
+		out = append(out, stmt{"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) VALUES (?, '_EventVenueID', ?)", []any{ev, strconv.FormatInt(venues[0], 10)}})
+		// One event each: both organizers, the private one alone, and the pending one twice around the private one.
+		for _, o := range [][]int64{{orgs[0], orgs[1]}, {orgs[0]}, {orgs[1], orgs[0], orgs[1]}}[i] {
+			out = append(out, stmt{"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) VALUES (?, '_EventOrganizerID', ?)", []any{ev, strconv.FormatInt(o, 10)}})
+		}
+	}
+	return out
 }
 
 func minus(a, b []int64) []int64 {
