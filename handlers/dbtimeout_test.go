@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -60,7 +61,7 @@ func stallableServer(t *testing.T, cfg handlers.Config) (*httptest.Server, *test
 func TestStalledDatabaseAnswers503InTime(t *testing.T) {
 	const deadline = time.Second
 	const margin = 1500 * time.Millisecond
-	srv, maria, raw, _ := stallableServer(t, handlers.Config{DBTimeout: deadline})
+	srv, maria, raw, db := stallableServer(t, handlers.Config{DBTimeout: deadline})
 	event := map[string]any{"title": "Stalled", "start_date": "2027-05-10 10:00:00", "end_date": "2027-05-10 12:00:00",
 		"venue": map[string]any{"venue": "Stall Hall", "city": "Leeds"}, "categories": []any{"Stall Category"}, "tags": []any{"stall-tag"}}
 	if a := call(t, srv, "POST", eventsPath, event, "admin"); a.status != 201 {
@@ -168,6 +169,31 @@ func TestStalledDatabaseAnswers503InTime(t *testing.T) {
 		}
 		if n > goroutines+2 {
 			t.Errorf("%d goroutines, %d before the stall", n, goroutines)
+		}
+	})
+
+	// A write whose commit went through but whose answer cannot be read back (the database stalls
+	// right after the commit) says that it is stored, with its ID, so a client does not repeat it.
+	t.Run("stalled just after a commit answers 503 that names the stored write", func(t *testing.T) {
+		var armed atomic.Bool
+		armed.Store(true)
+		db.Changes().Subscribe(func(wpdb.Change) {
+			if armed.CompareAndSwap(true, false) {
+				_ = maria.Signal(syscall.SIGSTOP)
+			}
+		})
+		defer maria.Signal(syscall.SIGCONT)
+		committed := map[string]any{"title": "Committed before the stall", "start_date": "2027-06-01 10:00:00", "end_date": "2027-06-01 11:00:00"}
+		a := call(t, srv, "POST", eventsPath, committed, "admin")
+		_ = maria.Signal(syscall.SIGCONT)
+		data, _ := a.body["data"].(map[string]any)
+		if a.status != 503 || a.body["code"] != "service_unavailable" || data["committed"] != true {
+			t.Fatalf("%d %.300s, want 503 service_unavailable with data.committed", a.status, a.raw)
+		}
+		id, _ := data["id"].(float64)
+		var title string
+		if err := raw.QueryRow("SELECT post_title FROM wp_posts WHERE ID = ? AND post_type = 'tribe_events'", int64(id)).Scan(&title); err != nil || title != committed["title"] {
+			t.Errorf("data.id %v names %q (%v), want the stored event %q", data["id"], title, err, committed["title"])
 		}
 	})
 }

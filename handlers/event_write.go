@@ -141,14 +141,16 @@ func (h *eventsHandler) canDelete(r *Request, id int64) error {
 
 // written answers a write with the event's record (get_event_data, without JSON-LD).
 func (h *eventsHandler) written(r *Request, id int64, status int) (*Response, error) {
-	e, err := h.events.EventByID(r.ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if e == nil {
-		return nil, &calendard.Error{Code: "rest-event-not-found", Status: 404, Message: fmt.Sprintf(calendard.MsgEventNotFoundFmt, id)}
-	}
-	return &Response{Status: status, Body: r.eventRecord(e, false)}, nil
+	return r.readBack("event", id, func() (*Response, error) {
+		e, err := h.events.EventByID(r.ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			return nil, &calendard.Error{Code: "rest-event-not-found", Status: 404, Message: fmt.Sprintf(calendard.MsgEventNotFoundFmt, id)}
+		}
+		return &Response{Status: status, Body: r.eventRecord(e, false)}, nil
+	})
 }
 
 // prepare is Single_Event::prepare_postarr: the request parameters as Tribe__Events__API takes them.

@@ -1,0 +1,30 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"github.com/calendard/calendard"
+)
+
+// readBack runs read, the answer of a write that has committed: the record as stored. It gets a
+// database deadline of its own, since the write's may have passed at the commit. Should the
+// database fail even so, the answer still tells that the write is stored — 503 service_unavailable
+// with data.id and data.committed — so that a client does not send it again and make a duplicate
+// (WordPress would answer its database error here, with the post already inserted).
+func (r *Request) readBack(noun string, id int64, read func() (*Response, error)) (*Response, error) {
+	ctx, cancel := r.srv.dbContext(context.WithoutCancel(r.ctx))
+	defer cancel()
+	saved := r.ctx
+	r.ctx = ctx
+	defer func() { r.ctx = saved }()
+	resp, err := read()
+	var e *calendard.Error
+	if err != nil && !errors.As(err, &e) {
+		r.srv.log.Warn("reading back a committed write", "type", noun, "id", id, "err", err)
+		return nil, &calendard.Error{Code: "service_unavailable", Status: 503,
+			Message: "The " + noun + " was saved, but the database did not answer when it was read back.",
+			Data:    []calendard.KV{{Key: "id", Value: id}, {Key: "committed", Value: true}}}
+	}
+	return resp, err
+}
