@@ -88,6 +88,15 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 		}
 		f.In = out
 	}
+	if h.postType == calendard.PostTypeVenue {
+		near, err := geoVenues(r)
+		if err != nil {
+			return nil, err
+		}
+		if near != nil || (r.srv.cfg.Geo && r.srv.deps.Geo != nil && restBoolParam(r, "geoloc")) {
+			narrow(near)
+		}
+	}
 	eventParam, hasEvent := r.Param("event")
 	if hasEvent && !php.Empty(eventParam) {
 		ids, err := svc.LinkedOfEvents(r.ctx, h.postType, []int64{php.Int(eventParam)})

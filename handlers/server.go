@@ -85,6 +85,11 @@ type Config struct {
 	// embedded store): a GET or HEAD of a path it does not serve is the site's 404 page, with
 	// WordPress' and the plugin's API discovery headers. The site root always is a page.
 	WholeSite bool
+	// Geo turns on the paid edition's geoloc filters (events) and calendard's extensions of them
+	// (venues, geoloc_radius); off, the parameters only echo into rest_url, as without that edition.
+	Geo bool
+	// GeoRadiusKM is the default geoloc_radius.
+	GeoRadiusKM float64
 }
 
 // Deps are the services the endpoints use.
@@ -102,6 +107,8 @@ type Deps struct {
 	// Generation is the change feed's generation (wpdb.Store.Generation): what the server keeps
 	// between requests is tagged with it. nil: nothing rendered is kept.
 	Generation func() uint64
+	// Geo finds venues by coordinates for the geoloc filters (Config.Geo).
+	Geo calendard.GeoService
 }
 
 // Server is the REST API.

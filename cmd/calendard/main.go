@@ -4,6 +4,7 @@
 //	calendard migrate   create the tables, options and an administrator on an empty database
 //	calendard demo      fill a database with a demo calendar through the write path
 //	calendard copy      copy a whole calendar between MySQL and SQLite
+//	calendard healthcheck  exit 0 only when the configured service answers /healthz with 200
 package main
 
 import (
@@ -38,6 +39,8 @@ commands:
   demo     fill the database with a demo calendar (venues, organizers, categories, tags, events)
            through the REST write path; does nothing when the calendar has events, unless --force
   copy     copy a whole calendar between databases: copy --from DB --to DB [--replace]
+  healthcheck  ask the service at CALENDAR_LISTEN for /healthz; exit 0 only on 200 (the
+           container image's HEALTHCHECK)
 
 The database is CALENDAR_DB (or --db): sqlite://PATH (default sqlite://calendard.db) or
 mysql://USER:PASS@tcp(HOST:PORT)/DBNAME. Run "calendard <command> -h" for a command's flags.`
@@ -55,6 +58,8 @@ func run(args []string) error {
 		return demoCalendar(args[1:])
 	case "copy":
 		return copyCalendar(args[1:])
+	case "healthcheck":
+		return healthcheck(args[1:])
 	case "help", "-h", "--help":
 		fmt.Println(usage)
 		return nil

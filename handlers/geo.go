@@ -1,0 +1,120 @@
+package handlers
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/calendard/calendard/internal/phpjson"
+)
+
+// geoArgs are the extension parameters of the geo filters (only when they are on): geoloc_radius on
+// events and venues, and on venues the geoloc parameters events already declare.
+func (s *Server) geoArgs(venues bool) []*Arg {
+	if !s.cfg.Geo {
+		return nil
+	}
+	var args []*Arg
+	if venues {
+		args = append(args,
+			&Arg{Name: "geoloc", Type: "boolean", Description: "calendard extension (as Events Calendar Pro for events): only venues with geolocation data"},
+			&Arg{Name: "geoloc_lat", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this latitude, must also provide geoloc_lng"},
+			&Arg{Name: "geoloc_lng", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this longitude, must also provide geoloc_lat"})
+	}
+	return append(args, &Arg{Name: "geoloc_radius", Format: "double", SwaggerType: "number",
+		Description: "calendard extension: with geoloc_lat and geoloc_lng, the radius in km (default " + strconv.FormatFloat(s.cfg.GeoRadiusKM, 'f', -1, 64) + ")"})
+}
+
+// geoVenues resolves the geoloc parameters to the venues they select: nil when geo filters are off
+// or geoloc is not true; the venues with coordinates, or those within the radius of
+// geoloc_lat/geoloc_lng (nearest first). One of the two coordinates without the other, or a value
+// that is not a number, is a 400.
+func geoVenues(r *Request) ([]int64, error) {
+	if !r.srv.cfg.Geo || r.srv.deps.Geo == nil {
+		return nil, nil
+	}
+	g, ok := r.Param("geoloc")
+	if !ok || !restBool(g) {
+		return nil, nil
+	}
+	text := func(name string) (string, bool) {
+		v, ok := r.Param(name)
+		if !ok {
+			return "", false
+		}
+		s, _ := v.(string)
+		if f, isNum := v.(float64); isNum {
+			s = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		s = strings.TrimSpace(s)
+		return s, s != ""
+	}
+	invalid := phpjson.NewObject()
+	details := phpjson.NewObject()
+	bad := func(name, msg string) {
+		invalid.Set(name, msg)
+		details.Set(name, phpjson.Obj("code", "rest_invalid_param", "message", msg, "data", nil))
+	}
+	number := func(name string, limit float64) float64 {
+		s, _ := text(name)
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < -limit || f > limit {
+			bad(name, name+" is not a number from "+strconv.FormatFloat(-limit, 'f', -1, 64)+" to "+strconv.FormatFloat(limit, 'f', -1, 64)+".")
+		}
+		return f
+	}
+	_, hasLat := text("geoloc_lat")
+	_, hasLng := text("geoloc_lng")
+	switch {
+	case hasLat && !hasLng:
+		bad("geoloc_lng", "geoloc_lng is required with geoloc_lat.")
+	case hasLng && !hasLat:
+		bad("geoloc_lat", "geoloc_lat is required with geoloc_lng.")
+	}
+	if invalid.Len() > 0 {
+		return nil, invalidParams(invalid, details)
+	}
+	if !hasLat {
+		return r.srv.deps.Geo.VenuesWithCoordinates(r.ctx)
+	}
+	lat := number("geoloc_lat", 90)
+	lng := number("geoloc_lng", 180)
+	radius := r.srv.cfg.GeoRadiusKM
+	if _, ok := text("geoloc_radius"); ok {
+		radius = number("geoloc_radius", 20040)
+		if radius <= 0 && invalid.Len() == 0 {
+			bad("geoloc_radius", "geoloc_radius must be greater than 0.")
+		}
+	}
+	if invalid.Len() > 0 {
+		return nil, invalidParams(invalid, details)
+	}
+	return r.srv.deps.Geo.VenuesNear(r.ctx, lat, lng, radius)
+}
+
+// narrowIDs intersects an ID filter (nil: none) with ids, keeping the filter's order.
+func narrowIDs(filter, ids []int64) []int64 {
+	if filter == nil {
+		if ids == nil {
+			return []int64{}
+		}
+		return ids
+	}
+	keep := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		keep[id] = true
+	}
+	out := []int64{}
+	for _, id := range filter {
+		if keep[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// restBoolParam reports a parameter that is present and true.
+func restBoolParam(r *Request, name string) bool {
+	v, ok := r.Param(name)
+	return ok && restBool(v)
+}
