@@ -1,0 +1,442 @@
+// Package search keeps a Meilisearch index of events, venues and organizers in step with the
+// calendar (through the one change feed, wpdb.Feed) and answers `search=` and the geo filters from
+// it. Whenever the index cannot give the exact answer — Meilisearch unreachable, the first sync not
+// done, a change not yet applied — the caller's SQL path answers instead (see Events, Linked, Geo).
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/meilisearch/meilisearch-go"
+
+	"github.com/calendard/calendard/wpdb"
+)
+
+// Config says where Meilisearch is and how indexes are named.
+type Config struct {
+	URL, Key string
+	// Prefix names the indexes: PREFIX_events, PREFIX_venues, PREFIX_organizers (default
+	// "calendard"), so that several calendars can share one Meilisearch.
+	Prefix string
+	Logger *slog.Logger
+	// RetryMax bounds the wait between sync retries while Meilisearch is away (default 5 s).
+	RetryMax time.Duration
+}
+
+// Kinds of documents, one index each.
+const (
+	KindEvents     = "events"
+	KindVenues     = "venues"
+	KindOrganizers = "organizers"
+)
+
+var kinds = []string{KindEvents, KindVenues, KindOrganizers}
+
+// Index is the live search index and its sync worker.
+type Index struct {
+	cfg    Config
+	client meilisearch.ServiceManager
+	db     *wpdb.DB
+	log    *slog.Logger
+
+	mu        sync.Mutex
+	pending   map[int64]bool // posts to re-read and upsert or delete
+	full      bool           // re-sync by watermark plus deletion detection
+	terms     bool           // term names may have changed: re-sync events with terms
+	watermark string         // newest post_modified_gmt applied
+	wake      chan struct{}
+
+	synced  atomic.Bool  // a full sync succeeded and nothing is pending
+	healthy atomic.Bool  // the last call to Meilisearch succeeded
+	down    atomic.Bool  // an outage has been logged (logged once)
+	work    atomic.Int64 // changes seen but not yet applied (0: the index is current)
+}
+
+// New connects to Meilisearch (no request is made yet).
+func New(cfg Config, db *wpdb.DB) *Index {
+	if cfg.Prefix == "" {
+		cfg.Prefix = "calendard"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.RetryMax <= 0 {
+		cfg.RetryMax = 5 * time.Second
+	}
+	var opts []meilisearch.Option
+	if cfg.Key != "" {
+		opts = append(opts, meilisearch.WithAPIKey(cfg.Key))
+	}
+	return &Index{cfg: cfg, client: meilisearch.New(cfg.URL, opts...), db: db, log: cfg.Logger,
+		pending: map[int64]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// UID is the live index name of a kind.
+func (ix *Index) UID(kind string) string { return ix.cfg.Prefix + "_" + kind }
+
+// Usable reports whether searches may be answered from the index now: it is reachable, fully
+// synced, and every change seen has been applied.
+func (ix *Index) Usable() bool {
+	return ix.healthy.Load() && ix.synced.Load() && ix.work.Load() == 0
+}
+
+// Follow subscribes to the change feed. The callback only records what changed: a calendard write
+// never waits for Meilisearch.
+func (ix *Index) Follow(feed *wpdb.Feed) {
+	feed.Subscribe(func(c wpdb.Change) {
+		ix.mu.Lock()
+		for _, id := range c.Posts {
+			ix.pending[id] = true
+		}
+		ix.full = ix.full || c.All
+		ix.terms = ix.terms || c.Terms
+		ix.work.Add(1)
+		ix.mu.Unlock()
+		ix.signal()
+	})
+}
+
+func (ix *Index) signal() {
+	select {
+	case ix.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start applies the settings, brings the index up to date and keeps it so until ctx ends. It
+// returns at once; searches fall back to SQL until the first sync is done.
+func (ix *Index) Start(ctx context.Context) {
+	ix.mu.Lock()
+	ix.full = true
+	ix.work.Add(1)
+	ix.mu.Unlock()
+	go ix.run(ctx)
+}
+
+// run is the sync worker: it applies what the feed recorded, retrying with a growing pause while
+// Meilisearch (or the database) is away.
+func (ix *Index) run(ctx context.Context) {
+	settingsDone := false
+	wait := 100 * time.Millisecond
+	for {
+		err := func() error {
+			if !settingsDone {
+				for _, k := range kinds {
+					if err := ix.ensureIndex(ctx, ix.UID(k), k); err != nil {
+						return err
+					}
+				}
+				settingsDone = true
+			}
+			return ix.syncOnce(ctx)
+		}()
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			ix.failed(err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, ix.cfg.RetryMax)
+			continue
+		}
+		wait = 100 * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return
+		case <-ix.wake:
+		}
+	}
+}
+
+// failed records an outage (logged once) and makes the next round re-sync everything it may have
+// missed.
+func (ix *Index) failed(err error) {
+	ix.healthy.Store(false)
+	ix.synced.Store(false)
+	if !ix.down.Swap(true) {
+		ix.log.Warn("search index unavailable: searches are answered from SQL until it is back", "err", err)
+	}
+}
+
+// markHealthy ends an outage.
+func (ix *Index) markHealthy() {
+	ix.healthy.Store(true)
+	if ix.down.Swap(false) {
+		ix.log.Info("search index available again")
+	}
+}
+
+// syncOnce applies everything recorded so far.
+func (ix *Index) syncOnce(ctx context.Context) error {
+	ix.mu.Lock()
+	work := ix.work.Load()
+	ids := make([]int64, 0, len(ix.pending))
+	for id := range ix.pending {
+		ids = append(ids, id)
+	}
+	full, terms := ix.full || !ix.synced.Load(), ix.terms
+	ix.pending = map[int64]bool{}
+	ix.full, ix.terms = false, false
+	ix.mu.Unlock()
+	slices.Sort(ids)
+
+	requeue := func() {
+		ix.mu.Lock()
+		for _, id := range ids {
+			ix.pending[id] = true
+		}
+		ix.full = ix.full || full
+		ix.terms = ix.terms || terms
+		ix.mu.Unlock()
+	}
+	var err error
+	if full {
+		err = ix.resync(ctx, ix.cfg.Prefix, ix.watermarkValue())
+	}
+	if err == nil && terms {
+		var evs []int64
+		if evs, err = ix.db.EventsWithTerms(ctx); err == nil {
+			ids = append(ids, evs...)
+		}
+	}
+	if err == nil && len(ids) > 0 {
+		err = ix.apply(ctx, ix.cfg.Prefix, ids)
+	}
+	if err != nil {
+		requeue()
+		return err
+	}
+	ix.markHealthy()
+	ix.synced.Store(true)
+	ix.work.Add(-work)
+	return nil
+}
+
+func (ix *Index) watermarkValue() string {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.watermark
+}
+
+func (ix *Index) noteModified(m string) {
+	ix.mu.Lock()
+	if m > ix.watermark {
+		ix.watermark = m
+	}
+	ix.mu.Unlock()
+}
+
+// resync brings the indexes named by prefix up to date with the database: posts modified at or
+// after the watermark are re-read (all of them when there is none), and documents whose post is
+// gone are deleted (deletion detection by comparing the ID sets).
+func (ix *Index) resync(ctx context.Context, prefix, since string) error {
+	all, err := ix.db.IndexablePosts(ctx, "")
+	if err != nil {
+		return err
+	}
+	inDB := make(map[int64]string, len(all))
+	for _, p := range all {
+		inDB[p.ID] = p.Type
+	}
+	var changed []int64
+	newest := since
+	for _, p := range all {
+		if since == "" || p.ModifiedGMT >= since {
+			changed = append(changed, p.ID)
+		}
+		newest = max(newest, p.ModifiedGMT)
+	}
+	for _, k := range kinds {
+		have, err := ix.documentIDs(ctx, prefix+"_"+k)
+		if err != nil {
+			return err
+		}
+		var gone []string
+		for _, id := range have {
+			if typeKind(inDB[id]) != k {
+				gone = append(gone, strconv.FormatInt(id, 10))
+			}
+		}
+		// Posts the index lacks (written while it was being rebuilt elsewhere) are re-read too.
+		present := make(map[int64]bool, len(have))
+		for _, id := range have {
+			present[id] = true
+		}
+		for _, p := range all {
+			if typeKind(p.Type) == k && !present[p.ID] && (since != "" && p.ModifiedGMT < since) {
+				changed = append(changed, p.ID)
+			}
+		}
+		if len(gone) > 0 {
+			if err := ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
+				return ix.client.Index(prefix+"_"+k).DeleteDocumentsWithContext(ctx, gone, nil)
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := ix.apply(ctx, prefix, changed); err != nil {
+		return err
+	}
+	ix.noteModified(newest)
+	return nil
+}
+
+func typeKind(postType string) string {
+	switch postType {
+	case "tribe_events":
+		return KindEvents
+	case "tribe_venue":
+		return KindVenues
+	case "tribe_organizer":
+		return KindOrganizers
+	}
+	return ""
+}
+
+// documentIDs lists every document ID in an index, page by page.
+func (ix *Index) documentIDs(ctx context.Context, uid string) ([]int64, error) {
+	var out []int64
+	const page = 10000
+	for offset := int64(0); ; offset += page {
+		var res meilisearch.DocumentsResult
+		err := ix.client.Index(uid).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{
+			Offset: offset, Limit: page, Fields: []string{"id"}}, &res)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range res.Results {
+			var d struct {
+				ID int64 `json:"id"`
+			}
+			if err := h.DecodeInto(&d); err != nil {
+				return nil, err
+			}
+			out = append(out, d.ID)
+		}
+		if int64(len(res.Results)) < page {
+			return out, nil
+		}
+	}
+}
+
+// apply re-reads the given posts and upserts their documents, deletes the documents of posts that
+// are gone, and re-reads the events that show a changed venue's or organizer's name.
+func (ix *Index) apply(ctx context.Context, prefix string, ids []int64) error {
+	const batch = 1000
+	for len(ids) > 0 {
+		n := min(batch, len(ids))
+		chunk := ids[:n]
+		ids = ids[n:]
+		posts, err := ix.db.PostsByIDs(ctx, chunk)
+		if err != nil {
+			return err
+		}
+		var events, venues, organizers, linked []int64
+		gone := map[string][]string{}
+		for _, id := range chunk {
+			p := posts[id]
+			k := ""
+			if p != nil && p.Status != "auto-draft" {
+				k = typeKind(p.Type)
+			}
+			switch k {
+			case KindEvents:
+				events = append(events, id)
+			case KindVenues:
+				venues = append(venues, id)
+				linked = append(linked, id)
+			case KindOrganizers:
+				organizers = append(organizers, id)
+				linked = append(linked, id)
+			}
+			for _, other := range kinds {
+				if other != k {
+					gone[other] = append(gone[other], strconv.FormatInt(id, 10))
+				}
+			}
+			if p != nil {
+				ix.noteModified(p.ModifiedGMT)
+			}
+		}
+		if len(linked) > 0 {
+			more, err := ix.db.EventsLinkedTo(ctx, linked)
+			if err != nil {
+				return err
+			}
+			for _, id := range more {
+				if !slices.Contains(events, id) {
+					events = append(events, id)
+				}
+			}
+		}
+		docs, err := ix.eventDocuments(ctx, events)
+		if err != nil {
+			return err
+		}
+		if err := ix.upsert(ctx, prefix+"_"+KindEvents, docs); err != nil {
+			return err
+		}
+		for _, lk := range []struct {
+			kind string
+			ids  []int64
+		}{{KindVenues, venues}, {KindOrganizers, organizers}} {
+			docs := make([]map[string]any, 0, len(lk.ids))
+			for _, id := range lk.ids {
+				docs = append(docs, linkedDocument(posts[id]))
+			}
+			if err := ix.upsert(ctx, prefix+"_"+lk.kind, docs); err != nil {
+				return err
+			}
+		}
+		for k, del := range gone {
+			if err := ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
+				return ix.client.Index(prefix+"_"+k).DeleteDocumentsWithContext(ctx, del, nil)
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (ix *Index) upsert(ctx context.Context, uid string, docs []map[string]any) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	pk := "id"
+	return ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
+		return ix.client.Index(uid).AddDocumentsWithContext(ctx, docs, &meilisearch.DocumentOptions{PrimaryKey: &pk})
+	})
+}
+
+// waitTask enqueues a task and waits until Meilisearch has processed it, so that "applied" means
+// searchable.
+func (ix *Index) waitTask(ctx context.Context, enqueue func() (*meilisearch.TaskInfo, error)) error {
+	info, err := enqueue()
+	if err != nil {
+		return err
+	}
+	task, err := ix.client.WaitForTaskWithContext(ctx, info.TaskUID, 20*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	if task.Status != meilisearch.TaskStatusSucceeded {
+		return fmt.Errorf("meilisearch task %d (%s on %s): %s %s", task.UID, task.Type, task.IndexUID, task.Status, task.Error.Message)
+	}
+	return nil
+}
+
+var errNotReady = errors.New("search index not ready")

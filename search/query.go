@@ -1,0 +1,202 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/meilisearch/meilisearch-go"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/wpdb"
+)
+
+// searchPage is how many IDs one search request lists; a search pages on until every match is
+// listed (the index's maxTotalHits is above any calendar, so nothing is cut).
+const searchPage = 50_000
+
+// IDs returns the IDs of every document of kind matching query and filter, best match first.
+func (ix *Index) IDs(ctx context.Context, kind, query string, filter string, sort []string) ([]int64, error) {
+	var out []int64
+	for offset := int64(0); ; offset += searchPage {
+		req := &meilisearch.SearchRequest{Offset: offset, Limit: searchPage, AttributesToRetrieve: []string{"id"},
+			MatchingStrategy: meilisearch.All, Sort: sort}
+		if filter != "" {
+			req.Filter = filter
+		}
+		res, err := ix.client.Index(ix.UID(kind)).SearchWithContext(ctx, query, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range res.Hits {
+			var d struct {
+				ID int64 `json:"id"`
+			}
+			if err := h.DecodeInto(&d); err != nil {
+				return nil, err
+			}
+			out = append(out, d.ID)
+		}
+		if int64(len(res.Hits)) < searchPage {
+			return out, nil
+		}
+	}
+}
+
+// Query turns WordPress' parsed search terms into a Meilisearch query: words as they are, quoted
+// phrases as phrases. Excluded terms ("-word") are left to the exact path, which applies them as
+// the plugin does; rest holds them.
+func Query(terms []calendard.SearchTerm) (q string, rest []calendard.SearchTerm) {
+	var parts []string
+	for _, t := range terms {
+		if t.Exclude {
+			rest = append(rest, t)
+			continue
+		}
+		text := strings.ReplaceAll(t.Text, `"`, " ")
+		if strings.ContainsAny(strings.TrimSpace(text), " \t") {
+			text = `"` + strings.TrimSpace(text) + `"`
+		}
+		parts = append(parts, text)
+	}
+	return strings.TrimSpace(strings.Join(parts, " ")), rest
+}
+
+// Events answers event lists with `search=` from the index, everything else (and every filter,
+// order, count and page) from the exact path it wraps. While the index is not usable, or when a
+// search fails, the wrapped service answers the whole filter itself: the plugin's substring match.
+type Events struct {
+	calendard.EventService
+	Index *Index
+	// MaxIDs bounds the matches handed to the exact path (an SQL IN list); a search matching more
+	// is answered by the exact substring match instead. 0: 30,000.
+	MaxIDs int
+}
+
+// FindEvents implements calendard.EventService.
+func (e *Events) FindEvents(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+	if len(f.Search) == 0 || e.Index == nil || !e.Index.Usable() {
+		return e.EventService.FindEvents(ctx, site, f)
+	}
+	q, rest := Query(f.Search)
+	if q == "" {
+		return e.EventService.FindEvents(ctx, site, f)
+	}
+	filter := ""
+	if f.SearchAnonymous {
+		filter = "password_protected = false"
+	}
+	ids, err := e.Index.IDs(ctx, KindEvents, q, filter, nil)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.Index.failed(err)
+		}
+		return e.EventService.FindEvents(ctx, site, f)
+	}
+	limit := e.MaxIDs
+	if limit == 0 {
+		limit = 30_000
+	}
+	if len(ids) > limit {
+		return e.EventService.FindEvents(ctx, site, f)
+	}
+	g := f
+	g.Search = rest
+	g.Include = intersect(f.Include, ids)
+	return e.EventService.FindEvents(ctx, site, g)
+}
+
+// intersect keeps the IDs of restrict (nil: no restriction) that are in ids, never returning nil.
+func intersect(restrict, ids []int64) []int64 {
+	if restrict == nil {
+		if ids == nil {
+			return []int64{}
+		}
+		return ids
+	}
+	keep := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		keep[id] = true
+	}
+	out := []int64{}
+	for _, id := range restrict {
+		if keep[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Linked answers venue and organizer `search=` from the index (the plugin's find_like otherwise).
+type Linked struct {
+	calendard.LinkedService
+	Index *Index
+}
+
+// SearchLinked implements calendard.LinkedService.
+func (l *Linked) SearchLinked(ctx context.Context, postType, search string) ([]int64, error) {
+	kind := typeKind(postType)
+	if l.Index == nil || !l.Index.Usable() || kind == "" || strings.TrimSpace(search) == "" {
+		return l.LinkedService.SearchLinked(ctx, postType, search)
+	}
+	// find_like never matches trashed posts.
+	ids, err := l.Index.IDs(ctx, kind, search, "status != trash", nil)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.Index.failed(err)
+		}
+		return l.LinkedService.SearchLinked(ctx, postType, search)
+	}
+	return ids, nil
+}
+
+// Geo finds venues by coordinates through the index's _geoRadius, or exactly in SQL (haversine
+// with a bounding box) when the index is not usable; both give the same venues.
+type Geo struct {
+	DB    *wpdb.DB
+	Index *Index // nil: SQL only
+}
+
+// VenuesWithCoordinates returns the IDs of the venues with valid coordinates, by ID.
+func (g *Geo) VenuesWithCoordinates(ctx context.Context) ([]int64, error) {
+	pts, err := g.DB.VenuesWithCoordinates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(pts))
+	for i, p := range pts {
+		ids[i] = p.ID
+	}
+	return ids, nil
+}
+
+// VenuesNear returns the venues within radiusKM of the point, nearest first.
+func (g *Geo) VenuesNear(ctx context.Context, lat, lng, radiusKM float64) ([]int64, error) {
+	if g.Index != nil && g.Index.Usable() {
+		ids, err := g.Index.IDs(ctx, KindVenues, "", geoRadiusFilter(lat, lng, radiusKM), []string{geoPoint(lat, lng) + ":asc"})
+		if err == nil {
+			return ids, nil
+		}
+		if ctx.Err() == nil {
+			g.Index.failed(err)
+		}
+	}
+	pts, err := g.DB.VenuesNear(ctx, lat, lng, radiusKM)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(pts))
+	for i, p := range pts {
+		ids[i] = p.ID
+	}
+	return ids, nil
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func geoRadiusFilter(lat, lng, km float64) string {
+	return fmt.Sprintf("_geoRadius(%s, %s, %s)", num(lat), num(lng), num(km*1000))
+}
+
+func geoPoint(lat, lng float64) string { return fmt.Sprintf("_geoPoint(%s, %s)", num(lat), num(lng)) }
