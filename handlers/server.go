@@ -116,6 +116,7 @@ type Server struct {
 	cfg    Config
 	deps   Deps
 	routes []*Route
+	core   []*Route // wp/v2 (wpv2_routes.go)
 	log    *slog.Logger
 	bodies *bodyPool
 	logins *loginLimiter
@@ -145,6 +146,7 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
 		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
 	s.routes = s.routeTable()
+	s.core = s.coreRouteTable()
 	setDefault(&cfg.RenderCacheBytes, 64<<20)
 	s.rendered = newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)
 
@@ -413,11 +415,11 @@ func (s *Server) match(path, method string, site *calendard.Site) (*Route, *Endp
 	if site.RESTDisabled {
 		return nil, nil, "", nil
 	}
-	ns, rel, ok := splitNamespace(path)
+	ns, rel, routes, ok := s.routesFor(path)
 	if !ok {
 		return nil, nil, "", nil
 	}
-	for _, rt := range s.routes {
+	for _, rt := range routes {
 		m := rt.re.FindStringSubmatch(rel)
 		if m == nil {
 			continue
@@ -444,11 +446,11 @@ func (s *Server) matchPath(path string, site *calendard.Site) (string, *Route) {
 	if site.RESTDisabled {
 		return "", nil
 	}
-	ns, rel, ok := splitNamespace(path)
+	ns, rel, routes, ok := s.routesFor(path)
 	if !ok {
 		return "", nil
 	}
-	for _, rt := range s.routes {
+	for _, rt := range routes {
 		if rt.re.MatchString(rel) {
 			return ns, rt
 		}

@@ -106,6 +106,9 @@ func invalidParams(invalid, details *phpjson.Object) *calendard.Error {
 
 // errorData is rest_convert_error_to_response()->get_data() for a detail entry.
 func errorData(e *calendard.Error) *phpjson.Object {
+	if e.HasRawData {
+		return phpjson.Obj("code", e.Code, "message", e.Message, "data", e.RawData)
+	}
 	data := phpjson.NewObject()
 	if e.Status != 0 {
 		data.Set("status", e.Status)

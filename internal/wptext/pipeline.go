@@ -29,7 +29,11 @@ func Title(raw string) string {
 //	11 capital_P_dangit, do_shortcode
 //	12 wp_filter_content_tags
 //	20 convert_smilies
-func Content(raw string, rc *RenderContext) string {
+func Content(raw string, rc *RenderContext) string { return phpTrim(TheContent(raw, rc)) }
+
+// TheContent is apply_filters('the_content', $content) untrimmed, as WordPress core's REST routes
+// (wp/v2) render content.rendered.
+func TheContent(raw string, rc *RenderContext) string {
 	if rc == nil {
 		rc = NewRenderContext("")
 	}
@@ -45,8 +49,7 @@ func Content(raw string, rc *RenderContext) string {
 	s = CapitalPDangit(s)
 	s = DoShortcode(s, rc)
 	s = filterContentTags(s)
-	s = ConvertSmiliesWithSite(s, rc.siteURL())
-	return phpTrim(s)
+	return ConvertSmiliesWithSite(s, rc.siteURL())
 }
 
 // Excerpt renders a hand-written excerpt the way TEC's REST API does:
@@ -58,14 +61,18 @@ func Excerpt(raw string) string { return ExcerptWithContext(raw, nil) }
 
 // ExcerptWithContext is Excerpt with the site URLs of rc.
 func ExcerptWithContext(raw string, rc *RenderContext) string {
+	return phpTrim(TheExcerpt(raw, rc))
+}
+
+// TheExcerpt is apply_filters('the_excerpt', $excerpt) untrimmed (wp/v2's excerpt.rendered).
+func TheExcerpt(raw string, rc *RenderContext) string {
 	s := Texturize(raw)
 	s = ConvertSmiliesWithSite(s, rc.siteURL())
 	s = ConvertChars(s)
 	s = Autop(s, true)
 	s = ShortcodeUnautop(s)
 	s = filterContentTags(s)
-	s = replaceInsecureHomeURL(s, rc)
-	return phpTrim(s)
+	return replaceInsecureHomeURL(s, rc)
 }
 
 // jsonLDExcerptWords is the word limit observed for TEC JSON-LD
@@ -176,4 +183,14 @@ func GetTheTitle(raw, status string, hasPassword bool) string {
 		raw = "Private: " + raw
 	}
 	return Title(raw)
+}
+
+// TrimExcerpt is wp_trim_excerpt for a post without a hand-written excerpt: the content without
+// shortcodes and non-excerpt blocks, rendered by the_content, then cut to 55 words with " [&hellip;]".
+func TrimExcerpt(content string, rc *RenderContext) string {
+	text := StripShortcodes(content)
+	text = excerptRemoveBlocks(text)
+	text = TheContent(text, rc)
+	text = strings.ReplaceAll(text, "]]>", "]]&gt;")
+	return TrimWords(text, 55, " [&hellip;]")
 }

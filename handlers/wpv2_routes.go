@@ -1,0 +1,89 @@
+package handlers
+
+import (
+	"regexp"
+
+	"github.com/calendard/calendard"
+)
+
+// NamespaceCore is WordPress core's namespace, where core exposes the calendar's post types and
+// taxonomies (WP_REST_Posts_Controller and friends).
+const NamespaceCore = "wp/v2"
+
+var coreNSRe = regexp.MustCompile(`(?i)^/wp/v2(/.*)?$`)
+
+// routesFor picks the route table of a REST path: wp/v2 routes are namespace-relative to "wp/v2",
+// the plugin's to either of its spellings.
+func (s *Server) routesFor(path string) (ns, rel string, routes []*Route, ok bool) {
+	if m := coreNSRe.FindStringSubmatch(path); m != nil {
+		return NamespaceCore, m[1], s.core, true
+	}
+	ns, rel, ok = splitNamespace(path)
+	return ns, rel, s.routes, ok
+}
+
+// coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order.
+func (s *Server) coreRouteTable() []*Route {
+	var routes []*Route
+	for _, pt := range []string{calendard.PostTypeEvent, calendard.PostTypeVenue, calendard.PostTypeOrganizer} {
+		h := newCorePosts(pt)
+		routes = append(routes, &Route{Path: "/" + pt + `/(?P<id>[\d]+)`, Endpoints: []*Endpoint{
+			{Methods: []string{"GET"}, Args: coreGetArgs(), Permission: h.readPermission, Handler: h.get},
+			{Methods: []string{"POST", "PUT", "PATCH"}, Args: []*Arg{coreIDArg()}, Permission: h.editPermission, Handler: notYet},
+			{Methods: []string{"DELETE"}, Args: []*Arg{coreIDArg(), coreTyped("force", "boolean", "Whether to bypass Trash and force deletion.", false)},
+				Permission: h.deletePermission, Handler: h.delete},
+		}})
+	}
+	for _, rt := range routes {
+		rt.compile()
+	}
+	return routes
+}
+
+// notYet answers the wp/v2 endpoints calendard registers but does not serve yet.
+func notYet(*Request) (*Response, error) {
+	return nil, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not serve this endpoint yet.", Status: 501}
+}
+
+func coreIDArg() *Arg {
+	a := coreTyped("id", "integer", "Unique identifier for the post.", nil)
+	a.HasDefault = false
+	return a
+}
+
+// coreTyped is a core argument with a JSON-schema type, validated and sanitized by
+// rest_validate_request_arg / rest_sanitize_request_arg.
+func coreTyped(name, typ, desc string, def any) *Arg {
+	a := &Arg{Name: name, Type: typ, Description: desc,
+		Validate: func(_ *Request, v any) error {
+			_, err := coerce(name, typ, v)
+			return err
+		}}
+	if def != nil {
+		a.HasDefault = true
+		a.Default = func(*Request) any { return def }
+	}
+	return a
+}
+
+// coreContextArg is get_context_param(default view).
+func coreContextArg() *Arg {
+	return &Arg{Name: "context", Type: "string", HasDefault: true, Default: func(*Request) any { return "view" },
+		Description: "Scope under which the request is made; determines fields present in response.",
+		Validate: func(_ *Request, v any) error {
+			if s, ok := v.(string); ok {
+				switch s {
+				case "view", "embed", "edit":
+					return nil
+				}
+				return &calendard.Error{Code: "rest_not_in_enum", Message: "context is not one of view, embed, and edit.", HasRawData: true}
+			}
+			return typeError("context", "string")
+		}}
+}
+
+func coreGetArgs() []*Arg {
+	return []*Arg{coreIDArg(), coreContextArg(),
+		coreTyped("excerpt_length", "integer", "Override the default excerpt length.", nil),
+		coreTyped("password", "string", "The password for the post if it is password protected.", nil)}
+}
