@@ -81,9 +81,12 @@ func (s *Server) serveSitePage(c *gin.Context, status int) {
 	c.Header("Content-Type", "text/html; charset="+charset(site))
 	c.Header("Content-Length", strconv.Itoa(len(page)))
 	c.Status(status)
-	if c.Request.Method != "HEAD" {
-		_, _ = c.Writer.WriteString(page)
+	if c.Request.Method == "HEAD" {
+		// Gin would otherwise write its own plain-text 404 for an unwritten NoRoute answer.
+		c.Writer.WriteHeaderNow()
+		return
 	}
+	_, _ = c.Writer.WriteString(page)
 }
 
 // isPageMethod reports the methods a front-end page answers with its discovery headers.

@@ -56,10 +56,16 @@ func sanitizeURL(s string) string {
 	return b.String()
 }
 
-// validImage is is_image: a numeric ID of an image attachment, or the URL of an image already in the
-// media library. calendard does not download remote files (the plugin would fetch and import them):
-// a service that fetches arbitrary URLs on request is a server-side request forgery risk.
+// validImage is is_image: a numeric ID of an image attachment, or (for users with upload_files)
+// the URL of an image already in the media library. calendard does not download remote files (the
+// plugin would fetch and import them): a service that fetches arbitrary URLs on request is a
+// server-side request forgery risk.
 func validImage(r *Request, v any) error {
+	if !php.IsNumeric(v) && !r.User.Can("upload_files") {
+		// The plugin's is_image considers a URL only from users who may upload files: from anyone
+		// else any non-numeric value is invalid, even the URL of an image already in the library.
+		return errInvalid
+	}
 	id, err := r.imageID(v)
 	if err != nil {
 		return err
