@@ -21,8 +21,17 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
+// Server is a MySQL-compatible server reached over TCP as an account that may create databases:
+// the throwaway MariaDB below, or one the tests did not start themselves (a container).
+type Server struct {
+	Addr     string // HOST:PORT
+	User     string
+	Password string
+}
+
 // MariaDB is a running throwaway server.
 type MariaDB struct {
+	Server
 	Dir    string
 	Port   int
 	Socket string
@@ -87,7 +96,8 @@ func StartMariaDB(dir string) (*MariaDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MariaDB{Dir: dir, Port: port, Socket: filepath.Join(dir, "mysqld.sock"), client: client}
+	m := &MariaDB{Server: Server{Addr: "127.0.0.1:" + strconv.Itoa(port), User: "root"},
+		Dir: dir, Port: port, Socket: filepath.Join(dir, "mysqld.sock"), client: client}
 	m.server = []string{server, "--no-defaults", "--user=root", "--datadir=" + data, "--port=" + strconv.Itoa(port),
 		"--bind-address=127.0.0.1", "--socket=" + m.Socket, "--tmpdir=" + tmp, "--pid-file=" + filepath.Join(dir, "mysqld.pid"),
 		"--log-error=" + filepath.Join(dir, "err.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
@@ -130,11 +140,12 @@ func (m *MariaDB) start() error {
 }
 
 // DSN returns a go-sql-driver DSN for a database on the server.
-func (m *MariaDB) DSN(dbname string) string {
+func (m *Server) DSN(dbname string) string {
 	cfg := mysql.NewConfig()
-	cfg.User = "root"
+	cfg.User = m.User
+	cfg.Passwd = m.Password
 	cfg.Net = "tcp"
-	cfg.Addr = "127.0.0.1:" + strconv.Itoa(m.Port)
+	cfg.Addr = m.Addr
 	cfg.DBName = dbname
 	return cfg.FormatDSN()
 }
@@ -153,7 +164,7 @@ func (m *MariaDB) Stop() {
 }
 
 // Exec runs SQL statements against the server.
-func (m *MariaDB) Exec(ctx context.Context, stmts ...string) error {
+func (m *Server) Exec(ctx context.Context, stmts ...string) error {
 	db, err := sql.Open("mysql", m.DSN(""))
 	if err != nil {
 		return err
@@ -174,7 +185,7 @@ func (m *MariaDB) Exec(ctx context.Context, stmts ...string) error {
 }
 
 // CreateDatabase creates an empty utf8mb4 database.
-func (m *MariaDB) CreateDatabase(ctx context.Context, name string) error {
+func (m *Server) CreateDatabase(ctx context.Context, name string) error {
 	return m.Exec(ctx, "DROP DATABASE IF EXISTS `"+name+"`",
 		"CREATE DATABASE `"+name+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci")
 }
@@ -198,7 +209,7 @@ func (m *MariaDB) LoadSQL(ctx context.Context, dbname, file string) error {
 
 // CloneDatabase copies every table (structure and rows) of src into a fresh dst; much faster than
 // reloading a dump, which makes per-case resets affordable.
-func (m *MariaDB) CloneDatabase(ctx context.Context, src, dst string) error {
+func (m *Server) CloneDatabase(ctx context.Context, src, dst string) error {
 	db, err := sql.Open("mysql", m.DSN(src))
 	if err != nil {
 		return err
@@ -326,7 +337,7 @@ func DBName(prefix string, t testing.TB) string {
 
 // ResetDatabase makes dst an exact copy of src in place (rows and AUTO_INCREMENT counters), so
 // connections a running service holds on dst stay valid.
-func (m *MariaDB) ResetDatabase(ctx context.Context, src, dst string) error {
+func (m *Server) ResetDatabase(ctx context.Context, src, dst string) error {
 	db, err := sql.Open("mysql", m.DSN(src))
 	if err != nil {
 		return err
