@@ -49,6 +49,8 @@ type Config struct {
 	EventIndex bool
 	// RecordCache is how many loaded event records are kept for reuse.
 	RecordCache int
+	// Search is Meilisearch and the geo filters (search.go).
+	Search SearchConfig
 }
 
 // setting is one row of the configuration table.
@@ -308,6 +310,9 @@ func loadConfigFor(command string, args []string, getenv func(string) string, ex
 		if err := s.apply(c, *values[i]); err != nil {
 			return nil, &ConfigError{Var: s.env, Err: err}
 		}
+	}
+	if err := c.resolveSearch(); err != nil {
+		return nil, err
 	}
 	return c, c.checkLimits()
 }

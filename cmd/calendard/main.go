@@ -39,6 +39,7 @@ commands:
   demo     fill the database with a demo calendar (venues, organizers, categories, tags, events)
            through the REST write path; does nothing when the calendar has events, unless --force
   copy     copy a whole calendar between databases: copy --from DB --to DB [--replace]
+  reindex  rebuild the Meilisearch indexes (CALENDAR_MEILI_URL) and swap them in atomically
   healthcheck  ask the service at CALENDAR_LISTEN for /healthz; exit 0 only on 200 (the
            container image's HEALTHCHECK)
 
@@ -58,6 +59,8 @@ func run(args []string) error {
 		return demoCalendar(args[1:])
 	case "copy":
 		return copyCalendar(args[1:])
+	case "reindex":
+		return reindex(args[1:])
 	case "healthcheck":
 		return healthcheck(args[1:])
 	case "help", "-h", "--help":
@@ -131,6 +134,7 @@ func serve(args []string) error {
 		ix.WaitReady(waitCtx)
 		cancel()
 	}
+	events, linked, geo := searchServices(ctx, cfg, db, store, log)
 	engine := handlers.New(handlers.Config{
 		Environment:    cfg.Environment,
 		TrustedProxies: cfg.TrustedProxies,
@@ -150,8 +154,10 @@ func serve(args []string) error {
 		CORSOrigins: cfg.CORSOrigins,
 		StrictReads: cfg.StrictReads,
 		// The embedded store has no WordPress in front of it: calendard is the whole site.
-		WholeSite: db.Dialect() == wpdb.SQLite,
-	}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: store, Writer: db, Posts: store, Terms: store, TermQuery: store,
+		WholeSite:   db.Dialect() == wpdb.SQLite,
+		Geo:         cfg.Search.Geo,
+		GeoRadiusKM: cfg.Search.GeoRadiusKM,
+	}, handlers.Deps{Site: store, DB: db, Users: db, Events: events, Linked: linked, Geo: geo, Writer: db, Posts: store, Terms: store, TermQuery: store,
 		Generation: store.Generation})
 
 	srv := httpServer(cfg, engine)
