@@ -13,14 +13,16 @@ import (
 	"net/netip"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/cache"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
 )
@@ -81,6 +83,15 @@ type Config struct {
 	// StrictReads filters lists (events, venues, organizers, search= and include= too) by the
 	// read_post rule single records use. Off: lists show what the plugin shows.
 	StrictReads bool
+	// Cache keeps whole GET answers (nil: none); httpcache.go.
+	Cache *cache.Cache
+	// CacheHeader adds X-Cache: HIT|MISS|BYPASS to answers.
+	CacheHeader bool
+	// PublicMaxAge is how long shared caches may keep answers to anonymous requests
+	// (Cache-Control: public, max-age); 0: they must revalidate (no-cache) every time.
+	PublicMaxAge time.Duration
+	// Metrics receives the HTTP layer's Prometheus series and is served at /metrics (nil: none).
+	Metrics *prometheus.Registry
 	// WholeSite says calendard is the whole site (no WordPress serves its pages, as with the
 	// embedded store): a GET or HEAD of a path it does not serve is the site's 404 page, with
 	// WordPress' and the plugin's API discovery headers. The site root always is a page.
@@ -123,6 +134,7 @@ type Server struct {
 	cors   corsPolicy
 	// rendered keeps encoded list records (nil: render every time).
 	rendered *renderedRecords
+	metrics  *httpMetrics
 }
 
 // New builds the Gin engine serving the API.
@@ -152,7 +164,13 @@ func New(cfg Config, deps Deps) *gin.Engine {
 
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
-	e.Use(s.recoverer(), s.limitURI())
+	if cfg.Metrics != nil {
+		s.metrics = newHTTPMetrics(cfg.Metrics)
+	}
+	e.Use(s.exchanges(), s.recoverer(), s.limitURI())
+	if cfg.Metrics != nil {
+		e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})))
+	}
 	e.GET("/healthz", s.health)
 	e.HEAD("/healthz", s.health)
 	e.Any("/wp-json", s.serveREST)
@@ -291,6 +309,9 @@ func (s *Server) serve(c *gin.Context, route string) {
 
 	req := &Request{ctx: ctx, srv: s, Method: method, Site: site, User: user, Now: now,
 		Render: wptext.NewRenderContext(site.HomeURL), Secure: s.secure(c), query: query, url: phpjson.NewObject(), defaults: phpjson.NewObject()}
+	if s.serveCached(c, req, route) {
+		return
+	}
 
 	if route == "/" && (method == "GET" || method == "HEAD") {
 		s.finish(c, req, query, site, user, s.siteIndex(req), append(hdrs, calendard.KV{Key: "Allow", Value: "GET"}))
@@ -547,7 +568,12 @@ func baseHeaders(site *calendard.Site) []calendard.KV {
 
 // finish applies the global switches (_envelope, _jsonp, _fields) and writes the response.
 func (s *Server) finish(c *gin.Context, req *Request, query *phpjson.Object, site *calendard.Site, user *calendard.User, resp *Response, hdrs []calendard.KV) {
-	hdrs = append(hdrs, s.corsHeaders(c.GetHeader("Origin"), user, c.Request.Method)...)
+	if ex := exchangeOf(c); ex != nil {
+		// Kept apart from the answer's own headers: a cached answer gets each request's.
+		ex.cors = s.corsHeaders(c.GetHeader("Origin"), user, c.Request.Method)
+	} else {
+		hdrs = append(hdrs, s.corsHeaders(c.GetHeader("Origin"), user, c.Request.Method)...)
+	}
 	status, body := resp.Status, resp.Body
 	handlerHeaders := resp.Headers
 
@@ -575,12 +601,7 @@ func (s *Server) finish(c *gin.Context, req *Request, query *phpjson.Object, sit
 			s.log.Error("encoding response", "err", err)
 			payload = phpjson.MustMarshal(errorBody(internalError()))
 		}
-		setHeaders(c, all)
-		c.Header("Content-Type", "application/javascript; charset="+charset(site))
-		c.Status(status)
-		if c.Request.Method != "HEAD" {
-			_, _ = c.Writer.WriteString("/**/" + name + "(" + string(payload) + ")")
-		}
+		respond(c, status, all, "application/javascript; charset="+charset(site), []byte("/**/"+name+"("+string(payload)+")"))
 		return
 	}
 	_, pretty := query.Get("_pretty")
@@ -629,13 +650,7 @@ func writeJSONWith(c *gin.Context, status int, body any, hdrs []calendard.KV, cs
 	if pretty {
 		payload = indentJSON(payload)
 	}
-	setHeaders(c, hdrs)
-	c.Header("Content-Type", "application/json; charset="+cs)
-	c.Header("Content-Length", strconv.Itoa(len(payload)))
-	c.Status(status)
-	if c.Request.Method != "HEAD" {
-		_, _ = c.Writer.Write(payload)
-	}
+	respond(c, status, hdrs, "application/json; charset="+cs, payload)
 }
 
 // filterFields is rest_filter_response_fields: keep listed top-level keys; dotted paths descend into

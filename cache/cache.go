@@ -1,0 +1,501 @@
+// Package cache keeps whole GET answers (the exact bytes and headers sent) in process memory or in
+// Redis, so that a repeated request costs a lookup. Entries are stamped with the calendar's
+// generation and are served only while it has not moved, so no answer outlives a change calendard
+// can know about:
+//
+//   - memory: the generation is the local change feed's (wpdb.Store.Generation), which calendard's
+//     writes and the watermark poll move.
+//   - redis: the generation is a Redis counter shared by every instance. Each instance increments
+//     it after every change its feed publishes (its own writes and what its watermark poll sees)
+//     and announces the change on a pub/sub channel; a lookup reads the counter and the entry in
+//     one MGET, so a write through one instance is seen by every other one on its next request,
+//     and an instance that finds the counter ahead of what it has applied brings its own state
+//     (the event index, cached options) up to date before answering.
+//
+// Redis trouble never breaks an answer: every call has a short timeout; on a failure the cache
+// says Bypass (the caller answers from the database) until a background probe finds Redis again.
+package cache
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/maypok86/otter/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/calendard/calendard/wpdb"
+)
+
+// Mode selects where answers are kept.
+type Mode int
+
+const (
+	Off Mode = iota
+	Memory
+	Redis
+)
+
+// ParseMode reads off|memory|redis.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "off":
+		return Off, nil
+	case "memory":
+		return Memory, nil
+	case "redis":
+		return Redis, nil
+	}
+	return Off, fmt.Errorf("must be off, memory or redis, got %q", s)
+}
+
+func (m Mode) String() string { return [...]string{"off", "memory", "redis"}[m] }
+
+// Result says how a request was answered.
+type Result uint8
+
+const (
+	Bypass Result = iota // not looked up (not cacheable, cache off, Redis away)
+	Hit
+	Miss
+)
+
+func (r Result) String() string { return [...]string{"BYPASS", "HIT", "MISS"}[r] }
+
+// Feed is the one change feed (wpdb.Feed): the Redis cache announces what it publishes and applies
+// what other instances announce.
+type Feed interface {
+	Subscribe(func(wpdb.Change))
+	Publish(wpdb.Change)
+}
+
+// Options configure a Cache.
+type Options struct {
+	Mode     Mode
+	RedisURL string        // redis://[user:pass@]host:port/db or rediss://
+	Prefix   string        // Redis key prefix (one per site sharing a Redis)
+	TTL      time.Duration // longest life of an entry
+	MaxBytes int64         // memory: bound of the kept answers
+	Timeout  time.Duration // redis: deadline of each call
+	// Retry is how often a Redis found away is tried again (default 500 ms).
+	Retry  time.Duration
+	Logger *slog.Logger
+	// Registerer receives the Redis metrics (nil: none).
+	Registerer prometheus.Registerer
+
+	// Generation is the local change feed's generation (wpdb.Store.Generation; 0: the store keeps
+	// no state, nothing is cached). Quiescent reports whether the store reflects every generation
+	// up to the one read before it (wpdb.Store.Quiescent).
+	Generation func() uint64
+	Quiescent  func() bool
+	Feed       Feed
+}
+
+// Cache is the response cache. A nil *Cache caches nothing.
+type Cache struct {
+	o   Options
+	log *slog.Logger
+	mem *otter.Cache[[32]byte, *Entry]
+
+	rdb      *redis.Client
+	genKey   string
+	chanName string
+	up       atomic.Bool
+	applied  atomic.Uint64 // the shared generation this instance's state reflects
+	syncMu   sync.Mutex    // orders increments and the application of remote generations
+	wake     chan struct{}
+	cancel   context.CancelFunc
+	done     sync.WaitGroup
+
+	redisUp     prometheus.Gauge
+	redisErrors prometheus.Counter
+}
+
+// New builds the cache; in Redis mode it starts probing Redis in the background and answers Bypass
+// until the first probe succeeds (the service starts whether Redis is there or not).
+func New(o Options) (*Cache, error) {
+	if o.Mode == Off {
+		return nil, nil
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.TTL <= 0 {
+		o.TTL = 5 * time.Minute
+	}
+	if o.Retry <= 0 {
+		o.Retry = 500 * time.Millisecond
+	}
+	if o.Generation == nil || o.Quiescent == nil {
+		return nil, errors.New("cache: Generation and Quiescent are required")
+	}
+	c := &Cache{o: o, log: o.Logger}
+	switch o.Mode {
+	case Memory:
+		if o.MaxBytes <= 0 {
+			o.MaxBytes = 64 << 20
+		}
+		c.mem = otter.Must(&otter.Options[[32]byte, *Entry]{
+			MaximumWeight:    uint64(o.MaxBytes),
+			Weigher:          func(_ [32]byte, e *Entry) uint32 { return e.weight() },
+			ExpiryCalculator: otter.ExpiryWriting[[32]byte, *Entry](o.TTL),
+		})
+		return c, nil
+	case Redis:
+		return c, c.startRedis()
+	}
+	return nil, fmt.Errorf("cache: unknown mode %d", o.Mode)
+}
+
+// ParseRedisURL checks a redis:// or rediss:// URL.
+func ParseRedisURL(u string) error {
+	if !strings.HasPrefix(u, "redis://") && !strings.HasPrefix(u, "rediss://") {
+		return fmt.Errorf("must be redis://[user:pass@]host:port/db or rediss://…, got %q", u)
+	}
+	_, err := redis.ParseURL(u)
+	return err
+}
+
+func (c *Cache) startRedis() error {
+	if c.o.Feed == nil {
+		return errors.New("cache: redis mode needs the change feed")
+	}
+	ro, err := redis.ParseURL(c.o.RedisURL)
+	if err != nil {
+		return fmt.Errorf("CALENDAR_REDIS_URL: %w", err)
+	}
+	if c.o.Timeout <= 0 {
+		c.o.Timeout = 50 * time.Millisecond
+	}
+	// Every call is bounded by the configured timeout and never retried: a slow Redis costs a
+	// request at most that long, then the database answers.
+	ro.DialTimeout, ro.ReadTimeout, ro.WriteTimeout = c.o.Timeout, c.o.Timeout, c.o.Timeout
+	ro.PoolTimeout = c.o.Timeout
+	ro.ContextTimeoutEnabled = true
+	ro.MaxRetries = -1
+	ro.DisableIdentity = true
+	c.rdb = redis.NewClient(ro)
+	if c.o.Prefix == "" {
+		c.o.Prefix = "calendard:"
+	}
+	c.genKey, c.chanName = c.o.Prefix+"gen", c.o.Prefix+"changes"
+	c.wake = make(chan struct{}, 1)
+	c.redisUp = prometheus.NewGauge(prometheus.GaugeOpts{Name: "calendard_cache_redis_up",
+		Help: "1 while the Redis response cache answers, 0 while answers come from the database."})
+	c.redisErrors = prometheus.NewCounter(prometheus.CounterOpts{Name: "calendard_cache_redis_errors_total",
+		Help: "Redis calls that failed or timed out (each one answered from the database)."})
+	if r := c.o.Registerer; r != nil {
+		r.MustRegister(c.redisUp, c.redisErrors)
+	}
+	c.o.Feed.Subscribe(c.onLocalChange)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	c.done.Add(2)
+	go c.probe(ctx)
+	go c.listen(ctx)
+	return nil
+}
+
+// Close stops the background work and the Redis client.
+func (c *Cache) Close() {
+	if c == nil || c.rdb == nil {
+		return
+	}
+	c.cancel()
+	c.done.Wait()
+	_ = c.rdb.Close()
+}
+
+// Mode is the cache's mode (Off for nil).
+func (c *Cache) Mode() Mode {
+	if c == nil {
+		return Off
+	}
+	return c.o.Mode
+}
+
+// Ticket carries what a lookup found out to the Put of the answer computed after a miss.
+type Ticket struct {
+	key      [32]byte
+	stamp    Stamp
+	localGen uint64
+	keep     bool // the store was quiescent when the lookup read the generation
+}
+
+// Key hashes a request's normalised description into a fixed-size key.
+func Key(desc string) [32]byte { return sha256.Sum256([]byte(desc)) }
+
+// Get looks an answer up. clock is the second the request's answer depends on (0: none). Hit
+// returns the entry; Miss a ticket for Put; Bypass means the cache cannot be used now.
+func (c *Cache) Get(ctx context.Context, key [32]byte, clock int64) (*Entry, Ticket, Result) {
+	if c == nil {
+		return nil, Ticket{}, Bypass
+	}
+	if c.o.Mode == Memory {
+		gen := c.o.Generation()
+		if gen == 0 {
+			return nil, Ticket{}, Bypass
+		}
+		t := Ticket{key: key, stamp: Stamp{gen, clock}, localGen: gen, keep: c.o.Quiescent()}
+		if e, ok := c.mem.GetIfPresent(key); ok && e.Stamp == t.stamp {
+			return e, t, Hit
+		}
+		return nil, t, Miss
+	}
+	if !c.up.Load() {
+		return nil, Ticket{}, Bypass
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	vals, err := c.rdb.MGet(rctx, c.genKey, c.entryKey(key)).Result()
+	if err != nil {
+		c.fail(err)
+		return nil, Ticket{}, Bypass
+	}
+	gen, ok := parseGen(vals[0])
+	if !ok {
+		// The counter is gone (Redis restarted empty, or evicted it): start it again somewhere
+		// no entry was stamped with, and treat everything as changed.
+		if gen, err = c.restartGen(rctx); err != nil {
+			c.fail(err)
+			return nil, Ticket{}, Bypass
+		}
+	}
+	if gen != c.applied.Load() {
+		c.applyRemote(gen, nil, true)
+	}
+	local := c.o.Generation()
+	t := Ticket{key: key, stamp: Stamp{gen, clock}, localGen: local, keep: local != 0 && c.o.Quiescent()}
+	if s, ok := vals[1].(string); ok {
+		if e, err := decodeEntry([]byte(s)); err == nil && e.Stamp == t.stamp {
+			return e, t, Hit
+		}
+	}
+	return nil, t, Miss
+}
+
+// Put keeps the answer computed after a miss, unless the calendar may have changed while it was
+// computed (then it would be kept under a generation it does not reflect).
+func (c *Cache) Put(ctx context.Context, t Ticket, e *Entry) {
+	if c == nil || !t.keep || c.o.Generation() != t.localGen {
+		return
+	}
+	e.Stamp = t.stamp
+	if c.o.Mode == Memory {
+		c.mem.Set(t.key, e)
+		return
+	}
+	if !c.up.Load() || c.applied.Load() != t.stamp.Gen {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	if err := c.rdb.Set(rctx, c.entryKey(t.key), e.encode(), c.o.TTL).Err(); err != nil {
+		c.fail(err)
+	}
+}
+
+func (c *Cache) entryKey(k [32]byte) string {
+	return c.o.Prefix + "r:" + base64.RawURLEncoding.EncodeToString(k[:])
+}
+
+func parseGen(v any) (uint64, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	return n, err == nil
+}
+
+// restartGen sets a missing counter to a value no earlier counter reached in practice (the clock
+// in nanoseconds), so entries left from before cannot match.
+func (c *Cache) restartGen(ctx context.Context) (uint64, error) {
+	if err := c.rdb.SetNX(ctx, c.genKey, time.Now().UnixNano(), 0).Err(); err != nil {
+		return 0, err
+	}
+	return c.rdb.Get(ctx, c.genKey).Uint64()
+}
+
+// applyRemote brings this instance's state to the shared generation gen: the change another
+// instance announced when it is the very next one, else "anything may have changed". force applies
+// any generation that differs (a lookup found it); a pub/sub message only applies newer ones.
+func (c *Cache) applyRemote(gen uint64, ch *wpdb.Change, force bool) {
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	applied := c.applied.Load()
+	if gen == applied || (!force && gen < applied) {
+		return
+	}
+	local := wpdb.Change{All: true}
+	if ch != nil && gen == applied+1 {
+		local = *ch
+	}
+	local.Remote = true
+	c.o.Feed.Publish(local)
+	c.applied.Store(gen)
+}
+
+// onLocalChange runs for every change the local feed publishes: a change of this instance (its
+// write, its watermark poll) moves the shared generation and is announced to the others.
+func (c *Cache) onLocalChange(ch wpdb.Change) {
+	if ch.Remote || !c.up.Load() {
+		// Redis away: the probe moves the generation when it finds Redis again.
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
+	defer cancel()
+	c.syncMu.Lock()
+	v, err := c.rdb.Incr(ctx, c.genKey).Uint64()
+	if err == nil && v == c.applied.Load()+1 {
+		// Nobody else moved it meanwhile: this instance's state is at the new generation. (If
+		// someone did, the next lookup applies theirs.)
+		c.applied.Store(v)
+	}
+	c.syncMu.Unlock()
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	if err := c.rdb.Publish(ctx, c.chanName, encodeChange(v, ch)).Err(); err != nil {
+		c.fail(err)
+	}
+}
+
+// encodeChange is the pub/sub message: "gen all terms id,id,...".
+func encodeChange(gen uint64, ch wpdb.Change) string {
+	var b strings.Builder
+	b.WriteString(strconv.FormatUint(gen, 10))
+	b.WriteString(map[bool]string{true: " 1", false: " 0"}[ch.All])
+	b.WriteString(map[bool]string{true: " 1 ", false: " 0 "}[ch.Terms])
+	for i, id := range ch.Posts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(id, 10))
+	}
+	return b.String()
+}
+
+func decodeChange(s string) (uint64, *wpdb.Change, bool) {
+	f := strings.SplitN(s, " ", 4)
+	if len(f) != 4 {
+		return 0, nil, false
+	}
+	gen, err := strconv.ParseUint(f[0], 10, 64)
+	if err != nil {
+		return 0, nil, false
+	}
+	ch := &wpdb.Change{All: f[1] == "1", Terms: f[2] == "1"}
+	if f[3] != "" {
+		for _, p := range strings.Split(f[3], ",") {
+			id, err := strconv.ParseInt(p, 10, 64)
+			if err != nil {
+				return 0, nil, false
+			}
+			ch.Posts = append(ch.Posts, id)
+		}
+	}
+	return gen, ch, true
+}
+
+// listen applies the changes other instances announce, so that their writes usually reach this
+// instance's state as precise patches before its next lookup sees the counter.
+func (c *Cache) listen(ctx context.Context) {
+	defer c.done.Done()
+	ps := c.rdb.Subscribe(ctx, c.chanName)
+	defer ps.Close()
+	ch := ps.Channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m, ok := <-ch:
+			if !ok {
+				return
+			}
+			if gen, change, ok := decodeChange(m.Payload); ok && c.up.Load() {
+				c.applyRemote(gen, change, false)
+			}
+		}
+	}
+}
+
+// fail records a Redis failure: the first one after Redis answered logs once and hands over to
+// the probe; until it finds Redis again every lookup is a Bypass at no cost.
+func (c *Cache) fail(err error) {
+	c.redisErrors.Inc()
+	if c.up.CompareAndSwap(true, false) {
+		c.redisUp.Set(0)
+		c.log.Warn("redis cache unavailable: answering from the database until it is back", "err", err)
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// probe pings Redis while it is away (and once at start). When it answers, the shared generation
+// is moved (what changed meanwhile, here or anywhere, may be missing from the entries) and this
+// instance's state is brought to it.
+func (c *Cache) probe(ctx context.Context) {
+	defer c.done.Done()
+	first := true
+	for {
+		if !c.up.Load() {
+			if err := c.recover(ctx); err == nil {
+				c.up.Store(true)
+				c.redisUp.Set(1)
+				c.log.Info("redis cache available", "addr", c.rdb.Options().Addr)
+			} else if first {
+				c.redisUp.Set(0)
+				c.redisErrors.Inc()
+				c.log.Warn("redis cache unavailable: answering from the database until it is back", "err", err)
+			}
+			first = false
+		}
+		wait := c.o.Retry
+		if c.up.Load() {
+			wait = time.Hour // woken by fail
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.wake:
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (c *Cache) recover(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	v, err := c.rdb.Incr(rctx, c.genKey).Uint64()
+	if err != nil {
+		return err
+	}
+	if v == 1 {
+		// A new counter: start it where no entry left from before can match.
+		if v, err = c.restartGenLocked(rctx); err != nil {
+			return err
+		}
+	}
+	c.o.Feed.Publish(wpdb.Change{All: true, Remote: true})
+	c.applied.Store(v)
+	return nil
+}
+
+func (c *Cache) restartGenLocked(ctx context.Context) (uint64, error) {
+	return c.rdb.IncrBy(ctx, c.genKey, time.Now().UnixNano()).Uint64()
+}
