@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -125,12 +124,25 @@ type ixSnapshot struct {
 	featured []bool
 	grams    []gramMask
 	slow     []*ixEvent // listable events with several or irregular rows
-	// postings map a venue, organizer or term ID to its events in main, in list order.
-	venues, orgs, cats, tags map[int64][]*ixEvent
+	// postings map a venue, organizer or term ID to the positions of its events in main.
+	venues, orgs, cats, tags postings
 	// unions remembers merged posting lists of multi-ID filters (a category with its children) for
 	// the snapshot's life: the same category list asked again costs no merge.
-	unions  sync.Map // string -> []*ixEvent
+	unions  sync.Map // string -> []int32
 	unionsN atomic.Int32
+}
+
+// postings map an ID to positions in main, ascending: in list order, so that a start-date range
+// of main is one range of every list, and a filter reads the side-by-side keys at those positions
+// instead of the events themselves.
+type postings map[int64][]int32
+
+func (p postings) add(ids []int64, i int32) {
+	for _, id := range ids {
+		if l := p[id]; len(l) == 0 || l[len(l)-1] != i {
+			p[id] = append(l, i)
+		}
+	}
 }
 
 // NewEventIndex returns an index over db; it answers nothing until Build has run.
@@ -305,9 +317,9 @@ func compileIndex(mode ixMode, events map[int64]*ixEvent) *ixSnapshot {
 	slices.SortFunc(s.main, mainOrder)
 	slices.SortFunc(s.slow, func(a, b *ixEvent) int { return cmp.Compare(a.id, b.id) })
 	s.fillKeys()
-	s.venues, s.orgs, s.cats, s.tags = map[int64][]*ixEvent{}, map[int64][]*ixEvent{}, map[int64][]*ixEvent{}, map[int64][]*ixEvent{}
-	for _, e := range s.main {
-		s.post(e)
+	s.venues, s.orgs, s.cats, s.tags = postings{}, postings{}, postings{}, postings{}
+	for i, e := range s.main {
+		s.post(e, int32(i))
 	}
 	return s
 }
@@ -325,19 +337,12 @@ func (s *ixSnapshot) fillKeys() {
 	}
 }
 
-// post appends a main event (coming in list order) to its posting lists.
-func (s *ixSnapshot) post(e *ixEvent) {
-	add := func(m map[int64][]*ixEvent, ids []int64) {
-		for _, id := range ids {
-			if l := m[id]; len(l) == 0 || l[len(l)-1] != e {
-				m[id] = append(l, e)
-			}
-		}
-	}
-	add(s.venues, e.venues)
-	add(s.orgs, e.orgs)
-	add(s.cats, e.cats)
-	add(s.tags, e.tags)
+// post appends main[i] (coming in list order) to its posting lists.
+func (s *ixSnapshot) post(e *ixEvent, i int32) {
+	s.venues.add(e.venues, i)
+	s.orgs.add(e.orgs, i)
+	s.cats.add(e.cats, i)
+	s.tags.add(e.tags, i)
 }
 
 // patched returns a copy of s with the events of ids replaced by fresh (absent: gone). It costs a
@@ -365,7 +370,8 @@ func (s *ixSnapshot) patched(ids []int64, fresh map[int64]*ixEvent) *ixSnapshot 
 		}
 	}
 	slices.SortFunc(added, mainOrder)
-	n.main = mergeOrdered(s.main, gone, added)
+	var remap, addedAt []int32
+	n.main, remap, addedAt = mergeOrdered(s.main, gone, added)
 	for _, e := range s.slow {
 		if !gone[e] {
 			n.slow = append(n.slow, e)
@@ -380,52 +386,65 @@ func (s *ixSnapshot) patched(ids []int64, fresh map[int64]*ixEvent) *ixSnapshot 
 	}
 	slices.SortFunc(n.slow, func(a, b *ixEvent) int { return cmp.Compare(a.id, b.id) })
 	n.fillKeys()
-	// Posting lists: the untouched ones are shared, the ones of old or new events are re-merged.
-	n.venues, n.orgs, n.cats, n.tags = maps.Clone(s.venues), maps.Clone(s.orgs), maps.Clone(s.cats), maps.Clone(s.tags)
-	touched := append(slices.Collect(maps.Keys(gone)), added...)
+	// Posting lists: every position moves by the events removed and added before it (remap), then
+	// the added events join the lists of their IDs.
 	for _, pl := range []struct {
-		m   map[int64][]*ixEvent
+		old postings
+		new *postings
 		ids func(*ixEvent) []int64
-	}{{n.venues, func(e *ixEvent) []int64 { return e.venues }}, {n.orgs, func(e *ixEvent) []int64 { return e.orgs }},
-		{n.cats, func(e *ixEvent) []int64 { return e.cats }}, {n.tags, func(e *ixEvent) []int64 { return e.tags }}} {
-		keys := map[int64]bool{}
-		for _, e := range touched {
-			for _, k := range pl.ids(e) {
-				keys[k] = true
-			}
-		}
-		for k := range keys {
-			var add []*ixEvent
-			for _, e := range added {
-				if slices.Contains(pl.ids(e), k) {
-					add = append(add, e)
+	}{{s.venues, &n.venues, func(e *ixEvent) []int64 { return e.venues }}, {s.orgs, &n.orgs, func(e *ixEvent) []int64 { return e.orgs }},
+		{s.cats, &n.cats, func(e *ixEvent) []int64 { return e.cats }}, {s.tags, &n.tags, func(e *ixEvent) []int64 { return e.tags }}} {
+		m := make(postings, len(pl.old))
+		for k, l := range pl.old {
+			out := make([]int32, 0, len(l))
+			for _, i := range l {
+				if j := remap[i]; j >= 0 {
+					out = append(out, j)
 				}
 			}
-			if l := mergeOrdered(pl.m[k], gone, add); len(l) > 0 {
-				pl.m[k] = l
-			} else {
-				delete(pl.m, k)
+			if len(out) > 0 {
+				m[k] = out
 			}
 		}
+		grown := map[int64]bool{}
+		for a, e := range added {
+			for _, k := range slices.Compact(slices.Sorted(slices.Values(pl.ids(e)))) {
+				m[k] = append(m[k], addedAt[a])
+				grown[k] = true
+			}
+		}
+		for k := range grown {
+			slices.Sort(m[k])
+		}
+		*pl.new = m
 	}
 	return n
 }
 
-// mergeOrdered returns list without the gone events, with add (in list order) merged in.
-func mergeOrdered(list []*ixEvent, gone map[*ixEvent]bool, add []*ixEvent) []*ixEvent {
-	out := make([]*ixEvent, 0, len(list)+len(add))
+// mergeOrdered returns list without the gone events, with add (in list order) merged in, and where
+// each event went: remap[j] is list[j]'s new position (-1: gone), addedAt[k] add[k]'s.
+func mergeOrdered(list []*ixEvent, gone map[*ixEvent]bool, add []*ixEvent) (out []*ixEvent, remap, addedAt []int32) {
+	out = make([]*ixEvent, 0, len(list)+len(add))
+	remap, addedAt = make([]int32, len(list)), make([]int32, len(add))
 	i := 0
-	for _, e := range list {
+	for j, e := range list {
 		if gone[e] {
+			remap[j] = -1
 			continue
 		}
 		for i < len(add) && mainOrder(add[i], e) < 0 {
+			addedAt[i] = int32(len(out))
 			out = append(out, add[i])
 			i++
 		}
+		remap[j] = int32(len(out))
 		out = append(out, e)
 	}
-	return append(out, add[i:]...)
+	for ; i < len(add); i++ {
+		addedAt[i] = int32(len(out))
+		out = append(out, add[i])
+	}
+	return out, remap, addedAt
 }
 
 // ixQuery is an EventFilter prepared for the index: bounds packed, statuses resolved.
@@ -744,16 +763,41 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 			}
 		}
 	default:
-		if events, ok := s.postingsFor(f); ok {
-			for _, e := range events {
-				consider(e, true)
+		lo, hi := s.startRange(q)
+		if pos, kinds := s.postingsFor(f); kinds > 0 {
+			// The positions of the smallest ID list within the start range; a second kind of ID
+			// filter (rare) is checked on the event.
+			pos = pos[lowerBound32(pos, int32(lo)):lowerBound32(pos, int32(hi))]
+			if kinds == 1 && len(q.search) == 0 && f.PostParent == nil {
+				for _, i := range pos {
+					st := s.statuses[i]
+					if st == rareStatus || !q.statusOKByID[st] || (f.Featured != nil && s.featured[i] != *f.Featured) ||
+						!q.matchRegular(s.starts[i], s.ends[i]) {
+						if st == rareStatus {
+							consider(s.main[i], true)
+						}
+						continue
+					}
+					total++
+					if total > skip && total <= want {
+						hits = append(hits, ixHit{e: s.main[i], start: &s.main[i].rows[0]})
+					}
+				}
+			} else {
+				must := q.mustGrams()
+				for _, i := range pos {
+					if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
+						!s.grams[i].holds(&must)) {
+						continue
+					}
+					consider(s.main[i], kinds == 1)
+				}
 			}
 			for _, e := range s.slow {
 				consider(e, false)
 			}
 			break
 		}
-		lo, hi := s.startRange(q)
 		if q.plain() {
 			// Status, featured and dates only: a scan of the side-by-side keys.
 			for i := lo; i < hi; i++ {
@@ -773,14 +817,7 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 		} else {
 			// Rule events out on the side-by-side keys (status, dates, the search's byte pairs)
 			// before touching them.
-			var must gramMask
-			for _, t := range q.search {
-				if !t.exclude {
-					for k := range must {
-						must[k] |= t.grams[k]
-					}
-				}
-			}
+			must := q.mustGrams()
 			for i := lo; i < hi; i++ {
 				if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
 					!s.grams[i].holds(&must)) {
@@ -808,6 +845,19 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 		ids = append(ids, h.e.id)
 	}
 	return ids, total
+}
+
+// mustGrams is the union of the byte pairs of the search's terms that must occur.
+func (q *ixQuery) mustGrams() gramMask {
+	var must gramMask
+	for _, t := range q.search {
+		if !t.exclude {
+			for k := range must {
+				must[k] |= t.grams[k]
+			}
+		}
+	}
+	return must
 }
 
 // plain reports whether only status, featured and date bounds filter.
@@ -840,43 +890,33 @@ func lowerBound(a []int64, v int64) int {
 	return i
 }
 
-// postingsFor picks the smallest posting union among the ID filters and returns its events in list
-// order, keeping those that pass every ID filter (the rest of the filter is checked per event).
-func (s *ixSnapshot) postingsFor(f *calendard.EventFilter) ([]*ixEvent, bool) {
-	var best []*ixEvent
-	found := false
+// postingsFor picks the smallest posting union among the ID filters: its positions in main, and
+// how many kinds of ID filter the filter has (0: none; positions nil).
+func (s *ixSnapshot) postingsFor(f *calendard.EventFilter) (best []int32, kinds int) {
 	for _, c := range []struct {
 		ids []int64
-		m   map[int64][]*ixEvent
+		m   postings
 	}{{f.VenueIDs, s.venues}, {f.OrganizerIDs, s.orgs}, {f.CategoryIDs, s.cats}, {f.TagIDs, s.tags}} {
 		if c.ids == nil {
 			continue
 		}
 		u := s.cachedUnion(c.ids, c.m)
-		if !found || len(u) < len(best) {
-			best, found = u, true
+		if kinds == 0 || len(u) < len(best) {
+			best = u
 		}
+		kinds++
 	}
-	if !found {
-		return nil, false
-	}
-	out := best[:0:0]
-	for _, e := range best {
-		if anyIn(e.cats, f.CategoryIDs) && anyIn(e.tags, f.TagIDs) && anyIn(e.venues, f.VenueIDs) && anyIn(e.orgs, f.OrganizerIDs) {
-			out = append(out, e)
-		}
-	}
-	return out, true
+	return best, kinds
 }
 
 // cachedUnion is union, remembered per snapshot (at most 256 different ID lists).
-func (s *ixSnapshot) cachedUnion(ids []int64, m map[int64][]*ixEvent) []*ixEvent {
+func (s *ixSnapshot) cachedUnion(ids []int64, m postings) []int32 {
 	if len(ids) < 2 {
 		return union(ids, m)
 	}
 	key := fmt.Sprintf("%p/%v", m, ids)
 	if u, ok := s.unions.Load(key); ok {
-		return u.([]*ixEvent)
+		return u.([]int32)
 	}
 	u := union(ids, m)
 	if s.unionsN.Add(1) <= 256 {
@@ -885,32 +925,37 @@ func (s *ixSnapshot) cachedUnion(ids []int64, m map[int64][]*ixEvent) []*ixEvent
 	return u
 }
 
-// union merges the posting lists of several IDs into one list in list order without duplicates.
-func union(ids []int64, m map[int64][]*ixEvent) []*ixEvent {
+// union merges the posting lists of several IDs into one ascending list without duplicates.
+func union(ids []int64, m postings) []int32 {
 	if len(ids) == 1 {
 		return m[ids[0]]
 	}
-	var out []*ixEvent
+	var out []int32
 	for _, id := range ids {
 		out = mergeUnion(out, m[id])
 	}
 	return out
 }
 
-// mergeUnion merges two lists in list order into a new one, each event once.
-func mergeUnion(a, b []*ixEvent) []*ixEvent {
-	out := make([]*ixEvent, 0, len(a)+len(b))
+// mergeUnion merges two ascending lists into a new one, each position once.
+func mergeUnion(a, b []int32) []int32 {
+	out := make([]int32, 0, len(a)+len(b))
 	for len(a) > 0 && len(b) > 0 {
-		switch c := mainOrder(a[0], b[0]); {
-		case c < 0:
+		switch {
+		case a[0] < b[0]:
 			out, a = append(out, a[0]), a[1:]
-		case c > 0:
+		case a[0] > b[0]:
 			out, b = append(out, b[0]), b[1:]
 		default:
 			out, a, b = append(out, a[0]), a[1:], b[1:]
 		}
 	}
 	return append(append(out, a...), b...)
+}
+
+func lowerBound32(a []int32, v int32) int {
+	i, _ := slices.BinarySearch(a, v)
+	return i
 }
 
 // FindEvents answers from the index when it can; ok is false when the caller must ask SQL.

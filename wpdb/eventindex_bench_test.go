@@ -60,6 +60,8 @@ func BenchmarkEventIndexFind(b *testing.B) {
 			"default":  {Statuses: []string{"publish"}, StartOnOrAfter: &from, EndOnOrBefore: &to, Limit: 10},
 			"page1000": {Statuses: []string{"publish"}, Limit: 10, Offset: 9990},
 			"venue":    {Statuses: []string{"publish"}, StartOnOrAfter: &from, EndOnOrBefore: &to, VenueIDs: []int64{7}, Limit: 10},
+			// A top-level category with its children: a quarter of the calendar.
+			"category": {Statuses: []string{"publish"}, StartOnOrAfter: &from, EndOnOrBefore: &to, CategoryIDs: []int64{1, 2, 3}, Limit: 10},
 			"search":   {Statuses: []string{"publish"}, StartOnOrAfter: &from, Search: calendard.ParseSearch("gala"), Limit: 10},
 		}
 		for name, f := range cases {
