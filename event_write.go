@@ -116,7 +116,7 @@ func SaveEvent(ctx context.Context, tx WriteTx, site *Site, user *User, w *Event
 			return 0, err
 		}
 	}
-	if err := commitEventTables(ctx, tx, p.ID); err != nil {
+	if err := commitEventTables(ctx, tx, site, p.ID); err != nil {
 		return 0, err
 	}
 	return p.ID, nil
@@ -515,8 +515,10 @@ func ZoneAbbr(name string, loc *time.Location, at string) string {
 // commitEventTables is the plugin's custom-tables commit after an event write: the tec_events row is
 // rebuilt from the meta and upserted, and the event's single occurrence saved — unless the stored
 // meta do not describe a valid event (e.g. an end before the start), in which case nothing is written.
-func commitEventTables(ctx context.Context, tx WriteTx, postID int64) error {
-	if !tx.HasCustomTables(ctx) {
+// A site the plugin keeps on postmeta (Site.UseCustomTables false: its Updates provider is not
+// registered) gets no rows at all.
+func commitEventTables(ctx context.Context, tx WriteTx, site *Site, postID int64) error {
+	if !site.UseCustomTables || !tx.HasCustomTables(ctx) {
 		return nil
 	}
 	get := func(key string) (string, error) { return firstMeta(ctx, tx, postID, key) }

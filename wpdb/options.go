@@ -18,7 +18,7 @@ import (
 // siteOptions are the wp_options rows the API depends on.
 var siteOptions = []string{
 	"home", "siteurl", "permalink_structure", "blog_charset", "timezone_string", "gmt_offset",
-	"posts_per_page", "tribe_events_calendar_options", "tec_ct1_migration_state",
+	"posts_per_page", "tribe_events_calendar_options", "tec_ct1_migration_state", "tec_custom_tables_v1_active",
 	"using_application_passwords", "upload_url_path", "tag_base",
 	"page_on_front", "page_for_posts", "wp_page_for_privacy_policy", "blogname", "blogdescription",
 }
@@ -46,6 +46,10 @@ func (db *DB) Options(ctx context.Context, names ...string) (map[string]string, 
 // SiteOverrides are configuration values that win over the database.
 type SiteOverrides struct {
 	HomeURL string // CALENDAR_SITE_URL
+	// CustomTablesDisabled is what wp-config.php's TEC_CUSTOM_TABLES_V1_DISABLED constant (or the
+	// environment variable of that name, or the tec_events_custom_tables_v1_enabled filter) does
+	// to the plugin, none of which calendard can see in the database (CALENDAR_CUSTOM_TABLES=off).
+	CustomTablesDisabled bool
 }
 
 // LoadSite reads the options that shape API answers in one query.
@@ -113,15 +117,9 @@ func siteFromOptions(opts map[string]string, prefix string, ov SiteOverrides) (*
 	applyTECOptions(s, tecOpts, opts["posts_per_page"])
 	s.CategoryBase = s.EventsSlug + "/category"
 
-	if st, _ := phpserial.Unmarshal(opts["tec_ct1_migration_state"]); st != nil {
-		if a, ok := st.(*phpserial.Array); ok {
-			phase, _ := a.Get("phase")
-			switch phase {
-			case "migration-not-required", "migration-complete":
-				s.UseCustomTables = true
-			}
-		}
-	}
+	_, hasActive := opts["tec_custom_tables_v1_active"]
+	s.UseCustomTables = customTablesInUse(ov.CustomTablesDisabled, opts["tec_custom_tables_v1_active"], hasActive,
+		opts["tec_ct1_migration_state"])
 
 	if r, _ := phpserial.Unmarshal(opts[prefix+"user_roles"]); r != nil {
 		if roles, ok := r.(*phpserial.Array); ok {
@@ -146,6 +144,56 @@ func siteFromOptions(opts map[string]string, prefix string, ov SiteOverrides) (*
 		}
 	}
 	return s, nil
+}
+
+// customTablesInUse is the plugin's rule for reading and writing its custom tables (tec_events,
+// tec_occurrences), TEC\Events\Custom_Tables\V1\Provider::register:
+//
+//   - Provider::is_active(): false when TEC_CUSTOM_TABLES_V1_DISABLED is defined truthy or set in the
+//     environment (disabled here), else (bool) get_option('tec_custom_tables_v1_active', true),
+//     which the tec_events_custom_tables_v1_enabled filter may change. Inactive: nothing of CT1 is
+//     registered, so every query and save works on postmeta alone.
+//   - Active, the Full_Activation_Provider (the WP_Query, Updates and Repository providers that read
+//     and write the tables) registers only when Migration\State::is_migrated(): the phase of the
+//     tec_ct1_migration_state option is "migration-not-required" or "migration-complete" (in_array,
+//     loose: a phase of true matches too). Any other phase (none stored, preview-*, migration-prompt,
+//     migration-in-progress, cancel-*, revert-*, migration-failed-*) leaves the site on postmeta.
+//
+// A site with no phase stored and no events is set to "migration-not-required" by the plugin's own
+// Activation::init on its next request; until then both modes answer the same (there is nothing to
+// list), and an event calendard creates meanwhile makes the plugin keep the site on postmeta (the
+// site now has events to migrate), which is what calendard wrote. So no phase is postmeta here.
+func customTablesInUse(disabled bool, activeRaw string, hasActive bool, stateRaw string) bool {
+	if disabled {
+		return false
+	}
+	if hasActive {
+		// get_option unserializes the stored value; (bool) of it is PHP's truthiness.
+		v, err := phpserial.MaybeUnserialize(activeRaw)
+		if err != nil {
+			v = false // a broken serialization unserializes to false
+		}
+		if !phpserial.ToBool(v) {
+			return false
+		}
+	}
+	st, err := phpserial.MaybeUnserialize(stateRaw)
+	if err != nil {
+		return false
+	}
+	a, ok := st.(*phpserial.Array)
+	if !ok {
+		return false // (array) of a scalar has no "phase" key
+	}
+	phase, _ := a.Get("phase")
+	switch p := phase.(type) {
+	case string:
+		return p == "migration-not-required" || p == "migration-complete"
+	case bool:
+		return p // true == "non-empty string" in PHP's loose comparison
+	}
+	// null, and numbers (PHP 8 compares them with a non-numeric string as strings: never equal).
+	return false
 }
 
 // applyTECOptions reads the TEC options array (tribe_events_calendar_options).

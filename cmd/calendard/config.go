@@ -40,6 +40,9 @@ type Config struct {
 	LoginWindow      time.Duration
 	CORSOrigins      []string // nil: any origin, as WordPress
 	StrictReads      bool
+	// CustomTablesOff is wp-config.php's TEC_CUSTOM_TABLES_V1_DISABLED: the plugin's custom tables
+	// are not used whatever the options say.
+	CustomTablesOff bool
 	// WatchInterval is how often the change feed polls the database for changes made outside
 	// calendard (0: never; calendard is then the only writer).
 	WatchInterval time.Duration
@@ -240,6 +243,17 @@ var settings = []setting{
 		b, err := parseSwitch(v)
 		c.StrictReads = b
 		return err
+	}},
+	{"CALENDAR_CUSTOM_TABLES", "custom-tables", "auto", "auto|off: off is what TEC_CUSTOM_TABLES_V1_DISABLED in wp-config.php does to the plugin (events on postmeta only); auto follows the site's options", func(c *Config, v string) error {
+		switch v {
+		case "auto":
+			c.CustomTablesOff = false
+		case "off":
+			c.CustomTablesOff = true
+		default:
+			return fmt.Errorf("must be auto or off, got %q", v)
+		}
+		return nil
 	}},
 	{"CALENDAR_WATCH_INTERVAL", "watch-interval", "1s", "how often to look for changes WordPress makes directly in the database (Go duration; 0 = never)", func(c *Config, v string) error {
 		d, err := time.ParseDuration(v)

@@ -55,7 +55,7 @@ func demoCalendar(args []string) error {
 	}
 	reportMigration(os.Stdout, res)
 
-	site, err := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL}).Site(ctx)
+	site, err := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff}).Site(ctx)
 	if err != nil {
 		return err
 	}

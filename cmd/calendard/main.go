@@ -124,7 +124,7 @@ func serve(args []string) error {
 	}
 	defer ln.Close()
 
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL})
+	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff})
 	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache,
 		OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
 	if ix := store.Index(); ix != nil {
