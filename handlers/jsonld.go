@@ -9,17 +9,27 @@ import (
 	"github.com/calendard/calendard/internal/cost"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
+	"github.com/calendard/calendard/internal/phpserial"
 	"github.com/calendard/calendard/internal/wptext"
 )
 
-// ldVisible is the JSON-LD generator's gate: password-protected posts never qualify (the REST
-// password parameter does not count, only WordPress' cookie) and visitors need a published post.
-// Logged-in users get it for any status (recorded: a contributor sees a draft organizer's JSON-LD).
+// ldVisible is the JSON-LD generator's gate (Tribe__JSON_LD__Abstract::get_data): password-protected
+// posts never qualify (the REST password parameter does not count, only WordPress' cookie);
+// visitors need a published post; logged-in users need current_user_can('read_private_posts') for
+// a private post and current_user_can('read') for any other status. Both are primitive
+// capabilities, so map_meta_cap ignores the post: an author gets no JSON-LD for their own private
+// event, while any reader (a contributor too) gets it for a draft they may read.
 func (r *Request) ldVisible(p *calendard.Post) bool {
 	if p.HasPassword() {
 		return false
 	}
-	return r.User.LoggedIn() || p.Status == "publish"
+	if !r.User.LoggedIn() {
+		return p.Status == "publish"
+	}
+	if p.Status == "private" {
+		return r.User.Can("read_private_posts")
+	}
+	return r.User.Can("read")
 }
 
 // eventJSONLD builds the schema.org Event of a single-event answer, or nil when it is not generated.
@@ -174,18 +184,16 @@ func (r *Request) placeJSONLD(v *calendard.Venue) *phpjson.Object {
 		o.Set("image", r.attachmentURL(v.Image))
 	}
 	o.Set("url", "")
-	region := m.Value("_VenueProvince")
-	if m.Value("_VenueCountry") == "United States" {
-		region = m.Value("_VenueState")
-	}
+	country := venueCountry(m.Value("_VenueCountry"))
 	addr := phpjson.Obj("@type", "PostalAddress")
+	// array_filter drops every falsy part: "" and "0".
 	for _, kv := range []calendard.KV{
-		{Key: "streetAddress", Value: m.Value("_VenueAddress")}, {Key: "addressLocality", Value: m.Value("_VenueCity")},
-		{Key: "addressRegion", Value: region}, {Key: "postalCode", Value: m.Value("_VenueZip")},
-		{Key: "addressCountry", Value: m.Value("_VenueCountry")},
+		{Key: "streetAddress", Value: wptext.EscHTML(m.Value("_VenueAddress"))}, {Key: "addressLocality", Value: wptext.EscHTML(m.Value("_VenueCity"))},
+		{Key: "addressRegion", Value: venueRegion(m, country)}, {Key: "postalCode", Value: wptext.EscHTML(m.Value("_VenueZip"))},
+		{Key: "addressCountry", Value: country},
 	} {
-		if s := kv.Value.(string); s != "" {
-			addr.Set(kv.Key, wptext.EscHTML(s))
+		if s := kv.Value.(string); s != "" && s != "0" {
+			addr.Set(kv.Key, s)
 		}
 	}
 	o.Set("address", addr)
@@ -204,7 +212,9 @@ func (r *Request) personJSONLD(org *calendard.Organizer) *phpjson.Object {
 	if org.Image != nil {
 		o.Set("image", r.attachmentURL(org.Image))
 	}
-	website := m.Value("_OrganizerWebsite")
+	// tribe_get_organizer_website_url: esc_url(esc_html(meta)), which adds a missing scheme,
+	// encodes spaces and drops what URLs may not hold.
+	website := wptext.EscURL(wptext.EscHTML(m.Value("_OrganizerWebsite")))
 	o.Set("url", website)
 	o.Set("telephone", wptext.EscHTML(m.Value("_OrganizerPhone")))
 	o.Set("email", wptext.Antispambot(wptext.EscHTML(m.Value("_OrganizerEmail"))))
@@ -218,4 +228,35 @@ func (r *Request) attachmentURL(a *calendard.Attachment) string {
 		return r.uploadURL(f)
 	}
 	return a.GUID
+}
+
+// venueCountry is tribe_get_country: the stored country, or the last element when the meta holds
+// a serialized [id, name] array, esc_html'ed.
+func venueCountry(stored string) string {
+	if v, err := phpserial.Unmarshal(stored); err == nil {
+		if a, ok := v.(*phpserial.Array); ok {
+			entries := a.Entries()
+			if len(entries) == 0 {
+				return ""
+			}
+			v = entries[len(entries)-1].Value
+		}
+		if str, ok := php.String(v); ok {
+			stored = str
+		}
+	}
+	return wptext.EscHTML(stored)
+}
+
+// venueRegion is tribe_get_region: a truthy _VenueStateProvince as stored (not escaped); else, for
+// a venue in the United States, tribe_get_state (_VenueState); else tribe_get_province
+// (_VenueProvince), those two esc_html'ed. country is tribe_get_country's answer.
+func venueRegion(m calendard.Meta, country string) string {
+	if sp := m.Value("_VenueStateProvince"); !php.Empty(sp) {
+		return sp
+	}
+	if country == "United States" {
+		return wptext.EscHTML(m.Value("_VenueState"))
+	}
+	return wptext.EscHTML(m.Value("_VenueProvince"))
 }
