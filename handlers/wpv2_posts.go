@@ -277,9 +277,11 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 			gmt = gmtFromLocal(r.Site, p.Date)
 		}
 		o.Set("date_gmt", restDate(gmt))
-		guid := phpjson.Obj("rendered", p.GUID)
+		// The reference answers the stored GUID escaped (& as &#038;), raw and rendered alike.
+		g := wptext.EscURL(p.GUID)
+		guid := phpjson.Obj("rendered", g)
 		if edit {
-			guid.Set("raw", p.GUID)
+			guid.Set("raw", g)
 		}
 		o.Set("guid", guid)
 		o.Set("modified", restDate(p.Modified))
@@ -363,7 +365,7 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 		if h.viewable {
 			if edit {
 				o.Set("permalink_template", r.Site.HomeURL+"/"+r.Site.EventSlug+"/%pagename%/")
-				o.Set("generated_slug", h.generatedSlug(p))
+				o.Set("generated_slug", h.generatedSlug(r, p))
 			}
 			o.Set("class_list", h.classList(cp, protected && !(edit && canEdit)))
 		}
@@ -374,20 +376,36 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 	return o
 }
 
-// generatedSlug is get_sample_permalink's slug: the post_name (decoded), or for drafts without one
-// the sanitized title.
-func (h *corePosts) generatedSlug(p *calendard.Post) string {
-	name := p.Name
+// generatedSlug is get_sample_permalink($id, $title, '')'s slug: the sanitized title made unique
+// among the type's other posts by wp_unique_post_slug (drafts and pending posts keep it as is),
+// shown decoded.
+func (h *corePosts) generatedSlug(r *Request, p *calendard.Post) string {
+	base := wptext.SanitizeTitle(p.Title)
+	slug := base
 	switch p.Status {
-	case "draft", "pending", "future", "auto-draft":
-		if name == "" {
-			name = wptext.SanitizeTitle(p.Title)
+	case "draft", "pending", "auto-draft":
+	default:
+		for n := 2; ; n++ {
+			taken, err := r.posts().PostsByName(r.ctx, slug, p.Type)
+			if err != nil {
+				break // the slug is shown as is; the answer does not depend on it elsewhere
+			}
+			other := false
+			for _, q := range taken {
+				if q.ID != p.ID {
+					other = true
+				}
+			}
+			if !other {
+				break
+			}
+			slug = base + "-" + strconv.Itoa(n)
 		}
 	}
-	if dec, err := url.PathUnescape(name); err == nil {
+	if dec, err := url.PathUnescape(slug); err == nil {
 		return dec
 	}
-	return name
+	return slug
 }
 
 var htmlClassPercent = regexp.MustCompile(`%[a-fA-F0-9][a-fA-F0-9]`)
