@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/calendard/calendard/cache"
 	"github.com/calendard/calendard/wpdb"
 )
 
@@ -52,6 +53,16 @@ type Config struct {
 	EventIndex bool
 	// RecordCache is how many loaded event records are kept for reuse.
 	RecordCache int
+	// Response cache and HTTP caching (README, "Caching").
+	RedisURL     string
+	Cache        cache.Mode
+	CacheTTL     time.Duration
+	CacheBytes   int64
+	CachePrefix  string
+	RedisTimeout time.Duration
+	CacheHeader  bool
+	PublicMaxAge time.Duration
+	Metrics      bool
 	// Search is Meilisearch and the geo filters (search.go).
 	Search SearchConfig
 }
@@ -286,6 +297,68 @@ var settings = []setting{
 			return nil
 		}
 		return fmt.Errorf("must be on or off, got %q", v)
+	}},
+	{"CALENDAR_REDIS_URL", "redis-url", "", "Redis shared by every instance for the response cache: redis://[user:pass@]host:port/db (or rediss://)", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		if err := cache.ParseRedisURL(v); err != nil {
+			return err
+		}
+		c.RedisURL = v
+		return nil
+	}},
+	{"CALENDAR_CACHE", "cache", "auto", "off|memory|redis: where whole GET answers are kept (auto: redis when CALENDAR_REDIS_URL is set, else memory)", func(c *Config, v string) error {
+		if v == "auto" {
+			c.Cache = cache.Memory
+			if c.RedisURL != "" {
+				c.Cache = cache.Redis
+			}
+			return nil
+		}
+		m, err := cache.ParseMode(v)
+		if err == nil && m == cache.Redis && c.RedisURL == "" {
+			err = fmt.Errorf("redis needs CALENDAR_REDIS_URL")
+		}
+		c.Cache = m
+		return err
+	}},
+	{"CALENDAR_CACHE_TTL", "cache-ttl", "5m", "longest life of a cached answer (Go duration); changes end it sooner", func(c *Config, v string) error {
+		d, err := parseDuration(v, time.Second, 24*time.Hour, false)
+		c.CacheTTL = d
+		return err
+	}},
+	{"CALENDAR_CACHE_SIZE", "cache-size", "64MiB", "memory the in-process response cache may hold (bytes, or with KiB/MiB/GiB)", func(c *Config, v string) error {
+		n, err := parseSize(v, 1<<20, 64<<30)
+		c.CacheBytes = n
+		return err
+	}},
+	{"CALENDAR_CACHE_PREFIX", "cache-prefix", "calendard:", "prefix of the Redis keys; sites sharing one Redis database need different prefixes", func(c *Config, v string) error {
+		if v == "" || len(v) > 100 {
+			return fmt.Errorf("must be 1 to 100 characters, got %q", v)
+		}
+		c.CachePrefix = v
+		return nil
+	}},
+	{"CALENDAR_REDIS_TIMEOUT", "redis-timeout", "50ms", "longest a Redis call may take before the answer comes from the database (Go duration)", func(c *Config, v string) error {
+		d, err := parseDuration(v, time.Millisecond, 10*time.Second, false)
+		c.RedisTimeout = d
+		return err
+	}},
+	{"CALENDAR_CACHE_HEADER", "cache-header", "on", "on|off: X-Cache: HIT|MISS|BYPASS on answers", func(c *Config, v string) error {
+		b, err := parseSwitch(v)
+		c.CacheHeader = b
+		return err
+	}},
+	{"CALENDAR_HTTP_MAX_AGE", "http-max-age", "0s", "how long shared caches may keep answers to anonymous requests (Cache-Control: public, max-age); 0 = revalidate every time (ETag)", func(c *Config, v string) error {
+		d, err := parseDuration(v, time.Second, 24*time.Hour, true)
+		c.PublicMaxAge = d
+		return err
+	}},
+	{"CALENDAR_METRICS", "metrics", "on", "on|off: Prometheus metrics at /metrics", func(c *Config, v string) error {
+		b, err := parseSwitch(v)
+		c.Metrics = b
+		return err
 	}},
 }
 

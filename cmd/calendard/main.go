@@ -135,6 +135,12 @@ func serve(args []string) error {
 		cancel()
 	}
 	events, linked, geo := searchServices(ctx, cfg, db, store, log)
+	metrics := newMetrics(cfg)
+	respCache, err := openCache(cfg, store, db, log, metrics)
+	if err != nil {
+		return err
+	}
+	defer respCache.Close()
 	engine := handlers.New(handlers.Config{
 		Environment:    cfg.Environment,
 		TrustedProxies: cfg.TrustedProxies,
@@ -153,6 +159,11 @@ func serve(args []string) error {
 			PerAddress: offIfZero(cfg.LoginsPerAddress), Window: cfg.LoginWindow},
 		CORSOrigins: cfg.CORSOrigins,
 		StrictReads: cfg.StrictReads,
+
+		Cache:        respCache,
+		CacheHeader:  cfg.CacheHeader,
+		PublicMaxAge: cfg.PublicMaxAge,
+		Metrics:      metrics,
 		// The embedded store has no WordPress in front of it: calendard is the whole site.
 		WholeSite:   db.Dialect() == wpdb.SQLite,
 		Geo:         cfg.Search.Geo,
