@@ -92,8 +92,8 @@ type Options struct {
 	// Registerer receives the Redis metrics (nil: none).
 	Registerer prometheus.Registerer
 
-	// Generation is the local change feed's generation (wpdb.Store.Generation; 0: the store keeps
-	// no state, nothing is cached). Quiescent reports whether the store reflects every generation
+	// Generation is the local change feed's generation (wpdb.Store.Generation: the store must keep
+	// its state in step with the database, CALENDAR_WATCH_INTERVAL > 0). Quiescent reports whether the store reflects every generation
 	// up to the one read before it (wpdb.Store.Quiescent).
 	Generation func() uint64
 	Quiescent  func() bool
@@ -242,9 +242,6 @@ func (c *Cache) Get(ctx context.Context, key [32]byte, clock int64) (*Entry, Tic
 	}
 	if c.o.Mode == Memory {
 		gen := c.o.Generation()
-		if gen == 0 {
-			return nil, Ticket{}, Bypass
-		}
 		t := Ticket{key: key, stamp: Stamp{gen, clock}, localGen: gen, keep: c.o.Quiescent()}
 		if e, ok := c.mem.GetIfPresent(key); ok && e.Stamp == t.stamp {
 			return e, t, Hit
@@ -274,7 +271,7 @@ func (c *Cache) Get(ctx context.Context, key [32]byte, clock int64) (*Entry, Tic
 		c.applyRemote(gen, nil, true)
 	}
 	local := c.o.Generation()
-	t := Ticket{key: key, stamp: Stamp{gen, clock}, localGen: local, keep: local != 0 && c.o.Quiescent()}
+	t := Ticket{key: key, stamp: Stamp{gen, clock}, localGen: local, keep: c.o.Quiescent()}
 	if s, ok := vals[1].(string); ok {
 		if e, err := decodeEntry([]byte(s)); err == nil && e.Stamp == t.stamp {
 			return e, t, Hit

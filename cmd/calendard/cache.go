@@ -28,15 +28,18 @@ func openCache(cfg *Config, store *wpdb.Store, db *wpdb.DB, log *slog.Logger, re
 	if reg != nil {
 		r = reg
 	}
-	c, err := cache.New(cache.Options{Mode: cfg.Cache, RedisURL: cfg.RedisURL, Prefix: cfg.CachePrefix, TTL: cfg.CacheTTL,
+	mode := cfg.Cache
+	if mode != cache.Off && cfg.WatchInterval == 0 {
+		// Without the watermark poll the store keeps nothing between requests (Store.Generation
+		// stays 0), and a change WordPress makes would never reach a cached answer.
+		log.Warn("response cache off: CALENDAR_WATCH_INTERVAL=0")
+		mode = cache.Off
+	}
+	c, err := cache.New(cache.Options{Mode: mode, RedisURL: cfg.RedisURL, Prefix: cfg.CachePrefix, TTL: cfg.CacheTTL,
 		MaxBytes: cfg.CacheBytes, Timeout: cfg.RedisTimeout, Logger: log, Registerer: r,
 		Generation: store.Generation, Quiescent: store.Quiescent, Feed: db.Changes()})
 	if err != nil {
 		return nil, &ConfigError{Var: "CALENDAR_CACHE", Err: err}
-	}
-	if cfg.Cache != cache.Off && cfg.WatchInterval == 0 {
-		// Store.Generation is 0 without the watermark poll: nothing is kept between requests.
-		log.Warn("response cache idle: CALENDAR_WATCH_INTERVAL=0 keeps nothing between requests")
 	}
 	return c, nil
 }
