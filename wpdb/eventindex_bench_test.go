@@ -20,22 +20,22 @@ func syntheticIndex(n int) *ixSnapshot {
 	for i := 0; i < n; i++ {
 		start := base.Add(time.Duration(r.IntN(4*365*24)) * time.Hour)
 		end := start.Add(time.Duration(1+r.IntN(48)) * time.Hour)
-		e := &ixEvent{id: int64(1000 + i), status: "publish", postDate: start.AddDate(0, -2, 0).Format(calendard.DBDateTime)}
+		e := &ixEvent{id: int64(1000 + i), status: "publish"}
 		if r.IntN(10) == 0 {
 			e.status = []string{"draft", "private", "pending", "trash"}[r.IntN(4)]
 		}
 		e.statusID = statusCode(e.status)
-		e.postDateN, _ = packDate(e.postDate)
+		e.postDateN, _ = packDate(start.AddDate(0, -2, 0).Format(calendard.DBDateTime))
 		e.rows = []ixRow{newRow(start.Format(calendard.DBDateTime), end.Format(calendard.DBDateTime))}
 		e.featured = r.IntN(20) == 0
+		var venueIDs, orgIDs []int64
 		if r.IntN(100) < 85 {
-			e.venues = []int64{int64(r.IntN(venues))}
+			venueIDs = []int64{int64(r.IntN(venues))}
 		}
 		for k := r.IntN(4); k > 0; k-- {
-			e.orgs = append(e.orgs, int64(r.IntN(orgs)))
+			orgIDs = append(orgIDs, int64(r.IntN(orgs)))
 		}
-		e.cats = []int64{int64(1 + r.IntN(12))}
-		e.tags = []int64{int64(20 + r.IntN(15))}
+		e.setIDs(nil, []int64{int64(1 + r.IntN(12))}, []int64{int64(20 + r.IntN(15))}, venueIDs, orgIDs)
 		title := fmt.Sprintf("%s %d", words[r.IntN(len(words))], i)
 		if i%100 == 0 {
 			title = "Winter gala " + title // the mix searches a word in about 1% of the titles

@@ -430,3 +430,12 @@ func TestEventIndexPatchesAsItRebuilds(t *testing.T) {
 		}
 	})
 }
+
+func TestUnpackDateIsPackDatesInverse(t *testing.T) {
+	for _, s := range []string{"2026-11-25 21:38:17", "0000-00-00 00:00:00", "9999-12-31 23:59:59", "2024-02-29 00:00:01"} {
+		n, ok := packDate(s)
+		if !ok || unpackDate(n) != s {
+			t.Errorf("unpackDate(packDate(%q)) = %q (%v)", s, unpackDate(n), ok)
+		}
+	}
+}
