@@ -95,7 +95,7 @@ type ixEvent struct {
 	// ids holds the event's categories, tags, venues (CAST(meta_value AS SIGNED) of every
 	// _EventVenueID row) and organizers in one slice, split at nCats, nTags and nVenues: one
 	// allocation instead of four, a third of the slice headers (see setIDs).
-	ids                    []int64
+	ids                   []int64
 	nCats, nTags, nVenues uint32
 	// text is the title, excerpt and content folded for LIKE (likeFold), joined by a byte that no
 	// folded text holds, so a search term matches within one column as LIKE does.
