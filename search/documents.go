@@ -26,10 +26,17 @@ var (
 
 var spaces = regexp.MustCompile(`\s+`)
 
+// text is a title as words: entities decoded, angle brackets kept as text (a title is plain text
+// that may hold "<", and the plugin's search matches it as stored).
+func text(s string) string {
+	// Meilisearch's tokenizer keeps "<Friends>" as one word that "friends" does not match.
+	s = strings.NewReplacer("<", " < ", ">", " > ").Replace(html.UnescapeString(s))
+	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
+}
+
 // plain turns stored post HTML into the words a reader sees.
 func plain(s string) string {
-	s = wptext.StripAllTags(s, true)
-	return strings.TrimSpace(spaces.ReplaceAllString(html.UnescapeString(s), " "))
+	return text(wptext.StripAllTags(s, true))
 }
 
 // utcStamp reads a "YYYY-MM-DD HH:MM:SS" UTC meta value as a Unix timestamp (0 when unreadable).
@@ -82,7 +89,7 @@ func eventDocument(e *calendard.Event) map[string]any {
 	venues, cities, venueIDs := []string{}, []string{}, []int64{}
 	var geo map[string]float64
 	for _, v := range e.Venues {
-		venues = append(venues, plain(v.Title))
+		venues = append(venues, text(v.Title))
 		if c := v.Meta.Value("_VenueCity"); c != "" {
 			cities = append(cities, c)
 		}
@@ -95,12 +102,12 @@ func eventDocument(e *calendard.Event) map[string]any {
 	venueIDs = metaIDs(e.Meta["_EventVenueID"])
 	orgs := []string{}
 	for _, o := range e.Organizers {
-		orgs = append(orgs, plain(o.Title))
+		orgs = append(orgs, text(o.Title))
 	}
 	_, featured := e.Meta.Get("_tribe_featured")
 	_, hidden := e.Meta.Get("_EventHideFromUpcoming")
 	d := map[string]any{
-		"id": e.ID, "title": plain(e.Title), "excerpt": plain(e.Excerpt), "content": plain(e.Content),
+		"id": e.ID, "title": text(e.Title), "excerpt": plain(e.Excerpt), "content": plain(e.Content),
 		"venue": venues, "organizer": orgs, "city": cities, "category": cats, "tag": tags,
 		"status": e.Status, "start": utcStamp(e.Meta.Value("_EventStartDateUTC")), "end": utcStamp(e.Meta.Value("_EventEndDateUTC")),
 		"category_ids": catIDs, "tag_ids": tagIDs, "venue_ids": venueIDs, "organizer_ids": metaIDs(e.Meta["_EventOrganizerID"]),
@@ -133,7 +140,7 @@ func metaIDs(vs []string) []int64 {
 // linkedDocument is a venue's or organizer's document.
 func linkedDocument(p *calendard.Post) map[string]any {
 	d := map[string]any{
-		"id": p.ID, "title": plain(p.Title), "excerpt": plain(p.Excerpt), "content": plain(p.Content),
+		"id": p.ID, "title": text(p.Title), "excerpt": plain(p.Excerpt), "content": plain(p.Content),
 		"status": p.Status, "password_protected": p.Password != "", "author": p.Author, "modified": p.ModifiedGMT,
 	}
 	if p.Type == calendard.PostTypeVenue {

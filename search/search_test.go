@@ -1,0 +1,600 @@
+package search
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/meilisearch/meilisearch-go"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/bench/gen"
+	"github.com/calendard/calendard/internal/testenv"
+	"github.com/calendard/calendard/wpdb"
+)
+
+// The tests run against a real Meilisearch (testenv finds the binary .ci/install-meilisearch
+// installs; without it they fail) and a throwaway MariaDB holding the recorded site-a calendar.
+
+type (
+	TaskInfo   = meilisearch.TaskInfo
+	Pagination = meilisearch.Pagination
+)
+
+var fixture = filepath.Join("..", "compat-tests", "testdata", "site-a", "fixture.sql")
+
+var (
+	meiliOnce sync.Once
+	meili     *testenv.Meilisearch
+	meiliErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if meili != nil {
+		meili.Stop()
+		_ = os.RemoveAll(meili.Dir)
+	}
+	testenv.StopShared()
+	os.Exit(code)
+}
+
+// sharedMeili is one Meilisearch for the package; each test uses indexes of its own prefix.
+func sharedMeili(t *testing.T) *testenv.Meilisearch {
+	t.Helper()
+	meiliOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "calendard-meili-")
+		if err != nil {
+			meiliErr = err
+			return
+		}
+		meili, meiliErr = testenv.StartMeilisearch(dir)
+	})
+	if meiliErr != nil {
+		t.Fatalf("starting Meilisearch: %v", meiliErr)
+	}
+	return meili
+}
+
+// calendar is the site-a calendar in its own database, with a live store (the change feed polls
+// every 100 ms) and a search index following the feed.
+type calendar struct {
+	db    *wpdb.DB
+	raw   *sql.DB
+	store *wpdb.Store
+	site  *calendard.Site
+	ix    *Index
+	sql   calendard.EventService // the plugin's substring search (CALENDAR_SEARCH=sql)
+	meili calendard.EventService // through the index
+}
+
+func prefixOf(t *testing.T) string {
+	return strings.ToLower(regexp.MustCompile(`[^A-Za-z0-9]+`).ReplaceAllString(t.Name(), "_"))
+}
+
+func newCalendar(t *testing.T, m *testenv.Meilisearch, prepare func(*sql.DB)) *calendar {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	dsn := testenv.FixtureDB(t, fixture, testenv.DBName("search", t))
+	raw, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	if prepare != nil {
+		prepare(raw)
+	}
+	db, err := wpdb.Open("mysql://"+dsn, "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
+	store.Start(ctx, wpdb.StartOptions{WatchInterval: 100 * time.Millisecond})
+	site, err := store.Site(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := New(Config{URL: m.URL, Key: m.Key, Prefix: prefixOf(t), RetryMax: 200 * time.Millisecond}, db)
+	ix.Follow(db.Changes())
+	ix.Start(ctx)
+	c := &calendar{db: db, raw: raw, store: store, site: site, ix: ix, sql: store,
+		meili: &Events{EventService: store, Index: ix}}
+	c.waitUsable(t)
+	return c
+}
+
+// waitUsable waits until the index has applied every change seen.
+func (c *calendar) waitUsable(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !c.ix.Usable() {
+		if time.Now().After(deadline) {
+			t.Fatal("the search index did not become usable within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// everything is a list of every event in every listable status, all dates, one page.
+func everything(search string, anonymous bool) calendard.EventFilter {
+	f := calendard.EventFilter{Limit: 1 << 20, Search: calendard.ParseSearch(search), SearchAnonymous: anonymous}
+	if anonymous {
+		f.Statuses = []string{"publish"}
+	}
+	return f
+}
+
+func ids(t *testing.T, svc calendard.EventService, site *calendard.Site, f calendard.EventFilter) ([]int64, int) {
+	t.Helper()
+	evs, total, err := svc.FindEvents(context.Background(), site, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]int64, len(evs))
+	for i, e := range evs {
+		out[i] = e.ID
+	}
+	return out, total
+}
+
+func missingFrom(have, want []int64) []int64 {
+	var out []int64
+	for _, id := range want {
+		if !slices.Contains(have, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func TestIndexSettingsAreAppliedAndVerified(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	ctx := context.Background()
+	for _, k := range kinds {
+		t.Run(k+" holds the settings searches rely on", func(t *testing.T) {
+			if err := c.ix.verifySettings(ctx, c.ix.UID(k), settingsFor(k)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Run("a changed setting is detected", func(t *testing.T) {
+		uid := c.ix.UID(KindEvents)
+		if err := c.ix.waitTask(ctx, func() (*TaskInfo, error) {
+			return c.ix.client.Index(uid).UpdatePaginationWithContext(ctx, &Pagination{MaxTotalHits: 1000})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.ix.verifySettings(ctx, uid, settingsFor(KindEvents)); err == nil {
+			t.Fatal("maxTotalHits 1000 passed verification")
+		}
+		if err := c.ix.ensureIndex(ctx, uid, KindEvents); err != nil {
+			t.Fatalf("ensureIndex did not restore the settings: %v", err)
+		}
+	})
+}
+
+func TestSearchFindsTyposAndPrefixesTheSubstringMatchMisses(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	for _, tc := range []struct{ query, word string }{
+		{"Marathn", "Marathon"},     // one letter missing
+		{"Hackahton", "Hackathon"},  // two letters swapped
+		{"Exhibtion", "Exhibition"}, // one letter missing
+		{"Semin", "Seminar"},        // prefix
+		{"Screen", "Screening"},     // prefix (also a substring)
+	} {
+		t.Run(tc.query+" finds every "+tc.word+" event", func(t *testing.T) {
+			want, _ := ids(t, c.sql, c.site, everything(tc.word, false))
+			if len(want) == 0 {
+				t.Fatalf("the fixture has no %q event", tc.word)
+			}
+			got, total := ids(t, c.meili, c.site, everything(tc.query, false))
+			if m := missingFrom(got, want); len(m) > 0 {
+				t.Fatalf("search=%s misses %v of the %s events %v (got %v)", tc.query, m, tc.word, want, got)
+			}
+			if total != len(got) {
+				t.Fatalf("total %d, listed %d", total, len(got))
+			}
+		})
+	}
+	t.Run("the substring match finds nothing for a typo", func(t *testing.T) {
+		if got, _ := ids(t, c.sql, c.site, everything("Marathn", false)); len(got) != 0 {
+			t.Fatalf("sql search=Marathn found %v", got)
+		}
+	})
+}
+
+func TestSearchCombinesWithEveryOtherFilter(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	from, to := "2025-01-01 00:00:00", "2027-12-31 23:59:59"
+	yes := true
+	for _, tc := range []struct {
+		name string
+		f    func(f *calendard.EventFilter)
+	}{
+		{"published only", func(f *calendard.EventFilter) { f.Statuses = []string{"publish"} }},
+		{"a date window", func(f *calendard.EventFilter) { f.StartOnOrAfter, f.EndOnOrBefore = &from, &to }},
+		{"featured", func(f *calendard.EventFilter) { f.Featured = &yes }},
+		{"a venue", func(f *calendard.EventFilter) { f.VenueIDs = []int64{12, 16, 20} }},
+		{"include", func(f *calendard.EventFilter) { f.Include = []int64{40, 62, 63, 139, 158, 34} }},
+		{"anonymous", func(f *calendard.EventFilter) { f.SearchAnonymous = true; f.Statuses = []string{"publish"} }},
+		{"paged", func(f *calendard.EventFilter) { f.Limit, f.Offset = 2, 1 }},
+		{"an excluded word", func(f *calendard.EventFilter) { f.Search = calendard.ParseSearch("Marathon -Monthly") }},
+	} {
+		t.Run(tc.name+" gives the substring match's page and total for whole words", func(t *testing.T) {
+			for _, q := range []string{"Marathon", "Concert", "Open", "Fair"} {
+				f := everything(q, false)
+				tc.f(&f)
+				want, wantTotal := ids(t, c.sql, c.site, f)
+				got, gotTotal := ids(t, c.meili, c.site, f)
+				// These words occur only as whole words in the fixture: the sets are equal.
+				if !slices.Equal(got, want) || gotTotal != wantTotal {
+					t.Fatalf("search=%s: meili %v (total %d), sql %v (total %d)", q, got, gotTotal, want, wantTotal)
+				}
+			}
+		})
+	}
+}
+
+var wordRe = regexp.MustCompile(`[A-Za-z]{3,}`)
+
+// TestSearchContainsEverySubstringMatchOfWholeWords holds the index to the plugin's search on the
+// recorded site: for every word of every event title, the index's answer contains each event the
+// substring match returns in which the word occurs as a whole word.
+func TestSearchContainsEverySubstringMatchOfWholeWords(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	rows, err := c.raw.Query("SELECT post_title FROM wp_posts WHERE post_type = 'tribe_events'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[string]bool{}
+	for rows.Next() {
+		var title string
+		if err := rows.Scan(&title); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range wordRe.FindAllString(title, -1) {
+			words[strings.ToLower(w)] = true
+		}
+	}
+	rows.Close()
+	queries := make([]string, 0, len(words))
+	for w := range words {
+		queries = append(queries, w)
+	}
+	slices.Sort(queries)
+	// Multi-word queries too: pairs of neighbouring words.
+	for i := 0; i+1 < len(queries); i += 3 {
+		queries = append(queries, queries[i]+" "+queries[i+1])
+	}
+	checked, partial := 0, 0
+	for _, anonymous := range []bool{true, false} {
+		for _, q := range queries {
+			f := everything(q, anonymous)
+			want, _ := ids(t, c.sql, c.site, f)
+			got, _ := ids(t, c.meili, c.site, f)
+			for _, id := range missingFrom(got, want) {
+				// Allowed only when some word of the query occurs in the event inside a longer word.
+				if c.wholeWords(t, id, q) {
+					t.Errorf("search=%q (anonymous %v): event %d matches every word whole but the index misses it", q, anonymous, id)
+				}
+				partial++
+			}
+			checked += len(want)
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("only %d substring matches checked", checked)
+	}
+	t.Logf("%d queries, %d substring matches checked; %d matched only inside longer words", 2*len(queries), checked, partial)
+}
+
+// wholeWords reports whether every word of q occurs as a whole word in the event's title, excerpt
+// or content.
+func (c *calendar) wholeWords(t *testing.T, id int64, q string) bool {
+	var title, excerpt, content string
+	if err := c.raw.QueryRow("SELECT post_title, post_excerpt, post_content FROM wp_posts WHERE ID = ?", id).Scan(&title, &excerpt, &content); err != nil {
+		t.Fatal(err)
+	}
+	text := title + " " + excerpt + " " + plain(content)
+	for _, w := range strings.Fields(q) {
+		if !regexp.MustCompile(`(?i)(^|[^\pL\pN])` + regexp.QuoteMeta(w) + `($|[^\pL\pN])`).MatchString(text) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestTotalsAndPagesAreExactBeyondMaxTotalHits searches a word held by every event of a
+// 1,500-event calendar: more matches than Meilisearch's default maxTotalHits (1,000).
+func TestTotalsAndPagesAreExactBeyondMaxTotalHits(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), func(raw *sql.DB) {
+		store := gen.MySQL
+		if _, err := gen.Generate(context.Background(), raw, store, gen.Options{Events: 1500, Seed: 3, Replace: true,
+			Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.Exec("UPDATE wp_posts SET post_title = CONCAT(post_title, ' Zeppelin') WHERE post_type = 'tribe_events'"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	f := everything("Zeppelin", false)
+	all, total := ids(t, c.sql, c.site, f)
+	if total <= 1000 {
+		t.Fatalf("only %d matches: the test needs more than 1000", total)
+	}
+	got, gotTotal := ids(t, c.meili, c.site, f)
+	if gotTotal != total || !slices.Equal(got, all) {
+		t.Fatalf("meili total %d (%d listed), sql total %d", gotTotal, len(got), total)
+	}
+	for _, page := range []struct{ offset, limit int }{{0, 50}, {990, 20}, {1000, 50}, {total - 7, 50}} {
+		t.Run(fmt.Sprintf("the page at %d holds the sql page", page.offset), func(t *testing.T) {
+			g := f
+			g.Offset, g.Limit = page.offset, page.limit
+			want, wt := ids(t, c.sql, c.site, g)
+			have, ht := ids(t, c.meili, c.site, g)
+			if !slices.Equal(have, want) || ht != wt {
+				t.Fatalf("meili %v (total %d), sql %v (total %d)", have, ht, want, wt)
+			}
+		})
+	}
+}
+
+// indexed reports whether Meilisearch itself lists id for the query.
+func (c *calendar) indexed(t *testing.T, kind, q string, id int64) bool {
+	t.Helper()
+	found, err := c.ix.IDs(context.Background(), kind, q, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Contains(found, id)
+}
+
+func (c *calendar) eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 15 s", what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+func TestCalendardWritesReachTheIndexRightAfterCommit(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	ctx := context.Background()
+	rename := func(id int64, title string) {
+		err := c.db.Write(ctx, nil, func(tx calendard.WriteTx) error {
+			p, err := tx.LockPost(ctx, id)
+			if err != nil {
+				return err
+			}
+			p.Title = title
+			p.ModifiedGMT = time.Now().UTC().Format(time.DateTime)
+			return tx.UpdatePost(ctx, p)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rename(40, "Quokka Parade")
+	t.Run("a search right after the write sees it", func(t *testing.T) {
+		got, _ := ids(t, c.meili, c.site, everything("Quokka", false))
+		if !slices.Equal(got, []int64{40}) {
+			t.Fatalf("search=Quokka right after the write: %v", got)
+		}
+	})
+	t.Run("the index holds it soon after", func(t *testing.T) {
+		c.eventually(t, "event 40 indexed as Quokka", func() bool { return c.indexed(t, KindEvents, "Quokka", 40) })
+		c.waitUsable(t)
+		got, _ := ids(t, c.meili, c.site, everything("Quokka", false))
+		if !slices.Equal(got, []int64{40}) {
+			t.Fatalf("search=Quokka from the index: %v", got)
+		}
+		if c.indexed(t, KindEvents, "Monthly Marathon", 40) {
+			t.Fatal("the old title still matches")
+		}
+	})
+	t.Run("a venue rename reaches the events at it", func(t *testing.T) {
+		rename(12, "Platypus Hall")
+		c.eventually(t, "events at venue 12 indexed with its new name", func() bool {
+			found, err := c.ix.IDs(ctx, KindEvents, "Platypus", "", nil)
+			return err == nil && len(found) > 0 && c.indexed(t, KindVenues, "Platypus", 12)
+		})
+	})
+}
+
+func TestDirectDatabaseChangesReachTheIndex(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	exec := func(q string, args ...any) {
+		if _, err := c.raw.Exec(q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("a title WordPress saves is indexed", func(t *testing.T) {
+		exec("UPDATE wp_posts SET post_title = 'Wombat Gala', post_modified_gmt = UTC_TIMESTAMP() + INTERVAL 1 SECOND WHERE ID = 41")
+		c.eventually(t, "event 41 indexed as Wombat", func() bool { return c.indexed(t, KindEvents, "Wombat", 41) })
+	})
+	t.Run("a deleted event leaves the index", func(t *testing.T) {
+		if !c.indexed(t, KindEvents, "Hackathon", 44) {
+			t.Fatal("event 44 is not indexed to begin with")
+		}
+		exec("DELETE FROM wp_postmeta WHERE post_id = 44")
+		exec("DELETE FROM wp_posts WHERE ID = 44")
+		c.eventually(t, "event 44 deleted from the index", func() bool { return !c.indexed(t, KindEvents, "Hackathon", 44) })
+	})
+	t.Run("a deleted organizer leaves the index", func(t *testing.T) {
+		var id int64
+		if err := c.raw.QueryRow("SELECT MIN(ID) FROM wp_posts WHERE post_type = 'tribe_organizer' AND post_status = 'publish'").Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		exec("DELETE FROM wp_posts WHERE ID = ?", id)
+		c.eventually(t, "the organizer deleted from the index", func() bool {
+			all, err := c.ix.documentIDs(context.Background(), c.ix.UID(KindOrganizers))
+			return err == nil && !slices.Contains(all, id)
+		})
+	})
+}
+
+// TestReindexSwapsWithoutAnEmptyWindow rebuilds while readers search the live index: every read
+// sees the whole answer, before and after the swap.
+func TestReindexSwapsWithoutAnEmptyWindow(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	ctx := context.Background()
+	want, err := c.ix.IDs(ctx, KindEvents, "Marathon", "", nil)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("before: %v %v", want, err)
+	}
+	slices.Sort(want)
+	var stop atomic.Bool
+	var reads, bad atomic.Int64
+	var firstBad atomic.Value
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				got, err := c.ix.IDs(ctx, KindEvents, "Marathon", "", nil)
+				slices.Sort(got)
+				reads.Add(1)
+				if err != nil || !slices.Equal(got, want) {
+					bad.Add(1)
+					firstBad.CompareAndSwap(nil, fmt.Sprintf("%v %v", got, err))
+				}
+			}
+		}()
+	}
+	var progress []int
+	err = c.ix.Rebuild(ctx, func(done, total int) { progress = append(progress, done) })
+	time.Sleep(100 * time.Millisecond) // reads after the swap
+	stop.Store(true)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad.Load() > 0 {
+		t.Fatalf("%d of %d reads during the rebuild differed, first: %v", bad.Load(), reads.Load(), firstBad.Load())
+	}
+	if reads.Load() < 10 || len(progress) == 0 {
+		t.Fatalf("%d reads, progress %v: the test saw too little", reads.Load(), progress)
+	}
+	// The old indexes are gone; only the live ones remain.
+	if _, err := c.ix.client.GetIndexWithContext(ctx, c.ix.cfg.Prefix+"_next_"+KindEvents); err == nil {
+		t.Fatal("the previous index was left behind")
+	}
+	t.Logf("%d reads during the rebuild, all whole", reads.Load())
+}
+
+func TestGeoRadiusFromTheIndexEqualsTheSQLFallback(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	ctx := context.Background()
+	viaIndex := &Geo{DB: c.db, Index: c.ix}
+	viaSQL := &Geo{DB: c.db}
+	// Venue 20 is in Paris (48.8776, 2.3019), 11 in Madrid (40.4222, -3.7087): 1,054 km apart.
+	paris2madrid := wpdb.HaversineKM(48.8776, 2.3019, 40.4222, -3.7087)
+	if paris2madrid < 1040 || paris2madrid > 1070 {
+		t.Fatalf("Paris–Madrid computed as %.1f km", paris2madrid)
+	}
+	for _, tc := range []struct {
+		name        string
+		lat, lng, r float64
+		in, out     []int64
+	}{
+		{"Paris 10 km holds only the Paris venue", 48.8566, 2.3522, 10, []int64{20}, []int64{11, 16, 19}},
+		{"Paris 1000 km holds Berlin and Milan but not Madrid", 48.8776, 2.3019, 1000, []int64{20, 16, 19}, []int64{11, 12}},
+		{"Paris 1100 km holds Madrid", 48.8776, 2.3019, 1100, []int64{20, 11}, []int64{12}},
+		{"New York 1200 km holds Chicago and Toronto", 40.7128, -74.0060, 1200, []int64{12, 10, 18}, []int64{20}},
+		{"Adelaide 50 km", -34.93, 138.6, 50, []int64{14}, []int64{17}},
+		{"across the antimeridian", 0, 179.9, 500, nil, []int64{14}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := viaIndex.VenuesNear(ctx, tc.lat, tc.lng, tc.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := viaSQL.VenuesNear(ctx, tc.lat, tc.lng, tc.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(a, b) {
+				t.Fatalf("index %v, sql %v", a, b)
+			}
+			for _, id := range tc.in {
+				if !slices.Contains(a, id) {
+					t.Fatalf("venue %d missing from %v", id, a)
+				}
+			}
+			for _, id := range tc.out {
+				if slices.Contains(a, id) {
+					t.Fatalf("venue %d in %v", id, a)
+				}
+			}
+		})
+	}
+}
+
+// TestMeilisearchStoppedFallsBackToSQLAndRecovers kills Meilisearch mid-run: searches answer the
+// substring match's exact answers, writes go on, and when Meilisearch is back the index catches up
+// by itself.
+func TestMeilisearchStoppedFallsBackToSQLAndRecovers(t *testing.T) {
+	dir := t.TempDir()
+	m, err := testenv.StartMeilisearch(dir)
+	if err != nil {
+		t.Fatalf("starting Meilisearch: %v", err)
+	}
+	t.Cleanup(m.Stop)
+	c := newCalendar(t, m, nil)
+	ctx := context.Background()
+	m.Kill()
+	for _, q := range []string{"Marathon", "Concert", "Fair"} {
+		t.Run(q+" while Meilisearch is down answers as sql", func(t *testing.T) {
+			f := everything(q, true)
+			want, wt := ids(t, c.sql, c.site, f)
+			got, gt := ids(t, c.meili, c.site, f)
+			if !slices.Equal(got, want) || gt != wt {
+				t.Fatalf("meili mode %v (%d), sql %v (%d)", got, gt, want, wt)
+			}
+		})
+	}
+	if c.ix.Usable() {
+		t.Fatal("the index still counts as usable with Meilisearch killed")
+	}
+	err = c.db.Write(ctx, nil, func(tx calendard.WriteTx) error {
+		p, err := tx.LockPost(ctx, 47)
+		if err != nil {
+			return err
+		}
+		p.Title = "Narwhal Fair"
+		p.ModifiedGMT = time.Now().UTC().Format(time.DateTime)
+		return tx.UpdatePost(ctx, p)
+	})
+	if err != nil {
+		t.Fatalf("a write while Meilisearch is down failed: %v", err)
+	}
+	if got, _ := ids(t, c.meili, c.site, everything("Narwhal", false)); !slices.Equal(got, []int64{47}) {
+		t.Fatalf("search=Narwhal while down: %v", got)
+	}
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c.eventually(t, "the index usable again", c.ix.Usable)
+	if !c.indexed(t, KindEvents, "Narwhal", 47) {
+		t.Fatal("the write made during the outage did not reach the index")
+	}
+	got, _ := ids(t, c.meili, c.site, everything("Narwhl", false))
+	if !slices.Equal(got, []int64{47}) {
+		t.Fatalf("a typo search after recovery: %v (the index answers again)", got)
+	}
+}
