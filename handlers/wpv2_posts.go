@@ -267,6 +267,10 @@ func gmtFromLocal(site *calendard.Site, local string) string {
 func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links bool) *phpjson.Object {
 	p := cp.Post
 	edit, embed := ctx == "edit", ctx == "embed"
+	// Shortcodes see the post as the global $post (setup_postdata): "audio-<ID>-<n>".
+	savedID := r.Render.PostID
+	r.Render.PostID = int(p.ID)
+	defer func() { r.Render.PostID = savedID }()
 	canEdit := r.canEdit(p)
 	o := phpjson.NewObject()
 	o.Set("id", p.ID)
@@ -277,11 +281,9 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 			gmt = gmtFromLocal(r.Site, p.Date)
 		}
 		o.Set("date_gmt", restDate(gmt))
-		// The reference answers the stored GUID escaped (& as &#038;), raw and rendered alike.
-		g := wptext.EscURL(p.GUID)
-		guid := phpjson.Obj("rendered", g)
+		guid := phpjson.Obj("rendered", p.GUID)
 		if edit {
-			guid.Set("raw", g)
+			guid.Set("raw", p.GUID)
 		}
 		o.Set("guid", guid)
 		o.Set("modified", restDate(p.Modified))
@@ -367,7 +369,9 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 				o.Set("permalink_template", r.Site.HomeURL+"/"+r.Site.EventSlug+"/%pagename%/")
 				o.Set("generated_slug", h.generatedSlug(r, p))
 			}
-			o.Set("class_list", h.classList(cp, protected && !(edit && canEdit)))
+			// post_password_required without the REST filter (prepare_item_for_response removes
+			// it before the classes are built): any password-protected post gets the class.
+			o.Set("class_list", h.classList(cp, protected))
 		}
 	}
 	if links {
@@ -376,7 +380,7 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 	return o
 }
 
-// generatedSlug is get_sample_permalink($id, $title, '')'s slug: the sanitized title made unique
+// generatedSlug is get_sample_permalink($id, $title, ”)'s slug: the sanitized title made unique
 // among the type's other posts by wp_unique_post_slug (drafts and pending posts keep it as is),
 // shown decoded.
 func (h *corePosts) generatedSlug(r *Request, p *calendard.Post) string {
