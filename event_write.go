@@ -367,6 +367,12 @@ func saveEventDates(ctx context.Context, tx WriteTx, site *Site, p *Post, w *Eve
 	if err != nil {
 		return &Error{Code: "rest_invalid_param", Message: "Invalid parameter(s): timezone", Status: 400}
 	}
+	if isUTCOffsetName(zoneName) {
+		// Tribe__Events__API::prepare_event_date_meta converts an offset-named event's dates with
+		// Tribe__Date_Utils::immutable($date, $zone): the region PHP picks for the offset, whose
+		// daylight saving time applies ("UTC-8" in July is seven hours behind UTC).
+		loc = BuildTimezoneObject(zoneName, true, site)
+	}
 
 	start, end := w.Start, w.End
 	if w.AllDay && (start == "" || end == "") {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -14,11 +15,16 @@ import (
 // strtotime()/date() call below works in UTC; the site zone only enters through localize_date.
 
 // isTimestamp is Tribe__Date_Utils::is_timestamp: a numeric value whose integer part round-trips.
+// (int)$v == $v holds only for integral values: "1.5" is a date string, "1e3" the timestamp 1000.
 func isTimestamp(v string) (int64, bool) {
 	if !php.IsNumericString(v) {
 		return 0, false
 	}
-	return php.Int(v), true
+	f := php.Float(v)
+	if f != math.Trunc(f) || math.Abs(f) >= 1<<62 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // phpStrtotime is strtotime($s) with PHP's default zone UTC; ok is false when PHP returns false.

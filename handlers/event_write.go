@@ -165,21 +165,20 @@ func (h *eventsHandler) prepare(r *Request, tx calendard.WriteTx, id int64) (*ca
 		}
 		return nil
 	}
+	// Text filters (kses for users without unfiltered_html) are wp_insert_post's: calendard.SavePost.
 	w.Title, w.Content, w.Excerpt, w.Slug = strp("title"), strp("description"), strp("excerpt"), strp("slug")
-	for _, f := range []struct {
-		v      *string
-		filter func(string) string
-	}{{w.Title, r.filterTitle}, {w.Content, r.filterPost}, {w.Excerpt, r.filterPost}} {
-		if f.v != nil {
-			*f.v = f.filter(*f.v)
-		}
-	}
 	if v := r.Value("author"); v != nil {
 		a := php.Int(v)
 		w.Author = &a
 	}
+	// Dates are Tribe__Date_Utils::build_date_object($value, $request['timezone']): parsed in the
+	// zone build_timezone_object makes of the request's timezone (the site's when it is absent),
+	// or in the zone the string names; timestamps are UTC. The wall clock is kept as it reads.
+	tzRaw, tzGiven := r.Value("timezone"), r.Value("timezone") != nil
+	tzName, _ := php.String(tzRaw)
+	parseZone := calendard.BuildTimezoneObject(tzName, tzGiven, r.Site)
 	if v := r.Value("date"); v != nil {
-		if d, ok := r.postDate(v); ok {
+		if d, ok := wallClock(v, parseZone, r.Now); ok {
 			w.Date = &d
 		}
 	}
@@ -194,8 +193,8 @@ func (h *eventsHandler) prepare(r *Request, tx calendard.WriteTx, id int64) (*ca
 	w.AllDay = truthyParam(r, "all_day")
 	start, end := r.Value("start_date"), r.Value("end_date")
 	if !php.Empty(start) && !php.Empty(end) {
-		s, ok1 := wallClock(start, r.Site.Location, r.Now)
-		e, ok2 := wallClock(end, r.Site.Location, r.Now)
+		s, ok1 := wallClock(start, parseZone, r.Now)
+		e, ok2 := wallClock(end, parseZone, r.Now)
 		if ok1 && ok2 {
 			w.Start, w.End = s, e
 		}
