@@ -37,6 +37,8 @@ type EventIndex struct {
 	// allSeen counts the Change{All} heard, allBuilt the count a finished build started after:
 	// while they differ the snapshot may be older than the feed's generation (Stale).
 	allSeen, allBuilt atomic.Uint64
+	file              *indexFile // nil: builds are not kept on disk (UseFile)
+	fromFile          atomic.Bool // the first snapshot came from the file
 }
 
 // Stale reports whether a rebuild asked for by a change is still to finish: answers from the
@@ -229,7 +231,12 @@ func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 	for {
 		mode := modeOf(site)
 		target := x.allSeen.Load() // read before loading: what changes later is not in this build
-		events, err := x.db.loadIndexEvents(ctx, mode, nil)
+		var mark watermark
+		markp := &mark
+		if x.file == nil {
+			markp = nil
+		}
+		events, err := x.db.loadIndexEvents(ctx, mode, nil, markp)
 		x.mu.Lock()
 		if err != nil {
 			x.building, x.again = false, false
@@ -237,13 +244,16 @@ func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 			return err
 		}
 		if len(x.patched) > 0 {
-			fresh, err := x.db.loadIndexEvents(ctx, mode, x.patched)
+			fresh, err := x.db.loadIndexEvents(ctx, mode, x.patched, nil)
 			if err != nil {
 				x.building, x.again = false, false
 				x.mu.Unlock()
 				return err
 			}
 			mergeEvents(events, x.patched, fresh)
+		} else if x.file != nil {
+			// The events are exactly the database at mark: worth keeping for the next start.
+			x.file.save(&indexImage{prefix: x.db.prefix, mode: mode, mark: mark, events: events})
 		}
 		x.snap.Store(compileIndex(mode, events))
 		if target > x.allBuilt.Load() {
@@ -284,7 +294,7 @@ func (x *EventIndex) Patch(ctx context.Context, ids []int64) error {
 	if cur == nil {
 		return nil
 	}
-	fresh, err := x.db.loadIndexEvents(ctx, cur.mode, ids)
+	fresh, err := x.db.loadIndexEvents(ctx, cur.mode, ids, nil)
 	if err != nil {
 		// The snapshot can no longer be trusted: answer from SQL until a rebuild.
 		x.snap.Store(nil)
@@ -1079,8 +1089,9 @@ const (
 )
 
 // loadIndexEvents reads the list keys of every event (ids nil) or of the given posts, in one read
-// transaction so the parts agree.
-func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64) (map[int64]*ixEvent, error) {
+// transaction so the parts agree; mark, when given, gets the change feed's watermark read first in
+// that transaction, the database state the events are.
+func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mark *watermark) (map[int64]*ixEvent, error) {
 	out := map[int64]*ixEvent{}
 	if ids != nil && len(ids) == 0 {
 		return out, nil
@@ -1090,6 +1101,11 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64) (ma
 		return nil, err
 	}
 	defer tx.Rollback()
+	if mark != nil {
+		if *mark, err = db.readWatermark(ctx, tx); err != nil {
+			return nil, err
+		}
+	}
 	in := func(col string) (string, []any) {
 		if ids == nil {
 			return "", nil

@@ -433,6 +433,9 @@ type StartOptions struct {
 	OnError func(error)
 	// Records is how many loaded event records to keep for reuse (0: none).
 	Records int
+	// IndexFile is where the event index keeps its last full build, to start from at the next
+	// start when the database has not changed since ("": nowhere).
+	IndexFile string
 }
 
 // Start builds the event index in the background and keeps everything in step with the database
@@ -455,8 +458,16 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 	}
 	if !o.NoIndex {
 		s.index = NewEventIndex(s.DB, o.OnError)
+		if o.IndexFile != "" {
+			s.index.UseFile(o.IndexFile)
+		}
 		s.index.Follow(s.feed, s.Site)
-		go s.index.buildUntilReady(ctx, s.Site)
+		go func() {
+			if site, err := s.Site(ctx); err == nil && s.index.LoadFile(ctx, site) {
+				return
+			}
+			s.index.buildUntilReady(ctx, s.Site)
+		}()
 	}
 }
 

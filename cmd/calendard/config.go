@@ -53,6 +53,8 @@ type Config struct {
 	EventIndex bool
 	// RecordCache is how many loaded event records are kept for reuse.
 	RecordCache int
+	// IndexFile is CALENDAR_INDEX_FILE as given: auto, off or a path (see indexFilePath).
+	IndexFile string
 	// Response cache and HTTP caching (README, "Caching").
 	RedisURL     string
 	Cache        cache.Mode
@@ -288,6 +290,13 @@ var settings = []setting{
 			return fmt.Errorf("must be a whole number from 0 to 10000000, got %q", v)
 		}
 		c.RecordCache = n
+		return nil
+	}},
+	{"CALENDAR_INDEX_FILE", "index-file", "auto", "where the event index keeps its last build for a fast start: auto (PATH.index next to an embedded database; the user's cache directory for MySQL), off, or a file path", func(c *Config, v string) error {
+		if v == "" {
+			return fmt.Errorf("must be auto, off or a file path")
+		}
+		c.IndexFile = v
 		return nil
 	}},
 	{"CALENDAR_EVENT_INDEX", "event-index", "on", "on|off: answer event lists from the in-memory index", func(c *Config, v string) error {

@@ -9,6 +9,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +18,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -77,6 +81,28 @@ func newLogger(level string) *slog.Logger {
 }
 
 // openStore opens the configured database.
+// indexFilePath resolves CALENDAR_INDEX_FILE: "" for off; for auto, PATH.index next to an embedded
+// database, or a file in the user's cache directory named after the MySQL database and prefix
+// ("" when there is no cache directory).
+func indexFilePath(cfg *Config) string {
+	switch cfg.IndexFile {
+	case "off":
+		return ""
+	case "auto":
+	default:
+		return cfg.IndexFile
+	}
+	if path, ok := strings.CutPrefix(cfg.DB, "sqlite://"); ok {
+		return path + ".index"
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(cfg.DB + "\x00" + cfg.TablePrefix))
+	return filepath.Join(dir, "calendard", "index-"+hex.EncodeToString(sum[:8]))
+}
+
 func openStore(cfg *Config) (*wpdb.DB, error) {
 	db, err := wpdb.Open(cfg.DB, cfg.TablePrefix)
 	if err != nil {
@@ -125,7 +151,7 @@ func serve(args []string) error {
 	defer ln.Close()
 
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff})
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache,
+	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache, IndexFile: indexFilePath(cfg),
 		OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
 	if ix := store.Index(); ix != nil {
 		// A small calendar is indexed before the first request; a large one is served from SQL

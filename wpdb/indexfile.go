@@ -1,0 +1,353 @@
+package wpdb
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/calendard/calendard"
+)
+
+// The index file keeps the last full build of the event index on disk, so that a restart serves
+// lists from memory at once instead of reading the whole calendar again (at 100k events the build
+// reads 100k posts with their text, 400k meta rows and 230k term rows).
+//
+// A build records the change feed's watermark inside its own read transaction, so the file says
+// exactly which database state it holds. At start the file is used only when the database's
+// watermark is still that one, the site's storage mode is the same and the table prefix matches;
+// otherwise the index is built as before. The watermark cannot see a bare UPDATE of a meta value
+// (neither can the running service between two reconciles): such a change made while calendard was
+// stopped shows after the first reconcile (CALENDAR_RECONCILE_INTERVAL), as it would have had
+// calendard been running.
+
+const indexFileMagic = "calendard event index v2\n"
+
+// indexFileSaveDelay gathers the builds of a busy minute into one write of the file.
+var indexFileSaveDelay = 10 * time.Second
+
+type indexFile struct {
+	path string
+	log  func(error)
+
+	mu      sync.Mutex
+	pending *indexImage // the newest build not yet written
+	timer   *time.Timer
+}
+
+// indexImage is what a file holds: the events of a full build and what they were read under.
+type indexImage struct {
+	prefix string
+	mode   ixMode
+	mark   watermark
+	events map[int64]*ixEvent
+}
+
+// UseFile makes the index load its last build from path at start (LoadFile) and write every full
+// build there (a few seconds after it, the newest of a burst).
+func (x *EventIndex) UseFile(path string) {
+	x.file = &indexFile{path: path, log: x.log}
+}
+
+// LoadFile installs the snapshot kept in the index file when it holds the database's current
+// state; it reports whether it did. Nothing is loaded from a file of another database, mode or
+// format.
+func (x *EventIndex) LoadFile(ctx context.Context, site *calendard.Site) bool {
+	if x.file == nil {
+		return false
+	}
+	img, err := readIndexFile(x.file.path)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) && x.log != nil {
+			x.log(fmt.Errorf("event index file %s: %w (building instead)", x.file.path, err))
+		}
+		return false
+	}
+	if img.prefix != x.db.prefix || img.mode != modeOf(site) {
+		return false
+	}
+	now, err := x.db.readWatermark(ctx, x.db.sql)
+	if err != nil || now != img.mark {
+		return false
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.snap.Load() != nil || x.building {
+		return false // a build got there first
+	}
+	x.snap.Store(compileIndex(img.mode, img.events))
+	x.fromFile.Store(true)
+	return true
+}
+
+// save queues a full build for writing.
+func (f *indexFile) save(img *indexImage) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pending = img
+	if f.timer == nil {
+		f.timer = time.AfterFunc(indexFileSaveDelay, f.flush)
+	}
+}
+
+// flush writes the newest pending build.
+func (f *indexFile) flush() {
+	f.mu.Lock()
+	img := f.pending
+	f.pending, f.timer = nil, nil
+	f.mu.Unlock()
+	if img == nil {
+		return
+	}
+	if err := writeIndexFile(f.path, img); err != nil && f.log != nil {
+		f.log(fmt.Errorf("writing the event index file: %w", err))
+	}
+}
+
+// writeIndexFile writes img to a temporary file next to path and renames it into place, so a
+// reader never sees half a file.
+func writeIndexFile(path string, img *indexImage) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := &ixWriter{w: bufio.NewWriterSize(tmp, 1<<20)}
+	w.str(indexFileMagic)
+	w.str(img.prefix)
+	w.bool(img.mode.customTables)
+	w.bool(img.mode.utc)
+	m := img.mark
+	for _, n := range []int64{m.posts, m.maxPost, m.maxMeta, m.rels, m.terms, m.occ} {
+		w.int(n)
+	}
+	w.str(m.modified)
+	w.str(m.termsig)
+	w.bytes(m.options[:])
+	w.int(int64(len(img.events)))
+	for _, e := range img.events {
+		w.event(e)
+	}
+	if err := w.err; err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func readIndexFile(path string) (*indexImage, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	r := &ixReader{r: bufio.NewReaderSize(fh, 1<<20)}
+	if r.str() != indexFileMagic || r.err != nil {
+		return nil, errors.New("not an index file of this version")
+	}
+	img := &indexImage{prefix: r.str()}
+	img.mode.customTables, img.mode.utc = r.bool(), r.bool()
+	m := &img.mark
+	for _, p := range []*int64{&m.posts, &m.maxPost, &m.maxMeta, &m.rels, &m.terms, &m.occ} {
+		*p = r.int()
+	}
+	m.modified, m.termsig = r.str(), r.str()
+	copy(m.options[:], r.bytes(len(m.options)))
+	n := r.int()
+	if r.err != nil || n < 0 || n > 1<<31 {
+		return nil, fmt.Errorf("bad header (%v)", r.err)
+	}
+	img.events = make(map[int64]*ixEvent, n)
+	slab := make([]ixEvent, n)
+	var ids []int64
+	var rows []ixRow
+	for i := range slab {
+		e := &slab[i]
+		r.event(e, &ids, &rows)
+		if r.err != nil {
+			return nil, fmt.Errorf("event %d of %d: %w", i, n, r.err)
+		}
+		img.events[e.id] = e
+	}
+	return img, nil
+}
+
+// ixWriter and ixReader encode an event's list keys (varints and length-prefixed strings).
+type ixWriter struct {
+	w   *bufio.Writer
+	buf [binary.MaxVarintLen64]byte
+	err error
+}
+
+func (w *ixWriter) int(n int64) {
+	if w.err == nil {
+		_, w.err = w.w.Write(w.buf[:binary.PutVarint(w.buf[:], n)])
+	}
+}
+
+func (w *ixWriter) bytes(b []byte) {
+	if w.err == nil {
+		_, w.err = w.w.Write(b)
+	}
+}
+
+func (w *ixWriter) str(s string) {
+	w.int(int64(len(s)))
+	if w.err == nil {
+		_, w.err = w.w.WriteString(s)
+	}
+}
+
+func (w *ixWriter) bool(b bool) {
+	if b {
+		w.int(1)
+	} else {
+		w.int(0)
+	}
+}
+
+func (w *ixWriter) event(e *ixEvent) {
+	w.int(e.id)
+	w.str(e.status)
+	w.int(e.postDateN)
+	w.int(e.parent)
+	w.bool(e.hidden)
+	w.bool(e.featured)
+	w.bool(e.password)
+	w.int(int64(len(e.rows)))
+	for _, r := range e.rows {
+		w.int(r.startN)
+		w.int(r.endN)
+		w.bool(r.irr != nil)
+		if r.irr != nil {
+			w.str(r.irr.start)
+			w.str(r.irr.end)
+		}
+	}
+	w.int(int64(e.nCats))
+	w.int(int64(e.nTags))
+	w.int(int64(e.nVenues))
+	w.int(int64(len(e.ids)))
+	for _, id := range e.ids {
+		w.int(id)
+	}
+	w.str(e.text)
+	for _, g := range e.grams {
+		w.int(int64(g))
+	}
+}
+
+type ixReader struct {
+	r   *bufio.Reader
+	err error
+}
+
+func (r *ixReader) int() int64 {
+	if r.err != nil {
+		return 0
+	}
+	n, err := binary.ReadVarint(r.r)
+	if err != nil {
+		r.err = err
+	}
+	return n
+}
+
+func (r *ixReader) bytes(n int) []byte {
+	if r.err != nil || n < 0 || n > 1<<30 {
+		r.err = cmpErr(r.err, errors.New("bad length"))
+		return nil
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		r.err = err
+	}
+	return b
+}
+
+func (r *ixReader) str() string { return string(r.bytes(int(r.int()))) }
+
+func (r *ixReader) bool() bool { return r.int() != 0 }
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow) {
+	e.id = r.int()
+	e.status = internStatus(r.str())
+	e.statusID = statusCode(e.status)
+	e.postDateN = r.int()
+	e.parent = r.int()
+	e.hidden, e.featured, e.password = r.bool(), r.bool(), r.bool()
+	nr := int(r.int())
+	if r.err != nil || nr < 0 || nr > 1<<20 {
+		r.err = cmpErr(r.err, errors.New("bad row count"))
+		return
+	}
+	if nr > 0 {
+		if cap(*rows)-len(*rows) < nr {
+			*rows = make([]ixRow, 0, max(nr, 8<<10))
+		}
+		from := len(*rows)
+		for range nr {
+			row := ixRow{startN: r.int(), endN: r.int()}
+			if r.bool() {
+				row.irr = &ixRowText{start: r.str(), end: r.str()}
+			}
+			*rows = append(*rows, row)
+		}
+		e.rows = (*rows)[from:len(*rows):len(*rows)]
+	}
+	nc, nt, nv, n := r.int(), r.int(), r.int(), r.int()
+	if r.err != nil || nc < 0 || nt < 0 || nv < 0 || n < nc+nt+nv || n > 1<<20 {
+		r.err = cmpErr(r.err, errors.New("bad ID counts"))
+		return
+	}
+	if n > 0 {
+		if cap(*ids)-len(*ids) < int(n) {
+			*ids = make([]int64, 0, max(int(n), 16<<10))
+		}
+		from := len(*ids)
+		for range n {
+			*ids = append(*ids, r.int())
+		}
+		e.ids = (*ids)[from:len(*ids):len(*ids)]
+	}
+	e.nCats, e.nTags, e.nVenues = uint32(nc), uint32(nt), uint32(nv)
+	e.text = r.str()
+	for i := range e.grams {
+		e.grams[i] = uint64(r.int())
+	}
+}
+
+// internStatus returns the status spelling the index already holds, so that every event of a
+// status shares one string.
+func internStatus(st string) string {
+	c := statusCode(st)
+	if c == rareStatus {
+		return st
+	}
+	statusMu.Lock()
+	defer statusMu.Unlock()
+	return statusNames[c]
+}
