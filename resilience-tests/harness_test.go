@@ -193,8 +193,10 @@ func startServer(t *testing.T, spec string, env map[string]string) *server {
 		log: &syncBuffer{}, done: make(chan struct{})}
 	s.base = "http://" + s.addr
 	s.cmd = exec.Command(bin, "serve")
+	// XDG_CACHE_HOME: the event index file of a MySQL store goes to the user's cache directory;
+	// each server of the tests keeps its own.
 	s.cmd.Env = append(os.Environ(), "CALENDAR_DB="+spec, "CALENDAR_LISTEN="+s.addr, "CALENDAR_DEBUG_ADDR="+s.debug,
-		"CALENDAR_ENVIRONMENT=local")
+		"CALENDAR_ENVIRONMENT=local", "XDG_CACHE_HOME="+t.TempDir())
 	for k, v := range env {
 		s.cmd.Env = append(s.cmd.Env, k+"="+v)
 	}
