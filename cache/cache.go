@@ -182,7 +182,10 @@ func (c *Cache) startRedis() error {
 	ro.PoolTimeout = c.o.Timeout
 	ro.ContextTimeoutEnabled = true
 	ro.MaxRetries = -1
+	ro.DialerRetries, ro.DialerRetryTimeout = 1, c.o.Timeout
 	ro.DisableIdentity = true
+	// go-redis logs every failed dial itself; the cache logs once per change of state instead.
+	redis.SetLogger(quietLogger{})
 	c.rdb = redis.NewClient(ro)
 	if c.o.Prefix == "" {
 		c.o.Prefix = "calendard:"
@@ -204,6 +207,10 @@ func (c *Cache) startRedis() error {
 	go c.listen(ctx)
 	return nil
 }
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // Close stops the background work and the Redis client.
 func (c *Cache) Close() {
@@ -268,7 +275,7 @@ func (c *Cache) Get(ctx context.Context, key [32]byte, clock int64) (*Entry, Tic
 		}
 	}
 	if gen != c.applied.Load() {
-		c.applyRemote(gen, nil, true)
+		c.catchUp(gen)
 	}
 	local := c.o.Generation()
 	t := Ticket{key: key, stamp: Stamp{gen, clock}, localGen: local, keep: c.o.Quiescent()}
@@ -321,6 +328,23 @@ func (c *Cache) restartGen(ctx context.Context) (uint64, error) {
 		return 0, err
 	}
 	return c.rdb.Get(ctx, c.genKey).Uint64()
+}
+
+// catchUp brings this instance to the shared generation gen before it answers. Another
+// instance's write is usually announced on the channel a moment after it moved the counter: the
+// announcement names the posts it changed, which patches the event index at once, where "anything
+// may have changed" would rebuild it in the background (and answer from the old one meanwhile).
+// So the announcement is awaited for up to the Redis timeout, then everything is invalidated.
+func (c *Cache) catchUp(gen uint64) {
+	if gen > c.applied.Load() {
+		deadline := time.Now().Add(c.o.Timeout)
+		for c.applied.Load() < gen && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Microsecond)
+		}
+	}
+	if gen != c.applied.Load() {
+		c.applyRemote(gen, nil, true)
+	}
 }
 
 // applyRemote brings this instance's state to the shared generation gen: the change another
