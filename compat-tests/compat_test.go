@@ -242,6 +242,9 @@ type runner struct {
 	bin   string
 	store Store
 	svc   *Service
+	// spellings replaces Spellings when set (the derived sets replay one spelling: the namespace
+	// spelling is covered by TestCompat and is independent of the data).
+	spellings []string
 }
 
 // ensure runs the service with the clock frozen at now (CALENDAR_NOW), restarting when it changes.
@@ -264,6 +267,13 @@ func (r *runner) ensure(now string) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+}
+
+func (r *runner) namespaces() []string {
+	if r.spellings != nil {
+		return r.spellings
+	}
+	return Spellings
 }
 
 func (r *runner) stop() {
@@ -300,7 +310,7 @@ func (r *runner) reads(filter func(string) bool) []result {
 	for _, now := range nows {
 		r.ensure(now)
 		for _, c := range byNow[now] {
-			for _, ns := range Spellings {
+			for _, ns := range r.namespaces() {
 				res := r.run(c, ns)
 				if res.err == nil && clockSkewOnly(res.diffs) {
 					retry = append(retry, len(results))
