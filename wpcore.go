@@ -256,23 +256,19 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 		}
 	}
 
-	// Slug.
+	// Slug: the one asked for, else (wp_update_post merges the stored row) the stored one.
 	requested := ""
 	if a.Name != nil {
 		requested = *a.Name
 	} else if before != nil {
 		requested = before.Name
 	}
-	switch {
-	case requested == "" && floatingDate(p.Status):
-		p.Name = ""
-	case requested == "":
-		p.Name = wptext.SanitizeTitle(p.Title)
-	case before != nil && a.Name == nil:
-		p.Name = requested
-	default:
-		p.Name = wptext.SanitizeTitle(requested)
+	if p.Status == "pending" && !user.Can(CapsOf(p.Type).Publish) {
+		// Contributors may not set the slug of a post pending review (publish_posts for new
+		// posts, publish_post, which maps to the same capability, for updates).
+		requested = ""
 	}
+	p.Name = insertPostName(requested, p.Title, p.Status, before)
 	if before != nil && before.Status == "trash" && p.Status != "trash" {
 		// Untrashing restores the slug the post had before it was trashed.
 		if desired, _ := tx.MetaValues(ctx, p.ID, "_wp_desired_post_slug"); len(desired) > 0 && desired[0] != "" {
@@ -299,8 +295,10 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 		}
 	}
 	if p.Name == "" && p.ID != 0 && !floatingDate(p.Status) {
-		// A title without slug characters: WordPress falls back to the post ID.
-		p.Name = strconv.FormatInt(p.ID, 10)
+		// An update whose slug sanitized to nothing: sanitize_title($post_title, $post_id).
+		if p.Name = wptext.SanitizeTitle(p.Title); p.Name == "" {
+			p.Name = strconv.FormatInt(p.ID, 10)
+		}
 	}
 	if p.Name != "" && !floatingDate(p.Status) {
 		if err := tx.LockSlugs(ctx, p.Type); err != nil {
@@ -349,7 +347,73 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 	if err := postUpdated(ctx, tx, site, user, before, p); err != nil {
 		return nil, err
 	}
+	if err := addPostOrigin(ctx, tx, p); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// originMetaKeys are the plugin's origin markers per post type.
+var originMetaKeys = map[string]string{PostTypeEvent: "_EventOrigin", PostTypeVenue: "_VenueOrigin", PostTypeOrganizer: "_OrganizerOrigin"}
+
+// addPostOrigin is the plugin's addPostOrigin, hooked on wp_insert_post, so it runs after every
+// save of an event, venue or organizer (updates, trash and untrash included), after save_post: a
+// post whose origin marker is missing or falsy gets "events-calendar" added. Creates add it in their
+// own write paths (saveEventMeta, the linked-post creation), at the point the plugin's hook fires.
+func addPostOrigin(ctx context.Context, tx WriteTx, p *Post) error {
+	key, ok := originMetaKeys[p.Type]
+	if !ok {
+		return nil
+	}
+	vals, err := tx.MetaValues(ctx, p.ID, key)
+	if err != nil {
+		return err
+	}
+	if len(vals) > 0 && vals[0] != "" && vals[0] != "0" {
+		return nil
+	}
+	return tx.AddMeta(ctx, p.ID, key, eventOriginPlugin)
+}
+
+// insertPostName is wp_insert_post's "create a valid post name" step. An empty (PHP empty()) name
+// is derived from the title, except for drafts and pending posts, which may have none. On an
+// update, a stored name that is exactly what the old sanitization ('old-save': no accents
+// removed, no special characters dropped) makes of its own urlencode()d form is kept; any other
+// name, stored or sent, goes through sanitize_title(), so a stored "Café Night" or "café" comes
+// back "cafe-night" or "cafe" (and wp_check_for_changed_slugs keeps the old one).
+func insertPostName(requested, title, status string, before *Post) string {
+	if requested == "" || requested == "0" {
+		if floatingDate(status) {
+			return ""
+		}
+		return wptext.SanitizeTitle(title)
+	}
+	check := wptext.SanitizeTitleForQuery(requested)
+	if before != nil && strings.ToLower(phpURLEncode(requested)) == check && before.Name == check {
+		return check
+	}
+	return wptext.SanitizeTitle(requested)
+}
+
+// phpURLEncode is PHP's urlencode: bytes other than ASCII letters, digits and "-_." become %XX
+// (upper-case hex), a space "+".
+func phpURLEncode(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+			b.WriteByte(c)
+		case c == ' ':
+			b.WriteByte('+')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
 }
 
 // postFieldLimits are the wp_posts columns a request can fill and their sizes, as wpdb's
