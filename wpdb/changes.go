@@ -167,6 +167,27 @@ func (db *DB) occurrencesExist(ctx context.Context, q queryer) bool {
 	return ok && err == nil
 }
 
+// polling reports whether the watermark poll has a reading to compare with.
+func (f *Feed) polling() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seen
+}
+
+// absorb takes end as the last watermark reading when the poll's last reading is still before: the
+// difference is calendard's own write, published already, so the next poll need not announce it
+// as a change from outside (which would rebuild everything kept, the event index included). before
+// is read at the start of the write's transaction and end just before its commit, inside it, so
+// only a change committed by someone else during that transaction could be taken along unseen;
+// the reconcile (Watch) bounds how long it stays so, as for a bare meta UPDATE.
+func (f *Feed) absorb(before, end watermark) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen && f.last == before {
+		f.last = end
+	}
+}
+
 // Poll reads the watermark once and publishes a Change{All} when it moved since the last poll. The
 // first poll only records it. It reports whether it published.
 func (f *Feed) Poll(ctx context.Context) (bool, error) {

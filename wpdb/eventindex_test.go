@@ -439,3 +439,49 @@ func TestUnpackDateIsPackDatesInverse(t *testing.T) {
 		}
 	}
 }
+
+// calendard's own writes are announced by the writes themselves; the watermark poll must not take
+// them for changes from outside too (a full rebuild of everything kept, per write), while a direct
+// change still is one.
+func TestOwnWritesAreNotSeenAsOutsideChanges(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s.Start(ctx, StartOptions{WatchInterval: 50 * time.Millisecond})
+		if !s.Index().WaitReady(ctxTimeout(t, 10*time.Second)) {
+			t.Fatal("index never built")
+		}
+		site, err := s.Site(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := calendard.EventFilter{Statuses: []string{"publish"}, StartOnOrAfter: ptr("2000-01-01 00:00:00"), Limit: 500}
+		ids, total, _ := s.Index().FindEvents(site, &f)
+		rebuilds := s.Index().allSeen.Load()
+		for i, id := range ids[:3] {
+			err := s.Write(ctx, nil, func(tx calendard.WriteTx) error {
+				return tx.AddMeta(ctx, id, "_EventHideFromUpcoming", "yes")
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(200 * time.Millisecond) // four polls
+			if _, n, _ := s.Index().FindEvents(site, &f); n != total-i-1 {
+				t.Fatalf("after hiding %d events the list has %d, want %d", i+1, n, total-i-1)
+			}
+		}
+		if n := s.Index().allSeen.Load() - rebuilds; n != 0 {
+			t.Errorf("three calendard writes were taken for %d outside changes", n)
+		}
+		if _, err := s.sql.ExecContext(ctx, "UPDATE wp_posts SET post_status = 'draft', post_modified_gmt = '2031-01-01 00:00:00' WHERE ID = ?", ids[5]); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for s.Index().allSeen.Load() == rebuilds && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if s.Index().allSeen.Load() == rebuilds {
+			t.Error("a direct change was not seen")
+		}
+	})
+}

@@ -113,6 +113,16 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		return err
 	}
 	t := &Tx{db: db, tx: sqlTx, now: now}
+	// The watermark before and after the write's own statements lets the feed tell this write from
+	// a change made outside calendard (Feed.absorb).
+	var before watermark
+	track := db.feed != nil && db.feed.polling()
+	if track {
+		if before, err = db.readWatermark(ctx, sqlTx); err != nil {
+			_ = sqlTx.Rollback()
+			return err
+		}
+	}
 	if TestHookBeforeStatement != nil {
 		id, err := db.connectionID(ctx, sqlTx)
 		if err != nil {
@@ -133,11 +143,20 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		db.keepAutoIncrements(ctx, conn, counters)
 		return err
 	}
+	var end watermark
+	if track {
+		if end, err = db.readWatermark(ctx, sqlTx); err != nil {
+			track = false // the commit decides; the next poll then sees this write as a change
+		}
+	}
 	if err := sqlTx.Commit(); err != nil {
 		return err
 	}
 	if db.feed != nil && (len(t.touched) > 0 || t.termsChanged) {
 		db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged})
+	}
+	if track {
+		db.feed.absorb(before, end)
 	}
 	return nil
 }
