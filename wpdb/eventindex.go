@@ -37,7 +37,7 @@ type EventIndex struct {
 	// allSeen counts the Change{All} heard, allBuilt the count a finished build started after:
 	// while they differ the snapshot may be older than the feed's generation (Stale).
 	allSeen, allBuilt atomic.Uint64
-	file              *indexFile // nil: builds are not kept on disk (UseFile)
+	file              *indexFile  // nil: builds are not kept on disk (UseFile)
 	fromFile          atomic.Bool // the first snapshot came from the file
 }
 
