@@ -47,7 +47,9 @@ func StartRedis(dir string) (*Redis, error) {
 }
 
 // URL is the redis:// URL of database db.
-func (r *Redis) URL(db int) string { return "redis://127.0.0.1:" + strconv.Itoa(r.Port) + "/" + strconv.Itoa(db) }
+func (r *Redis) URL(db int) string {
+	return "redis://127.0.0.1:" + strconv.Itoa(r.Port) + "/" + strconv.Itoa(db)
+}
 
 // Addr is host:port.
 func (r *Redis) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.Port) }
