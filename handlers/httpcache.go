@@ -73,7 +73,8 @@ func newHTTPMetrics(r prometheus.Registerer) *httpMetrics {
 // exchanges starts each request's exchange and records its metrics when it has been answered.
 func (s *Server) exchanges() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		ex := &exchange{srv: s, start: time.Now(), route: "other"}
+		// A request with credentials is private whether or not they were accepted.
+		ex := &exchange{srv: s, start: time.Now(), route: "other", private: c.GetHeader("Authorization") != ""}
 		c.Set(exchangeKey, ex)
 		c.Next()
 		if m := s.metrics; m != nil {
@@ -157,7 +158,7 @@ func (s *Server) serveCached(c *gin.Context, req *Request, route string) bool {
 	if ex == nil {
 		return false
 	}
-	ex.private = req.User.LoggedIn() || c.GetHeader("Authorization") != ""
+	ex.private = ex.private || req.User.LoggedIn()
 	var ns string
 	var rt *Route
 	if route == "/" {
