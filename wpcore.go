@@ -185,8 +185,18 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 	set(&p.Content, a.Content)
 	set(&p.Excerpt, a.Excerpt)
 	set(&p.Password, a.Password)
-	// title_save_pre trims; a post needs a title, content or excerpt.
-	p.Title = strings.TrimSpace(p.Title)
+	// sanitize_post($postarr, 'db') runs the *_save_pre filters on every field of the merged post,
+	// on every save (trash, untrash and fields the request left alone included): title_save_pre
+	// trims (PHP's trim), and for users without unfiltered_html kses_init_filters adds
+	// wp_filter_kses to titles and wp_filter_post_kses to content and excerpts.
+	p.Title = strings.Trim(p.Title, " \t\n\r\x00\x0B")
+	if !user.Can("unfiltered_html") {
+		uploads := site.SiteURL + "/wp-content/uploads"
+		p.Title = wptext.FilterKses(p.Title)
+		p.Content = wptext.FilterPostKses(p.Content, uploads)
+		p.Excerpt = wptext.FilterPostKses(p.Excerpt, uploads)
+	}
+	// A post needs a title, content or excerpt.
 	if p.Title == "" && p.Content == "" && p.Excerpt == "" {
 		return nil, &Error{Code: "empty_content", Message: "Content, title, and excerpt are empty.", Status: 400}
 	}

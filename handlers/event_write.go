@@ -165,15 +165,8 @@ func (h *eventsHandler) prepare(r *Request, tx calendard.WriteTx, id int64) (*ca
 		}
 		return nil
 	}
+	// Text filters (kses for users without unfiltered_html) are wp_insert_post's: calendard.SavePost.
 	w.Title, w.Content, w.Excerpt, w.Slug = strp("title"), strp("description"), strp("excerpt"), strp("slug")
-	for _, f := range []struct {
-		v      *string
-		filter func(string) string
-	}{{w.Title, r.filterTitle}, {w.Content, r.filterPost}, {w.Excerpt, r.filterPost}} {
-		if f.v != nil {
-			*f.v = f.filter(*f.v)
-		}
-	}
 	if v := r.Value("author"); v != nil {
 		a := php.Int(v)
 		w.Author = &a

@@ -660,10 +660,8 @@ func containsInt(xs []int, n int) bool {
 // write is the EventWrite the REST endpoint would build for this event.
 func (e *event) write(user *calendard.User, ids *linkedIDs) *calendard.EventWrite {
 	str := func(s string) *string { return &s }
+	// Text filters for users without unfiltered_html are applied by the write path (SavePost).
 	title, content, excerpt := e.title, e.content, e.excerpt
-	if !user.Can("unfiltered_html") {
-		title, content, excerpt = wptext.FilterKses(title), wptext.FilterPostKses(content), wptext.FilterPostKses(excerpt)
-	}
 	w := &calendard.EventWrite{
 		Status: calendard.ScaleBackStatus(user, e.status),
 		Title:  str(title), Content: str(content),

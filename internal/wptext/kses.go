@@ -194,6 +194,18 @@ func kses(content string, allowed ksesAllowed) string {
 	return ksesSplit(content, allowed)
 }
 
+// ksesBlocks is wp_kses with both default 'pre_kses' filters, in the order default-filters.php
+// adds them: wp_pre_kses_less_than, then wp_pre_kses_block_attributes (which removes itself
+// while it runs, so the wp_kses calls it makes are plain kses; and the text of comments that
+// wp_kses_split2 filters again never holds "<!--", which the block filter needs).
+func ksesBlocks(content string, allowed ksesAllowed) string {
+	content = ksesNoNull(content, true)
+	content = ksesNormalizeEntities(content)
+	content = preKsesLessThan(content)
+	content = preKsesBlockAttributes(content, allowed)
+	return ksesSplit(content, allowed)
+}
+
 // preKsesLessThan mirrors wp_pre_kses_less_than(): a "<" that is not closed
 // by ">" before the next "<" is escaped.
 func preKsesLessThan(s string) string {

@@ -1,5 +1,7 @@
 package wptext
 
+import "sync"
+
 // allowedTags is WordPress' global $allowedtags: what wp_kses keeps in its default context (the
 // one wp_filter_kses uses for filters such as pre_term_name).
 var allowedTags = ksesAllowed{
@@ -35,11 +37,11 @@ var termDescriptionTags = func() ksesAllowed {
 
 // FilterKses is wp_filter_kses as WordPress runs it on pre_term_name (and the other default-context
 // filters): wp_kses with $allowedtags. WordPress applies it whatever the user's capabilities.
-func FilterKses(s string) string { return kses(s, allowedTags) }
+func FilterKses(s string) string { return ksesBlocks(s, allowedTags) }
 
 // FilterKsesTermDescription is wp_filter_kses on pre_term_description, which WordPress applies to
 // every stored term description (unfiltered_html does not lift it).
-func FilterKsesTermDescription(s string) string { return kses(s, termDescriptionTags) }
+func FilterKsesTermDescription(s string) string { return ksesBlocks(s, termDescriptionTags) }
 
 // FilterPostKses is wp_filter_post_kses (wp_kses($data, 'post')), which WordPress applies to post
 // content, excerpts and the like of users without unfiltered_html: wp_kses with WordPress 6.9's
@@ -48,12 +50,30 @@ func FilterKsesTermDescription(s string) string { return kses(s, termDescription
 // <iframe>, <style>, <form> and <input> are removed (their text content stays), event handler
 // and other unlisted attributes are dropped, disallowed URL protocols (javascript:, data:, …,
 // also entity-obfuscated) are stripped from URI attributes, and style values go through
-// safecss_filter_attr().
+// safecss_filter_attr(). The pre_kses filter wp_pre_kses_block_attributes runs first: the
+// attributes of block comments (<!-- wp:name {…} -->) are filtered value by value and the
+// blocks serialized again.
 //
 // It works on unslashed text like wp_kses_post(); wp_filter_post_kses' stripslashes/addslashes
-// round trip is the caller's business. Differences from WordPress: the uploads URL is not known
-// here, so <object> (which WordPress accepts only for a PDF under the uploads URL) always loses
-// its attributes, and the pre_kses filter wp_pre_kses_block_attributes() is not applied, so the
-// JSON attributes inside block comments (<!-- wp:name {…} -->) are not filtered value by value
-// (the comment text still goes through KSES like any HTML comment).
-func FilterPostKses(s string) string { return kses(s, postAllowedTags) }
+// round trip is the caller's business. uploadsURL is wp_upload_dir()['url'] (any URL on the
+// uploads host will do: only its host and port count), which decides whether an <object> of a PDF
+// keeps its attributes; "" admits none.
+func FilterPostKses(s, uploadsURL string) string {
+	allowed := postAllowedTags
+	if uploadsURL != "" {
+		allowed = postAllowedFor(uploadsURL)
+	}
+	return ksesBlocks(s, allowed)
+}
+
+// postAllowedByUploads caches $allowedposttags per uploads URL (a site has one).
+var postAllowedByUploads sync.Map
+
+func postAllowedFor(uploadsURL string) ksesAllowed {
+	if a, ok := postAllowedByUploads.Load(uploadsURL); ok {
+		return a.(ksesAllowed)
+	}
+	a := ksesPostAllowed(uploadsURL)
+	postAllowedByUploads.Store(uploadsURL, a)
+	return a
+}

@@ -33,7 +33,9 @@ func FuzzKses(f *testing.F) {
 		}{
 			{"FilterKses", FilterKses, allowedTags},
 			{"FilterKsesTermDescription", FilterKsesTermDescription, termDescriptionTags},
-			{"FilterPostKses", FilterPostKses, postAllowedTags},
+			{"FilterPostKses", func(s string) string { return FilterPostKses(s, "") }, postAllowedTags},
+			{"FilterPostKses with an uploads host", func(s string) string { return FilterPostKses(s, "http://example.org/wp-content/uploads/2026/11") },
+				ksesPostAllowed("http://example.org/wp-content/uploads/2026/11")},
 		} {
 			out := flt.run(s)
 			if utf8.ValidString(s) && !utf8.ValidString(out) {
