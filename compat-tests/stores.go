@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	_ "modernc.org/sqlite" // snapshots read the SQLite store directly
-
-	"github.com/calendard/calendard/internal/testenv"
 )
 
 // Store is one database the suite serves the set from: the service is started with CALENDAR_DB =
@@ -27,15 +25,16 @@ type Store interface {
 	Close()
 }
 
-// MySQLStore serves database run on the shared MariaDB, reset in place from database fixture.
+// MySQLStore serves database run on the suite's MySQL or MariaDB server, reset in place from
+// database fixture.
 type MySQLStore struct {
-	db           *testenv.MariaDB
+	db           SQLServer
 	fixture, run string
 	snap         *sql.DB
 }
 
 // NewMySQLStore clones fixture into run and opens the snapshot reader.
-func NewMySQLStore(ctx context.Context, db *testenv.MariaDB, fixture, run string) (*MySQLStore, error) {
+func NewMySQLStore(ctx context.Context, db SQLServer, fixture, run string) (*MySQLStore, error) {
 	if err := db.CloneDatabase(ctx, fixture, run); err != nil {
 		return nil, err
 	}
@@ -81,7 +80,7 @@ type SQLiteStore struct {
 
 // NewSQLiteStore runs the binary's copy command from the MariaDB fixture database into a template
 // file in dir, and serves a copy of it.
-func NewSQLiteStore(ctx context.Context, bin string, db *testenv.MariaDB, fixture, dir string) (*SQLiteStore, error) {
+func NewSQLiteStore(ctx context.Context, bin string, db SQLServer, fixture, dir string) (*SQLiteStore, error) {
 	s := &SQLiteStore{template: filepath.Join(dir, "fixture.db"), path: filepath.Join(dir, "run.db")}
 	cmd := exec.CommandContext(ctx, bin, "copy", "--quiet", "--from", "mysql://"+db.DSN(fixture), "--to", "sqlite://"+s.template)
 	if out, err := cmd.CombinedOutput(); err != nil {
