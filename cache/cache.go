@@ -273,6 +273,7 @@ func (c *Cache) Get(ctx context.Context, key [32]byte, clock int64) (*Entry, Tic
 			c.fail(err)
 			return nil, Ticket{}, Bypass
 		}
+		c.applyRemote(gen, nil, true)
 	}
 	if gen != c.applied.Load() {
 		c.catchUp(gen)

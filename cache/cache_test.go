@@ -1,0 +1,175 @@
+package cache
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/calendard/calendard/internal/testenv"
+	"github.com/calendard/calendard/wpdb"
+)
+
+func TestEntryEncoding(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		e    Entry
+	}{
+		{"a whole answer survives encoding", Entry{Stamp: Stamp{Gen: 1 << 60, Clock: 1795000000}, Status: 200,
+			Header: []Header{{"X-WP-Total", "12"}, {"Content-Type", "application/json; charset=UTF-8"}},
+			Body:   []byte(`{"events":[]}`), Gzip: []byte{0x1f, 0x8b, 1, 2}, ETag: `"abc"`}},
+		{"an empty body and no gzip survive encoding", Entry{Status: 404, Body: []byte{}, ETag: `"x"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := decodeEntry(c.e.encode())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Stamp != c.e.Stamp || got.Status != c.e.Status || got.ETag != c.e.ETag || string(got.Body) != string(c.e.Body) ||
+				string(got.Gzip) != string(c.e.Gzip) || (got.Gzip == nil) != (c.e.Gzip == nil) || len(got.Header) != len(c.e.Header) {
+				t.Errorf("got %+v, want %+v", got, c.e)
+			}
+			for i := range got.Header {
+				if got.Header[i] != c.e.Header[i] {
+					t.Errorf("header %d: %v, want %v", i, got.Header[i], c.e.Header[i])
+				}
+			}
+		})
+	}
+	t.Run("truncated or foreign values are refused", func(t *testing.T) {
+		b := (&Entry{Status: 200, Body: []byte("hello world")}).encode()
+		for _, bad := range [][]byte{nil, []byte("xx"), b[:len(b)-3], append(append([]byte{}, b...), 0)} {
+			if _, err := decodeEntry(bad); err == nil {
+				t.Errorf("%q decoded", bad)
+			}
+		}
+	})
+}
+
+// memCache is a memory cache over a generation and quiescence the test moves.
+func memCache(t *testing.T, gen *atomic.Uint64, quiet *atomic.Bool) *Cache {
+	t.Helper()
+	c, err := New(Options{Mode: Memory, Generation: gen.Load, Quiescent: quiet.Load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestMemoryCacheKeepsOnlyWhatItsGenerationReflects(t *testing.T) {
+	ctx := context.Background()
+	var gen atomic.Uint64
+	var quiet atomic.Bool
+	quiet.Store(true)
+	c := memCache(t, &gen, &quiet)
+	k := Key("GET /events")
+
+	t.Run("a kept answer is a hit at its generation and second", func(t *testing.T) {
+		if _, tk, r := c.Get(ctx, k, 7); r != Miss {
+			t.Fatalf("first lookup: %v", r)
+		} else {
+			c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("a")})
+		}
+		if e, _, r := c.Get(ctx, k, 7); r != Hit || string(e.Body) != "a" {
+			t.Fatalf("second lookup: %v", r)
+		}
+		if _, _, r := c.Get(ctx, k, 8); r != Miss {
+			t.Errorf("another second: %v, want a miss", r)
+		}
+	})
+	t.Run("a change of generation makes it a miss", func(t *testing.T) {
+		gen.Add(1)
+		if _, _, r := c.Get(ctx, k, 7); r != Miss {
+			t.Errorf("after a change: %v", r)
+		}
+	})
+	t.Run("an answer computed while the generation moved is not kept", func(t *testing.T) {
+		_, tk, _ := c.Get(ctx, k, 7)
+		gen.Add(1)
+		c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("stale")})
+		if _, _, r := c.Get(ctx, k, 7); r != Miss {
+			t.Errorf("lookup: %v, want a miss", r)
+		}
+	})
+	t.Run("an answer computed while the store was not quiescent is not kept", func(t *testing.T) {
+		quiet.Store(false)
+		_, tk, _ := c.Get(ctx, k, 7)
+		quiet.Store(true)
+		c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("maybe stale")})
+		if _, _, r := c.Get(ctx, k, 7); r != Miss {
+			t.Errorf("lookup: %v, want a miss", r)
+		}
+	})
+}
+
+// feed records what the cache publishes on the local change feed.
+type feed struct {
+	subs      []func(wpdb.Change)
+	published atomic.Int64
+}
+
+func (f *feed) Subscribe(fn func(wpdb.Change)) { f.subs = append(f.subs, fn) }
+func (f *feed) Publish(c wpdb.Change) {
+	f.published.Add(1)
+	for _, fn := range f.subs {
+		fn(c)
+	}
+}
+
+func TestRedisCounterLossNeverRevivesOldEntries(t *testing.T) {
+	ctx := context.Background()
+	r := testenv.NewRedis(t)
+	var gen atomic.Uint64
+	var quiet atomic.Bool
+	quiet.Store(true)
+	f := &feed{}
+	c, err := New(Options{Mode: Redis, RedisURL: r.URL(0), Prefix: "t:", Timeout: 200 * time.Millisecond, Retry: 20 * time.Millisecond,
+		Generation: gen.Load, Quiescent: quiet.Load, Feed: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k := Key("GET /events")
+	var r1 Result
+	for start := time.Now(); time.Since(start) < 5*time.Second && r1 != Miss; time.Sleep(10 * time.Millisecond) {
+		var tk Ticket
+		_, tk, r1 = c.Get(ctx, k, 0)
+		if r1 == Miss {
+			c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("old")})
+		}
+	}
+	if _, _, res := c.Get(ctx, k, 0); res != Hit {
+		t.Fatalf("kept answer: %v", res)
+	}
+	admin := redis.NewClient(&redis.Options{Addr: r.Addr()})
+	defer admin.Close()
+	t.Run("with the counter deleted the kept answer is a miss, and the local state is told", func(t *testing.T) {
+		before := f.published.Load()
+		if err := admin.Del(ctx, "t:gen").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, res := c.Get(ctx, k, 0); res != Miss {
+			t.Errorf("after the counter was lost: %v, want a miss", res)
+		}
+		if f.published.Load() == before {
+			t.Error("the local feed was not told that anything may have changed")
+		}
+	})
+	t.Run("a change announced by another instance moves this one to its generation", func(t *testing.T) {
+		g, err := admin.Incr(ctx, "t:gen").Uint64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := f.published.Load()
+		if err := admin.Publish(ctx, "t:changes", encodeChange(g, wpdb.Change{Posts: []int64{5}})).Err(); err != nil {
+			t.Fatal(err)
+		}
+		for start := time.Now(); time.Since(start) < 5*time.Second && c.applied.Load() != g; time.Sleep(5 * time.Millisecond) {
+		}
+		if c.applied.Load() != g || f.published.Load() != before+1 {
+			t.Errorf("applied %d (want %d), %d changes published locally (want 1)", c.applied.Load(), g, f.published.Load()-before)
+		}
+	})
+}
