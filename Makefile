@@ -4,7 +4,8 @@ GO       ?= go
 BIN      ?= bin/calendard
 PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
 
-.PHONY: build run test unit race fuzz fuzz-short hostile microbench compat vet fmt-check tidy-check bench bench-quick
+.PHONY: build run test unit race fuzz fuzz-short hostile microbench compat vet fmt-check tidy-check bench bench-quick \
+	docker-images compat-docker docker-ci
 
 build:
 	$(GO) build -o $(BIN) ./cmd/calendard
@@ -88,6 +89,32 @@ microbench:
 
 compat:
 	$(GO) test -count=1 -timeout 30m -v ./compat-tests/ 2>&1 | grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
+
+# Docker (README, "Docker"). docker-images builds, with no registry, images standing in for the
+# official ones (docker/offline-images.sh; tags in bin/docker-images.env). compat-docker replays the
+# compatibility suite against a container of IMAGE, any MySQL or MariaDB image, started by
+# testcontainers-go (and, when CALENDARD_IMAGE is set, checks that image's HEALTHCHECK and replays a
+# clock's read cases against it); with no Docker engine it falls back to the local MariaDB process
+# and says so on its first line. docker-ci is CI's run of both on the offline images: there a
+# missing engine is a failure.
+IMAGE           ?= mariadb:10.11
+CALENDARD_IMAGE ?=
+docker-images:
+	bash docker/offline-images.sh
+
+compat-docker:
+	COMPAT_DB=docker COMPAT_DB_IMAGE='$(IMAGE)' COMPAT_CALENDARD_IMAGE='$(CALENDARD_IMAGE)' \
+		$(GO) test -count=1 -timeout 30m -v -run '^TestCompat$$' ./compat-tests/ 2>&1 \
+		| grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
+
+COMPOSE = $(shell docker compose version >/dev/null 2>&1 && echo 'docker compose' || echo docker-compose)
+docker-ci: docker-images
+	$(COMPOSE) -f docker/compose.yaml config -q
+	CALENDAR_DB='mysql://u:p@tcp(h:3306)/wordpress' $(COMPOSE) -f docker/compose.wordpress.yaml config -q
+	$(COMPOSE) -f docker/compose.yaml --env-file bin/docker-images.env config -q
+	@echo "docker/compose.yaml and docker/compose.wordpress.yaml validate ($(COMPOSE))"
+	. bin/docker-images.env && COMPAT_DOCKER_REQUIRED=1 $(MAKE) --no-print-directory compat-docker \
+		IMAGE="$$MARIADB_IMAGE" CALENDARD_IMAGE="$$CALENDARD_IMAGE"
 
 tidy-check:
 	$(GO) mod tidy
