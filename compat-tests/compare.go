@@ -77,7 +77,9 @@ func decode(b []byte) (any, error) {
 	return v, nil
 }
 
-var dbDateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`)
+// dbDateRe is a well-formed record date: the plugin's "YYYY-MM-DD HH:MM:SS" or wp/v2's
+// "YYYY-MM-DDTHH:MM:SS" (mysql_to_rfc3339).
+var dbDateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$`)
 
 // compareOpts carries the per-case relaxations of rules 2 and 3.
 type compareOpts struct {
@@ -109,7 +111,8 @@ func compareJSON(path string, want, got any, o *compareOpts, diffs *[]Diff) {
 				*diffs = append(*diffs, Diff{p, "(absent)", gv})
 			case !gok:
 				*diffs = append(*diffs, Diff{p, wv, "(absent)"})
-			case relaxDates && (k == "date" || k == "date_utc" || k == "modified" || k == "modified_utc"):
+			case relaxDates && (k == "date" || k == "date_utc" || k == "modified" || k == "modified_utc" ||
+				k == "date_gmt" || k == "modified_gmt"):
 				if s, ok := gv.(string); !ok || !dbDateRe.MatchString(s) {
 					*diffs = append(*diffs, Diff{p, "(well-formed date)", gv})
 				}
