@@ -133,4 +133,3 @@ func TestGeoFiltersOn(t *testing.T) {
 		}
 	})
 }
-
