@@ -113,8 +113,10 @@ type Cache struct {
 	applied  atomic.Uint64 // the shared generation this instance's state reflects
 	syncMu   sync.Mutex    // orders increments and the application of remote generations
 	wake     chan struct{}
-	cancel   context.CancelFunc
-	done     sync.WaitGroup
+	// connected: Redis answered once (recover's first call needs no reload; guarded by syncMu).
+	connected bool
+	cancel    context.CancelFunc
+	done      sync.WaitGroup
 
 	redisUp     prometheus.Gauge
 	redisErrors prometheus.Counter
@@ -513,7 +515,12 @@ func (c *Cache) recover(ctx context.Context) error {
 			return err
 		}
 	}
-	c.o.Feed.Publish(wpdb.Change{All: true, Remote: true})
+	if c.connected {
+		// Changes other instances announced while Redis was away were missed here.
+		c.o.Feed.Publish(wpdb.Change{All: true, Remote: true})
+	}
+	// (At the first connection the state was just loaded: it reflects the database already.)
+	c.connected = true
 	c.applied.Store(v)
 	return nil
 }
