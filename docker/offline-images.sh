@@ -121,12 +121,11 @@ git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f;
 go mod vendor -o "$ctx/vendor"
 
 # The packages calendard's binary imports from modules, compiled once into a builder image of their
-# own (kept while that list and the modules' versions are unchanged), so that a change to calendard's source
-# recompiles only calendard: the same paths and flags as the Dockerfile's build give the same Go
-# build cache keys.
+# own, so that calendard's build compiles only what changed since: the same paths and flags as the
+# Dockerfile's build give the same Go build cache keys. It is only a warm cache (a module added
+# later is compiled by calendard's build), so it is kept whatever changes, like the other images.
 go list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./cmd/calendard | grep -v '^github.com/calendard/calendard' >"$ctx/deps.txt"
-DEPS_IMAGE=$PREFIX/golang-deps:$( (cat "$ctx/deps.txt"; go list -deps -f '{{with .Module}}{{.Path}} {{.Version}}{{end}}' ./cmd/calendard | sort -u) |
-  sha256sum | cut -c1-16)
+DEPS_IMAGE=$PREFIX/golang-deps:${GO_VERSION#go}
 if have "$DEPS_IMAGE"; then
   echo "$DEPS_IMAGE: present"
 else
