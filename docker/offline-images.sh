@@ -22,6 +22,7 @@ REDIS_IMAGE=$PREFIX/redis:7.0
 MEILI_IMAGE=$PREFIX/meilisearch:v1.21
 CALENDARD_IMAGE=$PREFIX/calendard:latest
 ENV_FILE=bin/docker-images.env
+mkdir -p bin
 
 step_start=0
 step() { step_start=$(date +%s.%N); printf '%-28s' "$1"; }
