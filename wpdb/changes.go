@@ -214,8 +214,6 @@ func (f *Feed) Poll(ctx context.Context) (bool, error) {
 // Change{All} whatever the watermark says, which bounds how long a change the watermark cannot see
 // (a bare UPDATE of a meta value) can stay unseen.
 func (f *Feed) Watch(ctx context.Context, interval, reconcile time.Duration, onError func(error)) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
 	failing := false
 	last := time.Now()
 	for {
@@ -223,6 +221,7 @@ func (f *Feed) Watch(ctx context.Context, interval, reconcile time.Duration, onE
 			last = time.Now()
 			f.Publish(Change{All: true})
 		}
+		start := time.Now()
 		if _, err := f.Poll(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			if !failing && onError != nil {
 				onError(err)
@@ -234,7 +233,17 @@ func (f *Feed) Watch(ctx context.Context, interval, reconcile time.Duration, onE
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-time.After(pollWait(interval, time.Since(start))):
 		}
 	}
+}
+
+// pollDuty is the share of one core the watermark poll may take: a poll that took d waits at
+// least d/pollDuty before the next, whatever the interval. On a large calendar whose database
+// lacks the index `calendard migrate` adds on post_modified_gmt (each poll then reads the whole
+// posts table), changes are seen later instead of the poll eating the CPU.
+const pollDuty = 0.02
+
+func pollWait(interval, took time.Duration) time.Duration {
+	return max(interval, time.Duration(float64(took)/pollDuty)-took)
 }

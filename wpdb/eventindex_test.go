@@ -485,3 +485,21 @@ func TestOwnWritesAreNotSeenAsOutsideChanges(t *testing.T) {
 		}
 	})
 }
+
+func TestPollWaitKeepsThePollUnderItsShareOfACore(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		interval, took time.Duration
+		want           time.Duration
+	}{
+		{"a cheap poll keeps the interval", time.Second, 2 * time.Millisecond, time.Second},
+		{"a poll of 40 ms waits 1.96 s", time.Second, 40 * time.Millisecond, 1960 * time.Millisecond},
+		{"a poll of 300 ms waits 14.7 s", time.Second, 300 * time.Millisecond, 14700 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := pollWait(c.interval, c.took); got != c.want {
+				t.Errorf("pollWait(%v, %v) = %v, want %v", c.interval, c.took, got, c.want)
+			}
+		})
+	}
+}

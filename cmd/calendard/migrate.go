@@ -57,6 +57,9 @@ func reportMigration(w io.Writer, res *wpdb.MigrateResult) {
 	if len(res.AddedOptions) > 0 {
 		fmt.Fprintf(w, "added options: %s\n", strings.Join(res.AddedOptions, ", "))
 	}
+	if len(res.AddedIndexes) > 0 {
+		fmt.Fprintf(w, "added indexes: %s\n", strings.Join(res.AddedIndexes, ", "))
+	}
 	if res.AppPassword != "" {
 		fmt.Fprintf(w, "created administrator %q with the application password:\n\n    %s\n\n"+
 			"Use it with HTTP Basic authentication (user %q). It is shown only once.\n", res.AdminLogin, res.AppPassword, res.AdminLogin)
