@@ -1,9 +1,12 @@
 package handlers
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/calendard/calendard"
 
 	"github.com/calendard/calendard/internal/phpjson"
 )
@@ -11,10 +14,14 @@ import (
 // geoArgs are the extension parameters of the geo filters (only when they are on): geoloc_radius on
 // events and venues, and on venues the geoloc parameters events already declare.
 func (s *Server) geoArgs(venues bool) []*Arg {
-	if !s.cfg.Geo {
-		return nil
-	}
 	var args []*Arg
+	if _, ok := s.deps.Events.(RankedEvents); ok && !venues {
+		args = append(args, &Arg{Name: "orderby", Type: "string", Validate: validOrderBy,
+			Description: "calendard extension: relevance orders a search by rank (best first) instead of by start date"})
+	}
+	if !s.cfg.Geo {
+		return args
+	}
 	if venues {
 		args = append(args,
 			&Arg{Name: "geoloc", Type: "boolean", Description: "calendard extension (as Events Calendar Pro for events): only venues with geolocation data"},
@@ -117,4 +124,27 @@ func narrowIDs(filter, ids []int64) []int64 {
 func restBoolParam(r *Request, name string) bool {
 	v, ok := r.Param(name)
 	return ok && restBool(v)
+}
+
+// RankedEvents is an event service that can order a search by relevance (package search, with
+// Meilisearch configured).
+type RankedEvents interface {
+	FindEventsByRelevance(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error)
+}
+
+func validOrderBy(_ *Request, v any) error {
+	if s, ok := v.(string); ok && s == "relevance" {
+		return nil
+	}
+	return &calendard.Error{Code: "rest_invalid_param", Status: 400, Message: "orderby is not one of relevance."}
+}
+
+// findEvents lists events, by relevance when the request asks for it and the service can.
+func (h *eventsHandler) findEvents(r *Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+	if v, ok := r.Param("orderby"); ok && v == "relevance" && len(f.Search) > 0 {
+		if ranked, ok := h.events.(RankedEvents); ok {
+			return ranked.FindEventsByRelevance(r.ctx, site, f)
+		}
+	}
+	return h.events.FindEvents(r.ctx, site, f)
 }

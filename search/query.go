@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -200,3 +201,48 @@ func geoRadiusFilter(lat, lng, km float64) string {
 }
 
 func geoPoint(lat, lng float64) string { return fmt.Sprintf("_geoPoint(%s, %s)", num(lat), num(lng)) }
+
+// FindEventsByRelevance is FindEvents ordered by Meilisearch's ranking (orderby=relevance, an
+// extension): the same events and total, best match first. Without a usable index the plugin's
+// order stands.
+func (e *Events) FindEventsByRelevance(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+	if len(f.Search) == 0 || e.Index == nil || !e.Index.Usable() {
+		return e.EventService.FindEvents(ctx, site, f)
+	}
+	q, rest := Query(f.Search)
+	if q == "" {
+		return e.EventService.FindEvents(ctx, site, f)
+	}
+	filter := ""
+	if f.SearchAnonymous {
+		filter = "password_protected = false"
+	}
+	ids, err := e.Index.IDs(ctx, KindEvents, q, filter, nil)
+	limit := e.MaxIDs
+	if limit == 0 {
+		limit = 30_000
+	}
+	if err != nil || len(ids) > limit {
+		if err != nil && ctx.Err() == nil {
+			e.Index.failed(err)
+		}
+		return e.EventService.FindEvents(ctx, site, f)
+	}
+	// Every match passing the other filters, then ranked and paged here.
+	g := f
+	g.Search = rest
+	g.Include = intersect(f.Include, ids)
+	g.Offset, g.Limit = 0, max(len(g.Include), 1)
+	all, total, err := e.EventService.FindEvents(ctx, site, g)
+	if err != nil {
+		return nil, 0, err
+	}
+	rank := make(map[int64]int, len(ids))
+	for i, id := range ids {
+		rank[id] = i
+	}
+	slices.SortStableFunc(all, func(a, b *calendard.Event) int { return rank[a.ID] - rank[b.ID] })
+	from := min(f.Offset, len(all))
+	to := min(from+f.Limit, len(all))
+	return all[from:to], total, nil
+}
