@@ -47,15 +47,20 @@ type config struct {
 
 // run is one store and size.
 type run struct {
-	store      string
-	events     int
-	gen        *gen.Result
-	coldStart  time.Duration
-	checks     []check
-	windows    []*window
-	names      []string
-	templates  []string
-	peakRSS    int64
+	store     string
+	events    int
+	gen       *gen.Result
+	coldStart time.Duration
+	checks    []check
+	windows   []*window
+	names     []string
+	templates []string
+	peakRSS   int64
+	// restart is a second start on the same database after the first server stopped (the event
+	// index file written after its first build lets it serve at once), and restartRSS its peak
+	// RSS after one request of every line.
+	restart    time.Duration
+	restartRSS int64
 	mariadbHWM int64
 	allocsErr  error
 	serverLog  string
@@ -349,7 +354,8 @@ func (cfg *config) runOne(ctx context.Context, m *testenv.MariaDB, mariadbPID in
 
 	// calendard migrate, as make run does before serving (on an installed site it only adds
 	// what calendard's schema has and the database lacks).
-	env := append(os.Environ(), "CALENDAR_DB="+spec, "CALENDAR_ENVIRONMENT=local")
+	// XDG_CACHE_HOME: where a MySQL store's event index file goes (the restart measures it).
+	env := append(os.Environ(), "CALENDAR_DB="+spec, "CALENDAR_ENVIRONMENT=local", "XDG_CACHE_HOME="+filepath.Join(tmp, "cache-"+store))
 	mig := exec.CommandContext(ctx, cfg.bin, "migrate")
 	mig.Env = env
 	if out, err := mig.CombinedOutput(); err != nil {
@@ -496,7 +502,73 @@ func (cfg *config) runOne(ctx context.Context, m *testenv.MariaDB, mariadbPID in
 	}
 	out, _ := os.ReadFile(logPath)
 	r.serverLog = tail(out)
+
+	// Restart on the same database: stop the server, start a new one and time its first answer.
+	_ = srv.Process.Signal(os.Interrupt)
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		_ = srv.Process.Kill()
+		<-exited
+	}
+	if err := restartOnce(ctx, cfg, r, env, addr, urls, logPath+".restart"); err != nil {
+		cfg.logf("%s: restart: %v", store, err)
+	}
 	return r, nil
+}
+
+// restartOnce starts calendard again on the run's database, times its first answer of the default
+// list, requests every line once and reads its peak RSS, then stops it.
+func restartOnce(ctx context.Context, cfg *config, r *run, env []string, addr string, urls []string, logPath string) error {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	srv := exec.Command(cfg.bin, "serve")
+	srv.Env = append(env, "CALENDAR_LISTEN="+addr)
+	srv.Stdout, srv.Stderr = logFile, logFile
+	began := time.Now()
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	exited := make(chan struct{})
+	go func() { _ = srv.Wait(); close(exited) }()
+	defer func() {
+		_ = srv.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			_ = srv.Process.Kill()
+			<-exited
+		}
+	}()
+	base := "http://" + addr
+	probe := newClient(1)
+	defer probe.CloseIdleConnections()
+	for {
+		if st, err := do(ctx, probe, base+"/wp-json/tribe/events/v1/events"); err == nil && st == http.StatusOK {
+			break
+		}
+		select {
+		case <-exited:
+			return errors.New("calendard serve exited")
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if time.Since(began) > 3*time.Minute {
+			return errors.New("no answer within 3 minutes")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.restart = time.Since(began)
+	for _, u := range urls {
+		_, _ = do(ctx, probe, base+u)
+	}
+	r.restartRSS, _, _ = memStatus(srv.Process.Pid)
+	cfg.logf("%s: restart to first answer %s, peak RSS %.0f MiB", r.store, r.restart.Round(time.Millisecond), float64(r.restartRSS)/(1<<20))
+	return nil
 }
 
 func tail(b []byte) string {
