@@ -115,3 +115,72 @@ func checkEventDates(t *testing.T, s storeSite, id, local, localEnd, utc, utcEnd
 		}
 	}
 }
+
+// The same rules on sites east of UTC (Auckland, and an offset-only site at UTC+5:30) and on an
+// offset-only site west of it (gmt_offset -8): a request without a timezone reads its dates in the
+// site's zone and stores the site's zone name (Tribe__Events__Timezones::wp_timezone_string: the
+// timezone_string, or "UTC+5.5"-style from gmt_offset), and an offset site's zone converts through
+// PHP's region for the offset. The clock is recordedNow (04:29:22 UTC: 17:29 in Auckland, 09:59 in
+// India, 20:29 the day before in Los Angeles).
+func TestEventDatesOnSitesEastAndWest(t *testing.T) {
+	sites := []struct {
+		name  string
+		setup []string
+		cases []struct {
+			tz                                      any
+			start, end                              string
+			local, localEnd, utc, utcEnd, zone, dur string
+		}
+	}{
+		{"Auckland", []string{"UPDATE wp_options SET option_value = 'Pacific/Auckland' WHERE option_name = 'timezone_string'"},
+			[]struct {
+				tz                                      any
+				start, end                              string
+				local, localEnd, utc, utcEnd, zone, dur string
+			}{
+				{nil, "tomorrow 10:00", "tomorrow 11:00", "2026-11-23 10:00:00", "2026-11-23 11:00:00", "2026-11-22 21:00:00", "2026-11-22 22:00:00", "Pacific/Auckland", "3600"},
+				{"America/Los_Angeles", "today 23:00", "tomorrow 01:00", "2026-11-21 23:00:00", "2026-11-22 01:00:00", "2026-11-22 07:00:00", "2026-11-22 09:00:00", "America/Los_Angeles", "7200"},
+			}},
+		{"UTC+5:30 by gmt_offset", []string{
+			"UPDATE wp_options SET option_value = '' WHERE option_name = 'timezone_string'",
+			"UPDATE wp_options SET option_value = '5.5' WHERE option_name = 'gmt_offset'"},
+			[]struct {
+				tz                                      any
+				start, end                              string
+				local, localEnd, utc, utcEnd, zone, dur string
+			}{
+				{nil, "tomorrow 10:00", "tomorrow 11:00", "2026-11-23 10:00:00", "2026-11-23 11:00:00", "2026-11-23 04:30:00", "2026-11-23 05:30:00", "UTC+5.5", "3600"},
+				{nil, "now", "+30 minutes", "2026-11-22 09:59:22", "2026-11-22 10:29:22", "2026-11-22 04:29:22", "2026-11-22 04:59:22", "UTC+5.5", "1800"},
+			}},
+		{"UTC-8 by gmt_offset", []string{
+			"UPDATE wp_options SET option_value = '' WHERE option_name = 'timezone_string'",
+			"UPDATE wp_options SET option_value = '-8' WHERE option_name = 'gmt_offset'"},
+			[]struct {
+				tz                                      any
+				start, end                              string
+				local, localEnd, utc, utcEnd, zone, dur string
+			}{
+				// The site's "UTC-8" is America/Los_Angeles to PHP: in July that is UTC-7.
+				{nil, "2027-07-01 10:00:00", "2027-07-01 11:00:00", "2027-07-01 10:00:00", "2027-07-01 11:00:00", "2027-07-01 17:00:00", "2027-07-01 18:00:00", "UTC-8", "3600"},
+				{nil, "2027-01-01 10:00:00", "2027-01-01 11:00:00", "2027-01-01 10:00:00", "2027-01-01 11:00:00", "2027-01-01 18:00:00", "2027-01-01 19:00:00", "UTC-8", "3600"},
+				{nil, "tomorrow 09:00", "tomorrow 10:00", "2026-11-22 09:00:00", "2026-11-22 10:00:00", "2026-11-22 17:00:00", "2026-11-22 18:00:00", "UTC-8", "3600"},
+			}},
+	}
+	for i, site := range sites {
+		for name, s := range servedStores(t, recordedNow, fmt.Sprintf("ew%d", i), site.setup...) {
+			for j, c := range site.cases {
+				t.Run(fmt.Sprintf("%s/%s/%d %v %s", site.name, name, j, c.tz, c.start), func(t *testing.T) {
+					body := map[string]any{"title": "Site zone", "start_date": c.start, "end_date": c.end}
+					if c.tz != nil {
+						body["timezone"] = c.tz
+					}
+					a := call(t, s.srv, "POST", "/wp-json/tribe/events/v1/events", body, "admin")
+					if a.status != 201 {
+						t.Fatalf("create: %d %s", a.status, a.raw)
+					}
+					checkEventDates(t, s, fmt.Sprint(a.body["id"]), c.local, c.localEnd, c.utc, c.utcEnd, c.zone, c.dur)
+				})
+			}
+		}
+	}
+}
