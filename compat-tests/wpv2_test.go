@@ -22,6 +22,7 @@ var wpv2Served = []struct {
 }{
 	{"GET", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
 	{"DELETE", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
+	{"GET", regexp.MustCompile(`^/wp/v2/settings$`)},
 }
 
 // wpv2Pending are served requests whose recorded answer calendard does not give yet, each with the

@@ -34,6 +34,10 @@ func (s *Server) coreRouteTable() []*Route {
 				Permission: h.deletePermission, Handler: h.delete},
 		}})
 	}
+	routes = append(routes, &Route{Path: "/settings", Endpoints: []*Endpoint{
+		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: settings},
+		{Methods: []string{"POST", "PUT", "PATCH"}, Permission: settingsPermission, Handler: notYet},
+	}})
 	for _, rt := range routes {
 		rt.compile()
 	}
