@@ -275,7 +275,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
 	}
 	gen := r.generation() // before loading: records rendered now are at least this new
-	events, total, err := h.events.FindEvents(r.ctx, site, f)
+	events, total, err := h.findEvents(r, site, f)
 	if err != nil {
 		return nil, err
 	}
