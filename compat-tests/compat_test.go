@@ -192,7 +192,7 @@ func TestCompat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &runner{t: t, ctx: ctx, set: set, bin: bin, store: store}
+			r := &runner{t: t, ctx: ctx, set: set, bin: bin, store: store, cache: newCacheReplay(t, st.name)}
 			t.Cleanup(func() {
 				r.stop()
 				store.Close()
@@ -203,6 +203,7 @@ func TestCompat(t *testing.T) {
 				t.Errorf("replayed %d answers, want every case under every spelling: %d", len(results), len(Spellings)*len(set.Cases))
 			}
 			report(t, store.Name(), results)
+			r.cache.report(t)
 			mu.Lock()
 			outcomes[store.Name()] = outcomeOf(results)
 			mu.Unlock()
@@ -255,6 +256,9 @@ type runner struct {
 	bin   string
 	store Store
 	svc   *Service
+	// cache is the response cache the service runs with; every read case is answered twice
+	// (cache_replay_test.go).
+	cache *cacheReplay
 	// spellings replaces Spellings when set (the derived sets replay one spelling: the namespace
 	// spelling is covered by TestCompat and is independent of the data).
 	spellings []string
@@ -270,13 +274,15 @@ func (r *runner) ensure(now string) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.svc, err = StartService(r.bin, port, map[string]string{
+	env := map[string]string{
 		"CALENDAR_DB":          r.store.Spec(),
 		"CALENDAR_NOW":         now,
 		"CALENDAR_ENVIRONMENT": "local",
 		"CALENDAR_SITE_URL":    fmt.Sprintf("http://127.0.0.1:%d", port),
 		"CALENDAR_LOG_LEVEL":   "info", // StartService waits for the "calendard listening" line
-	})
+	}
+	r.cache.configure(env)
+	r.svc, err = StartService(r.bin, port, env)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -324,7 +330,7 @@ func (r *runner) reads(filter func(string) bool) []result {
 		r.ensure(now)
 		for _, c := range byNow[now] {
 			for _, ns := range r.namespaces() {
-				res := r.run(c, ns)
+				res := r.cache.replay(r, c, ns)
 				if res.err == nil && clockSkewOnly(res.diffs) {
 					retry = append(retry, len(results))
 				}
