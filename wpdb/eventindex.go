@@ -823,44 +823,26 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 			}
 		}
 	default:
+		// The candidates are main's positions within the start range, or, when the filter names
+		// venues, organizers or terms, the positions of the smallest such list within that range
+		// (a second kind of ID filter, rare, is checked on the event).
 		lo, hi := s.startRange(q)
-		if pos, kinds := s.postingsFor(f); kinds > 0 {
-			// The positions of the smallest ID list within the start range; a second kind of ID
-			// filter (rare) is checked on the event.
+		pos, kinds := s.postingsFor(f)
+		n := hi - lo
+		if kinds > 0 {
 			pos = pos[lowerBound32(pos, int32(lo)):lowerBound32(pos, int32(hi))]
-			if kinds == 1 && len(q.search) == 0 && f.PostParent == nil {
-				for _, i := range pos {
-					st := s.statuses[i]
-					if st == rareStatus || !q.statusOKByID[st] || (f.Featured != nil && s.featured[i] != *f.Featured) ||
-						!q.matchRegular(s.starts[i], s.ends[i]) {
-						if st == rareStatus {
-							consider(s.main[i], true)
-						}
-						continue
-					}
-					total++
-					if total > skip && total <= want {
-						hits = append(hits, ixHit{e: s.main[i], start: &s.main[i].rows[0]})
-					}
-				}
-			} else {
-				must := q.mustGrams()
-				for _, i := range pos {
-					if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
-						!s.grams[i].holds(&must)) {
-						continue
-					}
-					consider(s.main[i], kinds == 1)
-				}
-			}
-			for _, e := range s.slow {
-				consider(e, false)
-			}
-			break
+			n = len(pos)
 		}
-		if q.plain() {
+		at := func(k int) int {
+			if kinds > 0 {
+				return int(pos[k])
+			}
+			return lo + k
+		}
+		if kinds <= 1 && len(q.search) == 0 && f.PostParent == nil {
 			// Status, featured and dates only: a scan of the side-by-side keys.
-			for i := lo; i < hi; i++ {
+			for k := 0; k < n; k++ {
+				i := at(k)
 				st := s.statuses[i]
 				if st == rareStatus || !q.statusOKByID[st] || (f.Featured != nil && s.featured[i] != *f.Featured) ||
 					!q.matchRegular(s.starts[i], s.ends[i]) {
@@ -878,12 +860,13 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 			// Rule events out on the side-by-side keys (status, dates, the search's byte pairs)
 			// before touching them.
 			must := q.mustGrams()
-			for i := lo; i < hi; i++ {
+			for k := 0; k < n; k++ {
+				i := at(k)
 				if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
 					!s.grams[i].holds(&must)) {
 					continue
 				}
-				consider(s.main[i], true)
+				consider(s.main[i], kinds <= 1)
 			}
 		}
 		for _, e := range s.slow {
@@ -918,13 +901,6 @@ func (q *ixQuery) mustGrams() gramMask {
 		}
 	}
 	return must
-}
-
-// plain reports whether only status, featured and date bounds filter.
-func (q *ixQuery) plain() bool {
-	f := q.f
-	return len(q.search) == 0 && q.include == nil && f.PostParent == nil && f.CategoryIDs == nil && f.TagIDs == nil &&
-		f.VenueIDs == nil && f.OrganizerIDs == nil
 }
 
 // startRange narrows the main list by its sort key, the start date, when the filter bounds it.
