@@ -95,8 +95,8 @@ compat:
 # compatibility suite against a container of IMAGE, any MySQL or MariaDB image, started by
 # testcontainers-go (and, when CALENDARD_IMAGE is set, checks that image's HEALTHCHECK and replays a
 # clock's read cases against it); with no Docker engine it falls back to the local MariaDB process
-# and says so on its first line. docker-ci is CI's run of both on the offline images: there a
-# missing engine is a failure.
+# and says so on its first line. docker-ci is CI's run of both on the offline images (and a health
+# probe of the Redis and Meilisearch ones): there a missing engine is a failure.
 IMAGE           ?= mariadb:10.11
 CALENDARD_IMAGE ?=
 docker-images:
@@ -113,6 +113,7 @@ docker-ci: docker-images
 	CALENDAR_DB='mysql://u:p@tcp(h:3306)/wordpress' $(COMPOSE) -f docker/compose.wordpress.yaml config -q
 	$(COMPOSE) -f docker/compose.yaml --env-file bin/docker-images.env config -q
 	@echo "docker/compose.yaml and docker/compose.wordpress.yaml validate ($(COMPOSE))"
+	bash docker/offline/smoke.sh
 	. bin/docker-images.env && COMPAT_DOCKER_REQUIRED=1 $(MAKE) --no-print-directory compat-docker \
 		IMAGE="$$MARIADB_IMAGE" CALENDARD_IMAGE="$$CALENDARD_IMAGE"
 
