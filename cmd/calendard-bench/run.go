@@ -394,13 +394,7 @@ func (cfg *config) runOne(ctx context.Context, m *testenv.MariaDB, mariadbPID in
 			return
 		default:
 		}
-		_ = srv.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = srv.Process.Kill()
-			<-exited
-		}
+		stopServer(srv.Process, exited)
 	}()
 	pid := srv.Process.Pid
 
@@ -504,17 +498,23 @@ func (cfg *config) runOne(ctx context.Context, m *testenv.MariaDB, mariadbPID in
 	r.serverLog = tail(out)
 
 	// Restart on the same database: stop the server, start a new one and time its first answer.
-	_ = srv.Process.Signal(os.Interrupt)
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		_ = srv.Process.Kill()
-		<-exited
-	}
+	stopServer(srv.Process, exited)
 	if err := restartOnce(ctx, cfg, r, env, addr, urls, logPath+".restart"); err != nil {
 		cfg.logf("%s: restart: %v", store, err)
 	}
 	return r, nil
+}
+
+// stopServer interrupts a server and waits for it to exit (killed after 15 s); exited is closed
+// when it has.
+func stopServer(p *os.Process, exited <-chan struct{}) {
+	_ = p.Signal(os.Interrupt)
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		_ = p.Kill()
+		<-exited
+	}
 }
 
 // restartOnce starts calendard again on the run's database, times its first answer of the default
@@ -535,13 +535,7 @@ func restartOnce(ctx context.Context, cfg *config, r *run, env []string, addr st
 	exited := make(chan struct{})
 	go func() { _ = srv.Wait(); close(exited) }()
 	defer func() {
-		_ = srv.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = srv.Process.Kill()
-			<-exited
-		}
+		stopServer(srv.Process, exited)
 	}()
 	base := "http://" + addr
 	probe := newClient(1)
