@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,9 +16,9 @@ import (
 // events and venues, and on venues the geoloc parameters events already declare.
 func (s *Server) geoArgs(venues bool) []*Arg {
 	var args []*Arg
-	if _, ok := s.deps.Events.(RankedEvents); ok && !venues {
+	if _, ranked := s.deps.Events.(RankedEvents); (ranked || s.cfg.Geo) && !venues {
 		args = append(args, &Arg{Name: "orderby", Type: "string", Validate: validOrderBy,
-			Description: "calendard extension: relevance orders a search by rank (best first) instead of by start date"})
+			Description: "calendard extension: relevance orders a search by rank (best first, with Meilisearch); distance orders a geoloc_lat/geoloc_lng query by the venue's distance (nearest first)"})
 	}
 	if !s.cfg.Geo {
 		return args
@@ -99,21 +100,18 @@ func geoVenues(r *Request) ([]int64, error) {
 	return r.srv.deps.Geo.VenuesNear(r.ctx, lat, lng, radius)
 }
 
-// narrowIDs intersects an ID filter (nil: none) with ids, keeping the filter's order.
+// narrowIDs intersects an ID filter (nil: none) with ids, keeping the order of ids (the geo
+// filter's nearest first).
 func narrowIDs(filter, ids []int64) []int64 {
+	if ids == nil {
+		ids = []int64{}
+	}
 	if filter == nil {
-		if ids == nil {
-			return []int64{}
-		}
 		return ids
 	}
-	keep := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		keep[id] = true
-	}
 	out := []int64{}
-	for _, id := range filter {
-		if keep[id] {
+	for _, id := range ids {
+		if slices.Contains(filter, id) {
 			out = append(out, id)
 		}
 	}
@@ -133,18 +131,55 @@ type RankedEvents interface {
 }
 
 func validOrderBy(_ *Request, v any) error {
-	if s, ok := v.(string); ok && s == "relevance" {
+	if s, ok := v.(string); ok && (s == "relevance" || s == "distance") {
 		return nil
 	}
-	return &calendard.Error{Code: "rest_invalid_param", Status: 400, Message: "orderby is not one of relevance."}
+	return &calendard.Error{Code: "rest_invalid_param", Status: 400, Message: "orderby is not one of relevance, distance."}
 }
 
-// findEvents lists events, by relevance when the request asks for it and the service can.
+// findEvents lists events, by relevance or distance when the request asks for it and the service
+// can (near: the geo filter's venues, nearest first).
 func (h *eventsHandler) findEvents(r *Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+	if v, ok := r.Param("orderby"); ok && v == "distance" && r.srv.cfg.Geo {
+		if _, hasLat := r.Param("geoloc_lat"); hasLat && restBoolParam(r, "geoloc") && f.VenueIDs != nil {
+			return h.byDistance(r, site, f)
+		}
+	}
 	if v, ok := r.Param("orderby"); ok && v == "relevance" && len(f.Search) > 0 {
 		if ranked, ok := h.events.(RankedEvents); ok {
 			return ranked.FindEventsByRelevance(r.ctx, site, f)
 		}
 	}
 	return h.events.FindEvents(r.ctx, site, f)
+}
+
+// byDistance lists the events matching f (whose VenueIDs the geo filter set, nearest first) ordered
+// by their venue's distance, then in the plugin's order; totals and pages as usual.
+func (h *eventsHandler) byDistance(r *Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+	rank := make(map[int64]int, len(f.VenueIDs))
+	for i, id := range f.VenueIDs {
+		if _, seen := rank[id]; !seen {
+			rank[id] = i
+		}
+	}
+	g := f
+	g.Offset, g.Limit = 0, 1<<31-1
+	all, total, err := h.events.FindEvents(r.ctx, site, g)
+	if err != nil {
+		return nil, 0, err
+	}
+	nearest := func(e *calendard.Event) int {
+		best := len(rank)
+		for _, v := range e.Meta["_EventVenueID"] {
+			id, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if i, ok := rank[id]; ok && i < best {
+				best = i
+			}
+		}
+		return best
+	}
+	slices.SortStableFunc(all, func(a, b *calendard.Event) int { return nearest(a) - nearest(b) })
+	from := min(f.Offset, len(all))
+	to := min(from+f.Limit, len(all))
+	return all[from:to], total, nil
 }

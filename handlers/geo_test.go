@@ -126,9 +126,25 @@ func TestGeoFiltersOn(t *testing.T) {
 			t.Fatalf("got %v", got)
 		}
 	})
+	t.Run("orderby=distance lists New York's events, then Toronto's, then Chicago's", func(t *testing.T) {
+		a := call(t, srv, "GET", wide+"&geoloc=1&geoloc_lat=40.7128&geoloc_lng=-74.006&geoloc_radius=1200&orderby=distance", nil, "")
+		got := eventIDs(t, a)
+		want := append(append(byVenues(12), byVenues(18)...), byVenues(10)...)
+		if !slices.Equal(got, want) {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+		if a.header.Get("X-TEC-Total") != fmt.Sprint(len(want)) {
+			t.Fatalf("total %s, want %d", a.header.Get("X-TEC-Total"), len(want))
+		}
+	})
+	t.Run("orderby=nearest is a 400", func(t *testing.T) {
+		if a := call(t, srv, "GET", wide+"&orderby=nearest", nil, ""); a.status != 400 {
+			t.Fatalf("status %d: %s", a.status, a.raw)
+		}
+	})
 	t.Run("the extensions are listed in the route's arguments", func(t *testing.T) {
 		a := call(t, srv, "GET", "/wp-json/tribe/events/v1/", nil, "")
-		if !strings.Contains(a.raw, `"geoloc_radius"`) {
+		if !strings.Contains(a.raw, `"geoloc_radius"`) || !strings.Contains(a.raw, `"orderby"`) {
 			t.Fatal("geoloc_radius is not declared")
 		}
 	})
