@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/calendard/calendard"
 )
@@ -118,6 +119,76 @@ func TestLegacySiteListsFromPostmeta(t *testing.T) {
 		off, err := s.LoadSite(ctx, SiteOverrides{CustomTablesDisabled: true})
 		if err != nil || off.UseCustomTables {
 			t.Errorf("CALENDAR_CUSTOM_TABLES=off must keep the site on postmeta (err %v)", err)
+		}
+	})
+}
+
+// Switching the custom tables off on a running site (as the plugin's option does) is seen through
+// the change feed: the site settings flip to postmeta, and the event index, rebuilt for the new
+// mode, lists the same events from postmeta while the emptied tables hold none.
+func TestLiveStoreFollowsTheCustomTablesSwitch(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s.Start(ctx, StartOptions{WatchInterval: 100 * time.Millisecond})
+		if !s.Index().WaitReady(ctxTimeout(t, 10*time.Second)) {
+			t.Fatal("index never built")
+		}
+		site, err := s.Site(ctx)
+		if err != nil || !site.UseCustomTables {
+			t.Fatalf("the fixture uses its custom tables (err %v)", err)
+		}
+		f := calendard.EventFilter{Statuses: []string{"publish"}, StartOnOrAfter: ptr("2000-01-01 00:00:00"), Limit: 500}
+		want, wantTotal, err := s.FindEvents(ctx, site, f)
+		if err != nil || wantTotal == 0 {
+			t.Fatalf("%d events, err %v", wantTotal, err)
+		}
+		for _, st := range []string{
+			"INSERT INTO wp_options (option_name, option_value, autoload) VALUES ('tec_custom_tables_v1_active', '0', 'auto')",
+			"DELETE FROM wp_tec_occurrences", "DELETE FROM wp_tec_events",
+		} {
+			if _, err := s.sql.ExecContext(ctx, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			site, err = s.Site(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !site.UseCustomTables {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the switch was not seen within 10 s")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		// Whether the index has rebuilt yet or SQL answers meanwhile, the answer is the same.
+		for i := 0; i < 2; i++ {
+			got, total, err := s.FindEvents(ctx, site, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != wantTotal || !reflect.DeepEqual(eventIDs(got), eventIDs(want)) {
+				t.Errorf("after the switch: %d %v, before %d %v", total, eventIDs(got), wantTotal, eventIDs(want))
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		deadline = time.Now().Add(10 * time.Second)
+		for {
+			ids, total, ok := s.Index().FindEvents(site, &f)
+			if ok {
+				if total != wantTotal || !reflect.DeepEqual(ids, eventIDs(want)) {
+					t.Errorf("rebuilt index: %d %v, want %d %v", total, ids, wantTotal, eventIDs(want))
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the index was not rebuilt for postmeta within 10 s")
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	})
 }
