@@ -41,8 +41,8 @@ var legacyStatements = []string{
 // because the plugin's legacy path answers differently, each with the reason. A listed case must
 // differ (the list is checked both ways). On site-a there is none: every event has exactly one
 // regular _EventStartDate/_EventEndDate row equal to its occurrence, and distinct start/post_date
-// pairs. Where the legacy path would differ needs data site-a lacks (calendard follows the CT1 rules
-// there, see /work/notes/issue-12-storage.md): Tribe__Events__Repositories__Event's meta queries
+// pairs. The legacy path would differ from calendard only on data site-a lacks, where calendard keeps
+// the custom tables' rules: Tribe__Events__Repositories__Event's meta queries
 // compare CAST(meta_value AS DATETIME) with one join per bound (WP_Meta_Query), order_by_date sorts
 // by CAST(start meta) then post_date only, and include= with only starts_*/ends_* bounds has no date
 // join at all.
