@@ -15,6 +15,8 @@ func FuzzKses(f *testing.F) {
 		f.Add(c.in)
 	}
 	for _, s := range []string{
+		`<!-- wp:paragraph {"a":"\u003cscript\u003e","0":[1,2.5,{"k":null}]} --><p>x</p><!-- /wp:paragraph -->`,
+		`<!-- wp:group --><div><!-- wp:x/y {"\u003cb\u003e":"v"} /--></div><!-- /wp:group -->`, `<!-- wp:p ---><!-- /wp:p -->`,
 		"", "<", ">", "<>", "< b>", "a < b > c", "<b>bold</b>", "<script>alert(1)</script>", "<scr<script>ipt>",
 		"<img src=x onerror=alert(1)>", "<IMG SRC=x OnError=alert(1)>", "<a href='x' onclick=\"y\">", "<svg/onload=x>",
 		"<a title=\"<script>\">t</a>", "<!-- <script>x</script> -->", "<!--x--!><script>", "<!---->", "<!--->",
