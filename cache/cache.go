@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,6 +116,9 @@ type Cache struct {
 	wake     chan struct{}
 	// connected: Redis answered once (recover's first call needs no reload; guarded by syncMu).
 	connected bool
+	dirty     atomic.Bool  // a local change could not be announced
+	fails     atomic.Int32 // Redis calls failed in a row
+	lastOK    atomic.Int64 // when a Redis call last worked (Unix ns, to 100 ms)
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
 
@@ -267,6 +271,7 @@ func (c *Cache) Get(ctx context.Context, key [32]byte, clock int64) (*Entry, Tic
 		c.fail(err)
 		return nil, Ticket{}, Bypass
 	}
+	c.ok()
 	gen, ok := parseGen(vals[0])
 	if !ok {
 		// The counter is gone (Redis restarted empty, or evicted it): start it again somewhere
@@ -372,8 +377,12 @@ func (c *Cache) applyRemote(gen uint64, ch *wpdb.Change, force bool) {
 // onLocalChange runs for every change the local feed publishes: a change of this instance (its
 // write, its watermark poll) moves the shared generation and is announced to the others.
 func (c *Cache) onLocalChange(ch wpdb.Change) {
-	if ch.Remote || !c.up.Load() {
+	if ch.Remote {
+		return
+	}
+	if !c.up.Load() {
 		// Redis away: the probe moves the generation when it finds Redis again.
+		c.dirty.Store(true)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
@@ -387,6 +396,8 @@ func (c *Cache) onLocalChange(ch wpdb.Change) {
 	}
 	c.syncMu.Unlock()
 	if err != nil {
+		// The change is not announced: the generation must move when Redis answers again.
+		c.dirty.Store(true)
 		c.fail(err)
 		return
 	}
@@ -458,6 +469,12 @@ func (c *Cache) listen(ctx context.Context) {
 // the probe; until it finds Redis again every lookup is a Bypass at no cost.
 func (c *Cache) fail(err error) {
 	c.redisErrors.Inc()
+	// A timeout costs only its request: Redis is given up when it refuses connections, or when
+	// calls have timed out several times in a row and none has worked for a second (a loaded
+	// machine delays some calls; a hung Redis delays all of them).
+	if n := c.fails.Add(1); isTimeout(err) && (n < failuresDown || time.Since(time.Unix(0, c.lastOK.Load())) < time.Second) {
+		return
+	}
 	if c.up.CompareAndSwap(true, false) {
 		c.redisUp.Set(0)
 		c.log.Warn("redis cache unavailable: answering from the database until it is back", "err", err)
@@ -465,6 +482,24 @@ func (c *Cache) fail(err error) {
 		case c.wake <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// failuresDown is how many timeouts in a row make Redis count as away.
+const failuresDown = 3
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// ok records a Redis call that worked.
+func (c *Cache) ok() {
+	if c.fails.Load() != 0 {
+		c.fails.Store(0)
+	}
+	if now := time.Now().UnixNano(); now-c.lastOK.Load() > int64(100*time.Millisecond) {
+		c.lastOK.Store(now)
 	}
 }
 
@@ -505,6 +540,18 @@ func (c *Cache) recover(ctx context.Context) error {
 	defer cancel()
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
+	if c.connected && !c.dirty.Load() {
+		// Nothing changed here meanwhile: what others changed shows in the counter, which the
+		// next lookup applies.
+		err := c.rdb.Ping(rctx).Err()
+		if err == nil {
+			c.fails.Store(0)
+			c.lastOK.Store(time.Now().UnixNano())
+		}
+		return err
+	}
+	// At start (entries may be from before changes nobody announced) or after changes made here
+	// while Redis was away, the shared generation moves.
 	v, err := c.rdb.Incr(rctx, c.genKey).Uint64()
 	if err != nil {
 		return err
@@ -515,12 +562,15 @@ func (c *Cache) recover(ctx context.Context) error {
 			return err
 		}
 	}
-	if c.connected {
-		// Changes other instances announced while Redis was away were missed here.
+	if c.connected && v != c.applied.Load()+1 {
+		// Others changed the calendar too while this instance could not hear them.
 		c.o.Feed.Publish(wpdb.Change{All: true, Remote: true})
 	}
 	// (At the first connection the state was just loaded: it reflects the database already.)
 	c.connected = true
+	c.dirty.Store(false)
+	c.fails.Store(0)
+	c.lastOK.Store(time.Now().UnixNano())
 	c.applied.Store(v)
 	return nil
 }
