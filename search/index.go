@@ -335,7 +335,12 @@ func (ix *Index) documentIDs(ctx context.Context, uid string) ([]int64, error) {
 // apply re-reads the given posts and upserts their documents, deletes the documents of posts that
 // are gone, and re-reads the events that show a changed venue's or organizer's name.
 func (ix *Index) apply(ctx context.Context, prefix string, ids []int64) error {
-	const batch = 1000
+	return ix.applyBatches(ctx, prefix, ids, 1000, false)
+}
+
+// applyBatches is apply in batches of n posts; fresh says the indexes hold none of them yet (a
+// rebuild), so nothing needs deleting from the other kinds.
+func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, batch int, fresh bool) error {
 	for len(ids) > 0 {
 		n := min(batch, len(ids))
 		chunk := ids[:n]
@@ -363,7 +368,7 @@ func (ix *Index) apply(ctx context.Context, prefix string, ids []int64) error {
 				linked = append(linked, id)
 			}
 			for _, other := range kinds {
-				if other != k {
+				if other != k && (!fresh || k == "") {
 					gone[other] = append(gone[other], strconv.FormatInt(id, 10))
 				}
 			}

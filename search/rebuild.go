@@ -37,13 +37,13 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) er
 	for _, p := range posts {
 		since = max(since, p.ModifiedGMT)
 	}
-	const batch = 1000
+	const batch = 5000
 	for i := 0; i < len(posts); i += batch {
 		var ids []int64
 		for _, p := range posts[i:min(i+batch, len(posts))] {
 			ids = append(ids, p.ID)
 		}
-		if err := ix.apply(ctx, next, ids); err != nil {
+		if err := ix.applyBatches(ctx, next, ids, batch, true); err != nil {
 			return err
 		}
 		if progress != nil {
