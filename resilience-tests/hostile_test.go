@@ -2,10 +2,12 @@ package resiliencetests
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -148,6 +150,17 @@ func (tl *tally) check(q *hreq, resp *rawResp, err error) {
 	}
 	ctype := resp.header.Get("Content-Type")
 	body := resp.body
+	if resp.header.Get("Content-Encoding") == "gzip" {
+		// The request asked for gzip (Accept-Encoding) and got it, as behind nginx.
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err == nil {
+			body, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			tl.fail("%s: %d gzip answer that does not decompress: %v", q, resp.status, err)
+			return
+		}
+	}
 	if strings.HasPrefix(ctype, "application/javascript") {
 		body = jsonpInner(body)
 	}
