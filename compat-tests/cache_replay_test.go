@@ -82,6 +82,12 @@ func (cr *cacheReplay) replay(r *runner, c *Case, ns string) result {
 	if first != "MISS" && first != "HIT" && first != "BYPASS" {
 		res.diffs = append(res.diffs, Diff{"cache replay: first X-Cache", "MISS, HIT or BYPASS", first})
 	}
+	if second != "HIT" {
+		// Computed again (the first answer was not kept: a bypass while Redis is still being
+		// connected to after a restart, an OPTIONS): json_ld emails are scrambled afresh on every
+		// rendering, as the plugin does, so the bytes may differ.
+		return res
+	}
 	if a.Status != b.Status {
 		res.diffs = append(res.diffs, Diff{"cache replay: status", a.Status, b.Status})
 	}
