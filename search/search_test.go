@@ -657,3 +657,60 @@ func TestRelevanceOrderRanksTheSameEventsBestFirst(t *testing.T) {
 		}
 	})
 }
+
+func TestVenueAndOrganizerSearchGoesThroughTheIndex(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	ctx := context.Background()
+	linked := &Linked{LinkedService: c.db, Index: c.ix}
+	for _, tc := range []struct {
+		name, postType, query string
+		want                  int64
+	}{
+		{"a venue by a misspelt name", calendard.PostTypeVenue, "Kulturbraurei", 16},
+		{"a venue by its city", calendard.PostTypeVenue, "Dublin", 13},
+		{"a venue by a name prefix", calendard.PostTypeVenue, "Harbourf", 18},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := linked.SearchLinked(ctx, tc.postType, tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(got, tc.want) {
+				t.Fatalf("search=%s: %v, want %d among them", tc.query, got, tc.want)
+			}
+		})
+	}
+	t.Run("every find_like match of a whole word is found", func(t *testing.T) {
+		checked := 0
+		defer func() {
+			if checked < 4 {
+				t.Errorf("only %d find_like matches checked", checked)
+			}
+		}()
+		for _, q := range []string{"Hall", "Studio", "Saal", "Club"} {
+			for _, pt := range []string{calendard.PostTypeVenue, calendard.PostTypeOrganizer} {
+				want, err := c.db.SearchLinked(ctx, pt, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := linked.SearchLinked(ctx, pt, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m := missingFrom(got, want); len(m) > 0 {
+					t.Fatalf("%s search=%s misses %v (find_like %v, index %v)", pt, q, m, want, got)
+				}
+				checked += len(want)
+			}
+		}
+	})
+	t.Run("a trashed venue is never found", func(t *testing.T) {
+		got, err := linked.SearchLinked(ctx, calendard.PostTypeVenue, "Trashed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(got, 32) {
+			t.Fatalf("found the trashed venue: %v", got)
+		}
+	})
+}
