@@ -37,7 +37,7 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 unit:
-	$(GO) test -count=1 -skip '^TestRace' $(PKGS)
+	$(GO) test -count=1 -timeout 20m -skip '^TestRace' $(PKGS)
 
 # race runs the concurrency tests (writers racing on one record, readers racing the live caches;
 # handlers/race_test.go, TestRace*) under the race detector; unit leaves them to it.

@@ -3,9 +3,11 @@ package wpdb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The two stores (MySQL/MariaDB, as WordPress runs, and the embedded SQLite file) share every query;
@@ -97,12 +99,26 @@ func (t *Tx) namedLock(ctx context.Context, name string) error {
 	return nil
 }
 
-// releaseLocks frees the session's named locks before the connection returns to the pool.
+// releaseLocks frees the session's named locks before the connection returns to the pool. It runs
+// even when ctx was canceled, but never past ctx's deadline (at most releaseLocksTimeout): a
+// server that stalls right after a commit must not hold the request. A connection whose locks
+// could not be released is dropped instead of pooled (the server frees them when it goes).
 func (db *DB) releaseLocks(ctx context.Context, conn *sql.Conn) {
-	if db.dialect == MySQL {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DO RELEASE_ALL_LOCKS()")
+	if db.dialect != MySQL {
+		return
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok || time.Until(deadline) > releaseLocksTimeout {
+		deadline = time.Now().Add(releaseLocksTimeout)
+	}
+	rctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	defer cancel()
+	if _, err := conn.ExecContext(rctx, "DO RELEASE_ALL_LOCKS()"); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
 }
+
+const releaseLocksTimeout = 5 * time.Second
 
 // connectionID identifies the session (tests use it to kill a connection mid-write); 0 on SQLite.
 func (db *DB) connectionID(ctx context.Context, tx *sql.Tx) (int64, error) {
