@@ -596,6 +596,18 @@ var (
 
 const rareStatus = 255
 
+// internStatus returns the spelling the index already holds for st (so that every event of a
+// status shares one string) and its code.
+func internStatus(st string) (string, uint8) {
+	c := statusCode(st)
+	if c == rareStatus {
+		return strings.Clone(st), c
+	}
+	statusMu.Lock()
+	defer statusMu.Unlock()
+	return statusNames[c], c
+}
+
 func statusCode(st string) uint8 {
 	statusMu.Lock()
 	defer statusMu.Unlock()
@@ -1089,7 +1101,6 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		return " AND " + col + " IN (" + placeholders(len(ids)) + ")", int64Args(ids)
 	}
 
-	statuses := map[string]string{}
 	cond, args := in("ID")
 	rows, err := tx.QueryContext(ctx, "SELECT ID, post_status, post_date, post_parent, post_title, post_excerpt, post_content, post_password FROM "+db.t("posts")+
 		" WHERE post_type = ?"+cond, append([]any{calendard.PostTypeEvent}, args...)...)
@@ -1103,15 +1114,11 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 			rows.Close()
 			return nil, err
 		}
-		if e.status = statuses[status]; e.status == "" {
-			e.status = strings.Clone(status)
-			statuses[e.status] = e.status
-		}
+		e.status, e.statusID = internStatus(status)
 		e.text = searchText(title, excerpt, content)
 		e.grams = gramsOf(e.text)
 		e.password = password != "" && collate520(password, "") != 0
 		e.postDateN, _ = packDate(postDate)
-		e.statusID = statusCode(e.status)
 		out[e.id] = e
 	}
 	rows.Close()

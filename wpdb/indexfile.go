@@ -294,8 +294,7 @@ func cmpErr(a, b error) error {
 
 func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow) {
 	e.id = r.int()
-	e.status = internStatus(r.str())
-	e.statusID = statusCode(e.status)
+	e.status, e.statusID = internStatus(r.str())
 	e.postDateN = r.int()
 	e.parent = r.int()
 	e.hidden, e.featured, e.password = r.bool(), r.bool(), r.bool()
@@ -338,16 +337,4 @@ func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow) {
 	for i := range e.grams {
 		e.grams[i] = uint64(r.int())
 	}
-}
-
-// internStatus returns the status spelling the index already holds, so that every event of a
-// status shares one string.
-func internStatus(st string) string {
-	c := statusCode(st)
-	if c == rareStatus {
-		return st
-	}
-	statusMu.Lock()
-	defer statusMu.Unlock()
-	return statusNames[c]
 }
