@@ -289,21 +289,27 @@ func (r *runner) ensure(now string) {
 		return
 	}
 	r.stop()
-	port, err := testenv.FreePort()
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	env := map[string]string{
-		"CALENDAR_DB":          r.store.Spec(),
-		"CALENDAR_NOW":         now,
-		"CALENDAR_ENVIRONMENT": "local",
-		"CALENDAR_SITE_URL":    fmt.Sprintf("http://127.0.0.1:%d", port),
-		"CALENDAR_LOG_LEVEL":   "info", // StartService waits for the "calendard listening" line
-	}
-	r.cache.configure(env)
-	r.svc, err = StartService(r.bin, port, env)
-	if err != nil {
-		r.t.Fatal(err)
+	// A port can still be taken between FreePort and the bind: try another one then.
+	for try := 0; ; try++ {
+		port, err := testenv.FreePort()
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		env := map[string]string{
+			"CALENDAR_DB":          r.store.Spec(),
+			"CALENDAR_NOW":         now,
+			"CALENDAR_ENVIRONMENT": "local",
+			"CALENDAR_SITE_URL":    fmt.Sprintf("http://127.0.0.1:%d", port),
+			"CALENDAR_LOG_LEVEL":   "info", // StartService waits for the "calendard listening" line
+		}
+		r.cache.configure(env)
+		r.svc, err = StartService(r.bin, port, env)
+		if err == nil {
+			return
+		}
+		if try == 2 || !testenv.AddrInUse(err.Error()) {
+			r.t.Fatal(err)
+		}
 	}
 }
 

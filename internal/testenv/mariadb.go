@@ -8,7 +8,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,16 +53,6 @@ func lookPath(names ...string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("none of %v found; install mariadb-server (see .ci/run)", names)
-}
-
-// FreePort asks the kernel for an unused loopback port.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // StartMariaDB initialises a data directory under dir and starts mariadbd on a free port.
