@@ -27,16 +27,20 @@ func (s *Server) coreRouteTable() []*Route {
 	var routes []*Route
 	for _, pt := range []string{calendard.PostTypeEvent, calendard.PostTypeVenue, calendard.PostTypeOrganizer} {
 		h := newCorePosts(pt)
+		routes = append(routes, &Route{Path: "/" + pt, Endpoints: []*Endpoint{
+			{Methods: []string{"GET"}, Handler: notYet},
+			{Methods: []string{"POST"}, Args: h.writeArgs(false), Permission: h.createPermission, Handler: h.create},
+		}})
 		routes = append(routes, &Route{Path: "/" + pt + `/(?P<id>[\d]+)`, Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: coreGetArgs(), Permission: h.readPermission, Handler: h.get},
-			{Methods: []string{"POST", "PUT", "PATCH"}, Args: []*Arg{coreIDArg()}, Permission: h.editPermission, Handler: notYet},
+			{Methods: []string{"POST", "PUT", "PATCH"}, Args: h.writeArgs(true), Permission: h.updatePermission, Handler: h.update},
 			{Methods: []string{"DELETE"}, Args: []*Arg{coreIDArg(), coreTyped("force", "boolean", "Whether to bypass Trash and force deletion.", false)},
 				Permission: h.deletePermission, Handler: h.delete},
 		}})
 	}
 	routes = append(routes, &Route{Path: "/settings", Endpoints: []*Endpoint{
 		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: settings},
-		{Methods: []string{"POST", "PUT", "PATCH"}, Permission: settingsPermission, Handler: notYet},
+		{Methods: []string{"POST", "PUT", "PATCH"}, Args: settingsArgs(), Permission: settingsPermission, Handler: settingsUpdate},
 	}})
 	for _, rt := range routes {
 		rt.compile()
