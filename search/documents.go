@@ -24,6 +24,13 @@ var (
 	linkedFilterable = []string{"status", "password_protected", "author", "_geo"}
 )
 
+// printedMeta is every meta key a document reads (its own and, for events, through the venue
+// document's fields): the reconcile compares their checksums (wpdb.SearchPrints).
+var printedMeta = []string{"_EventStartDateUTC", "_EventEndDateUTC", "_EventVenueID", "_EventOrganizerID",
+	"_tribe_featured", "_EventHideFromUpcoming", "_VenueAddress", "_VenueCity", "_VenueProvince", "_VenueState",
+	"_VenueZip", "_VenueCountry", "_VenuePhone", "_VenueLat", "_VenueLng", "_OrganizerPhone", "_OrganizerEmail",
+	"_OrganizerWebsite"}
+
 var spaces = regexp.MustCompile(`\s+`)
 
 // text is a title as words: entities decoded, angle brackets kept as text (a title is plain text

@@ -50,9 +50,13 @@ type Index struct {
 	mu        sync.Mutex
 	pending   map[int64]bool // posts to re-read and upsert or delete
 	full      bool           // re-sync by watermark plus deletion detection
-	terms     bool           // term names may have changed: re-sync events with terms
+	terms     bool           // term names may have changed: compare the term prints
+	check     bool           // reconcile: compare the post prints
 	watermark string         // newest post_modified_gmt applied
 	wake      chan struct{}
+	// prints and termPrints are the fingerprints (wpdb.SearchPrints, TermPrints) read before the
+	// documents last synced from them; nil until the first full sync.
+	prints, termPrints map[int64]uint64
 
 	synced  atomic.Bool  // a full sync succeeded and nothing is pending
 	healthy atomic.Bool  // the last call to Meilisearch succeeded
@@ -97,7 +101,9 @@ func (ix *Index) Follow(feed *wpdb.Feed) {
 			ix.pending[id] = true
 		}
 		ix.full = ix.full || c.All
-		ix.terms = ix.terms || c.Terms
+		// A moved watermark may be a term renamed directly (its checksum is part of it).
+		ix.terms = ix.terms || c.Terms || c.All
+		ix.check = ix.check || c.Reconcile
 		ix.work.Add(1)
 		ix.mu.Unlock()
 		ix.signal()
@@ -186,11 +192,11 @@ func (ix *Index) syncOnce(ctx context.Context) error {
 	for id := range ix.pending {
 		ids = append(ids, id)
 	}
-	full, terms := ix.full || !ix.synced.Load(), ix.terms
+	full, terms, check := ix.full || !ix.synced.Load(), ix.terms, ix.check
 	ix.pending = map[int64]bool{}
-	ix.full, ix.terms = false, false
+	ix.full, ix.terms, ix.check = false, false, false
+	first := ix.prints == nil
 	ix.mu.Unlock()
-	slices.Sort(ids)
 
 	requeue := func() {
 		ix.mu.Lock()
@@ -199,29 +205,86 @@ func (ix *Index) syncOnce(ctx context.Context) error {
 		}
 		ix.full = ix.full || full
 		ix.terms = ix.terms || terms
+		ix.check = ix.check || check
 		ix.mu.Unlock()
 	}
 	var err error
-	if full {
-		err = ix.resync(ctx, ix.cfg.Prefix, ix.watermarkValue())
+	// The prints are read before the documents: a change made after them shows at the next
+	// comparison, never hidden by a print newer than the document.
+	var prints, termPrints map[int64]uint64
+	if first || check {
+		prints, err = ix.db.SearchPrints(ctx, printedMeta)
 	}
-	if err == nil && terms {
+	if err == nil && (first || check || terms) {
+		termPrints, err = ix.db.TermPrints(ctx)
+	}
+	if err == nil && full {
+		since := ix.watermarkValue()
+		if first {
+			// Until a first sync succeeded every document may be stale (a failed one moved the
+			// watermark part way).
+			since = ""
+		}
+		err = ix.resync(ctx, ix.cfg.Prefix, since)
+	}
+	if err == nil && !first {
+		ids = append(ids, ix.changedPosts(prints)...)
 		var evs []int64
-		if evs, err = ix.db.EventsWithTerms(ctx); err == nil {
+		if evs, err = ix.db.EventsWithTermIDs(ctx, ix.changedTerms(termPrints)); err == nil {
 			ids = append(ids, evs...)
 		}
 	}
 	if err == nil && len(ids) > 0 {
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
 		err = ix.apply(ctx, ix.cfg.Prefix, ids)
 	}
 	if err != nil {
 		requeue()
 		return err
 	}
+	ix.mu.Lock()
+	if prints != nil {
+		ix.prints = prints
+	}
+	if termPrints != nil {
+		ix.termPrints = termPrints
+	}
+	ix.mu.Unlock()
 	ix.markHealthy()
 	ix.synced.Store(true)
 	ix.work.Add(-work)
+	if first {
+		ix.log.Info("search index ready", "posts", len(prints))
+	}
 	return nil
+}
+
+// changedPosts lists the posts whose print differs from the last one (new posts too; deletions are
+// the resync's). nil now: nothing compared.
+func (ix *Index) changedPosts(now map[int64]uint64) []int64 {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var out []int64
+	for id, p := range now {
+		if old, ok := ix.prints[id]; !ok || old != p {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// changedTerms lists the terms whose name or slug differs from the last print.
+func (ix *Index) changedTerms(now map[int64]uint64) []int64 {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var out []int64
+	for id, p := range now {
+		if old, ok := ix.termPrints[id]; ok && old != p {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func (ix *Index) watermarkValue() string {

@@ -83,6 +83,12 @@ func prefixOf(t testing.TB) string {
 
 func newCalendar(t testing.TB, m *testenv.Meilisearch, prepare func(*sql.DB)) *calendar {
 	t.Helper()
+	return newCalendarReconciling(t, m, prepare, 0)
+}
+
+// newCalendarReconciling is newCalendar whose feed also reconciles every reconcile (0: never).
+func newCalendarReconciling(t testing.TB, m *testenv.Meilisearch, prepare func(*sql.DB), reconcile time.Duration) *calendar {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	dsn := testenv.FixtureDB(t, fixture, testenv.DBName("search", t))
@@ -100,7 +106,7 @@ func newCalendar(t testing.TB, m *testenv.Meilisearch, prepare func(*sql.DB)) *c
 	}
 	t.Cleanup(func() { db.Close() })
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: 100 * time.Millisecond})
+	store.Start(ctx, wpdb.StartOptions{WatchInterval: 100 * time.Millisecond, Reconcile: reconcile})
 	site, err := store.Site(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -448,6 +454,69 @@ func TestDirectDatabaseChangesReachTheIndex(t *testing.T) {
 			return err == nil && !slices.Contains(all, id)
 		})
 	})
+}
+
+// TestChangesTheWatermarkCannotSeeReachTheIndex makes direct database changes that move neither a
+// count, a highest ID nor post_modified_gmt. Meta and post columns are found by the reconcile's
+// fingerprint comparison (here every second; CALENDAR_RECONCILE_INTERVAL, 5 min by default), a term
+// renamed directly by the watermark poll itself (its term-name checksum), with no reconcile at all.
+func TestChangesTheWatermarkCannotSeeReachTheIndex(t *testing.T) {
+	m := sharedMeili(t)
+	ctx := context.Background()
+	// Venue 12 (Lincoln Center Hall, New York) holds event 46, among others.
+	hobart := func(c *calendar) bool {
+		near, err := c.ix.IDs(ctx, KindVenues, "", geoRadiusFilter(-42.8821, 147.3272, 20), nil)
+		evs, err2 := c.ix.IDs(ctx, KindEvents, "", geoRadiusFilter(-42.8821, 147.3272, 20), nil)
+		return err == nil && err2 == nil && slices.Equal(near, []int64{12}) && slices.Contains(evs, 46)
+	}
+	for _, tc := range []struct {
+		name      string
+		reconcile time.Duration
+		change    []string
+		reached   func(t *testing.T, c *calendar) bool
+	}{
+		{"a venue moved by a bare meta UPDATE is found at its new place after a reconcile", time.Second,
+			[]string{"UPDATE wp_postmeta SET meta_value = '-42.8821' WHERE post_id = 12 AND meta_key = '_VenueLat'",
+				"UPDATE wp_postmeta SET meta_value = '147.3272' WHERE post_id = 12 AND meta_key = '_VenueLng'"},
+			func(t *testing.T, c *calendar) bool { return hobart(c) }},
+		{"a venue's city changed by a bare meta UPDATE finds its events after a reconcile", time.Second,
+			[]string{"UPDATE wp_postmeta SET meta_value = 'Wollongong' WHERE post_id = 12 AND meta_key = '_VenueCity'"},
+			func(t *testing.T, c *calendar) bool {
+				return c.indexed(t, KindEvents, "Wollongong", 46) && c.indexed(t, KindVenues, "Wollongong", 12)
+			}},
+		{"a venue's coordinates deleted directly leave the geo answers after a reconcile", time.Second,
+			[]string{"DELETE FROM wp_postmeta WHERE post_id = 12 AND meta_key IN ('_VenueLat', '_VenueLng')"},
+			func(t *testing.T, c *calendar) bool {
+				// The before-check saw both there.
+				evs, err := c.ix.IDs(ctx, KindEvents, "", "_geoRadius(40.7725, -73.9835, 1000)", nil)
+				vs, err2 := c.ix.IDs(ctx, KindVenues, "", "_geoRadius(40.7725, -73.9835, 1000)", nil)
+				return err == nil && err2 == nil && !slices.Contains(evs, 46) && !slices.Contains(vs, 12)
+			}},
+		{"an event title changed without post_modified_gmt is found after a reconcile", time.Second,
+			[]string{"UPDATE wp_posts SET post_title = 'Numbat Fair' WHERE ID = 41"},
+			func(t *testing.T, c *calendar) bool { return c.indexed(t, KindEvents, "Numbat", 41) }},
+		{"a term renamed directly is found by the next poll, with no reconcile", 0,
+			[]string{"UPDATE wp_terms t JOIN wp_term_taxonomy tt ON tt.term_id = t.term_id JOIN wp_term_relationships tr ON tr.term_taxonomy_id = tt.term_taxonomy_id " +
+				"SET t.name = 'Axolotl Works' WHERE tr.object_id = 46 AND tt.taxonomy = 'tribe_events_cat'"},
+			func(t *testing.T, c *calendar) bool { return c.indexed(t, KindEvents, "Axolotl", 46) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCalendarReconciling(t, m, nil, tc.reconcile)
+			if tc.reached(t, c) {
+				t.Fatal("the index answers so before the change")
+			}
+			for _, q := range tc.change {
+				res, err := c.raw.Exec(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n, _ := res.RowsAffected(); n == 0 {
+					t.Fatalf("%s changed nothing", q)
+				}
+			}
+			c.eventually(t, "the index answers after the change", func() bool { return tc.reached(t, c) })
+		})
+	}
 }
 
 // TestReindexSwapsWithoutAnEmptyWindow rebuilds while readers search the live index: every read

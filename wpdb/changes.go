@@ -22,6 +22,10 @@ type Change struct {
 	Terms bool
 	// All: anything may have changed (seen by the watermark poll: WordPress wrote directly).
 	All bool
+	// Reconcile: the periodic reconcile (Watch) published this All, not a moved watermark. What
+	// the watermark cannot see (a bare UPDATE of a meta value) is looked for then: the search index
+	// compares fingerprints of its searchable columns.
+	Reconcile bool
 	// Remote: another calendard instance made the change and announced it (the shared response
 	// cache, cache/); it is applied here and not announced again.
 	Remote bool
@@ -81,7 +85,8 @@ func (f *Feed) Publish(c Change) {
 
 // watermark is a cheap fingerprint of the tables calendard reads: the counts and highest IDs show
 // inserts and deletions, the newest post_modified_gmt shows every save WordPress makes through
-// wp_insert_post/wp_update_post, and the options digest shows settings changes.
+// wp_insert_post/wp_update_post, a checksum of term names shows renames, and the options digest
+// shows settings changes.
 type watermark struct {
 	posts, maxPost, maxMeta, rels, terms, occ int64
 	modified, termsig                         string
@@ -100,8 +105,15 @@ func (db *DB) watermarkSQL(occurrences bool) string {
 		"), (SELECT COALESCE(MAX(meta_id), 0) FROM " + db.t("postmeta") +
 		"), (SELECT COUNT(*) FROM " + db.t("term_relationships") +
 		"), (SELECT COUNT(*) + COALESCE(MAX(term_id), 0) FROM " + db.t("terms") +
-		"), (SELECT " + db.concatSig("COUNT(*)", "COALESCE(SUM(count), 0)", "COALESCE(SUM(parent), 0)", "COALESCE(MAX(term_taxonomy_id), 0)") +
+		"), (SELECT " + db.concatSig("COUNT(*)", "COALESCE(SUM(count), 0)", "COALESCE(SUM(parent), 0)", "COALESCE(MAX(term_taxonomy_id), 0)",
+		db.termNamesSig()) +
 		" FROM " + db.t("term_taxonomy") + "), " + occ
+}
+
+// termNamesSig is a checksum of every term's name and slug: a term renamed directly in the database
+// (no count or ID moves) is seen by the next poll. The terms table is small next to posts and meta.
+func (db *DB) termNamesSig() string {
+	return "(SELECT COALESCE(SUM(CRC32(CONCAT_WS(CHAR(31), term_id, name, slug))), 0) FROM " + db.t("terms") + ")"
 }
 
 // concatSig joins numeric expressions into one text value.
@@ -219,7 +231,7 @@ func (f *Feed) Watch(ctx context.Context, interval, reconcile time.Duration, onE
 	for {
 		if reconcile > 0 && time.Since(last) >= reconcile {
 			last = time.Now()
-			f.Publish(Change{All: true})
+			f.Publish(Change{All: true, Reconcile: true})
 		}
 		start := time.Now()
 		if _, err := f.Poll(ctx); err != nil && !errors.Is(err, context.Canceled) {

@@ -2,6 +2,7 @@ package wpdb
 
 import (
 	"context"
+	"database/sql"
 	"math"
 	"sort"
 	"strconv"
@@ -210,4 +211,107 @@ func (db *DB) VenuesNear(ctx context.Context, lat, lng, radiusKM float64) ([]Ven
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].KM < out[j].KM })
 	return out, nil
+}
+
+// SearchPrints are checksums of what the search index's documents are built from, per post: the
+// post row's searchable columns, the given meta keys and the post's term relationships. The index
+// compares them at each reconcile to find the changes the watermark cannot see (a bare UPDATE of a
+// meta value or a column without post_modified_gmt). Three statements, each one pass over an
+// index or the posts of the three types; the checksums are computed by the database.
+func (db *DB) SearchPrints(ctx context.Context, metaKeys []string) (map[int64]uint64, error) {
+	out := map[int64]uint64{}
+	if err := db.scanPrints(ctx, db.postPrintsSQL(), nil, out, 0); err != nil {
+		return nil, err
+	}
+	if len(metaKeys) > 0 {
+		if err := db.scanPrints(ctx, db.metaPrintsSQL(len(metaKeys)), stringArgs(metaKeys), out, 1); err != nil {
+			return nil, err
+		}
+	}
+	if err := db.scanPrints(ctx, db.relationPrintsSQL(), nil, out, 2); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+const indexedTypes = "('tribe_events', 'tribe_venue', 'tribe_organizer')"
+
+// postPrintsSQL checksums the columns an index document reads from the post row.
+func (db *DB) postPrintsSQL() string {
+	return "SELECT ID, CRC32(CONCAT_WS(CHAR(31), post_type, post_status, post_password, post_author, post_title, post_excerpt, post_content)) FROM " +
+		db.t("posts") + " WHERE post_type IN " + indexedTypes + " AND post_status <> 'auto-draft'"
+}
+
+// metaPrintsSQL checksums each post's rows of the given meta keys (meta_id included: which row is
+// first decides get_post_meta's single value).
+func (db *DB) metaPrintsSQL(keys int) string {
+	return "SELECT m.post_id, SUM(CRC32(CONCAT_WS(CHAR(31), m.meta_id, m.meta_key, m.meta_value))) FROM " + db.t("postmeta") +
+		" m JOIN " + db.t("posts") + " p ON p.ID = m.post_id WHERE p.post_type IN " + indexedTypes +
+		" AND m.meta_key IN (" + placeholders(keys) + ") GROUP BY m.post_id"
+}
+
+// relationPrintsSQL checksums each event's term relationships (term names are compared apart:
+// TermPrints).
+func (db *DB) relationPrintsSQL() string {
+	return "SELECT tr.object_id, SUM(CRC32(tr.term_taxonomy_id)) FROM " + db.t("term_relationships") + " tr JOIN " +
+		db.t("posts") + " p ON p.ID = tr.object_id WHERE p.post_type = 'tribe_events' GROUP BY tr.object_id"
+}
+
+// scanPrints folds (id, checksum) rows into out; part keeps the three checksums of a post apart.
+func (db *DB) scanPrints(ctx context.Context, q string, args []any, out map[int64]uint64, part int) error {
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var sum sql.NullInt64
+		if err := rows.Scan(&id, &sum); err != nil {
+			return err
+		}
+		if part > 0 {
+			if _, ok := out[id]; !ok {
+				continue // not a post the index holds
+			}
+		}
+		// Mixed so that equal checksums in different parts do not cancel.
+		out[id] = out[id]*1_000_003 + uint64(sum.Int64)*uint64(2*part+1) + uint64(part)
+	}
+	return rows.Err()
+}
+
+// TermPrints checksums the name of every event category and tag, by term ID.
+func (db *DB) TermPrints(ctx context.Context) (map[int64]uint64, error) {
+	rows, err := db.sql.QueryContext(ctx, "SELECT DISTINCT t.term_id, CRC32(CONCAT_WS(CHAR(31), t.name, t.slug)) FROM "+db.t("terms")+
+		" t JOIN "+db.t("term_taxonomy")+" tt ON tt.term_id = t.term_id WHERE tt.taxonomy IN ('tribe_events_cat', 'post_tag')")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]uint64{}
+	for rows.Next() {
+		var id, sum int64
+		if err := rows.Scan(&id, &sum); err != nil {
+			return nil, err
+		}
+		out[id] = uint64(sum)
+	}
+	return out, rows.Err()
+}
+
+// EventsWithTermIDs returns the events that have one of the given terms (term_id, not
+// term_taxonomy_id).
+func (db *DB) EventsWithTermIDs(ctx context.Context, termIDs []int64) ([]int64, error) {
+	if len(termIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := db.sql.QueryContext(ctx, "SELECT DISTINCT tr.object_id FROM "+db.t("term_relationships")+" tr JOIN "+
+		db.t("term_taxonomy")+" tt ON tt.term_taxonomy_id = tr.term_taxonomy_id JOIN "+db.t("posts")+
+		" p ON p.ID = tr.object_id WHERE p.post_type = 'tribe_events' AND tt.term_id IN ("+placeholders(len(termIDs))+")",
+		int64Args(termIDs)...)
+	if err != nil {
+		return nil, err
+	}
+	return scanIDs(rows)
 }

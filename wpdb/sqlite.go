@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"net/url"
 	"strconv"
@@ -40,10 +41,24 @@ func registerSQLite() error {
 			registerErr = err
 			return
 		}
-		registerErr = sqlite.RegisterFunction(castSignedFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
-			Scalar: castSignedSQL, VolatileArgs: true})
+		if err := sqlite.RegisterFunction(castSignedFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
+			Scalar: castSignedSQL, VolatileArgs: true}); err != nil {
+			registerErr = err
+			return
+		}
+		// crc32(text) as MySQL's CRC32: the watermark's term-name signature and the search index's
+		// fingerprints are the same SQL on both stores.
+		registerErr = sqlite.RegisterFunction("crc32", &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
+			Scalar: crc32SQL, VolatileArgs: true})
 	})
 	return registerErr
+}
+
+func crc32SQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	if args[0] == nil {
+		return nil, nil
+	}
+	return int64(crc32.ChecksumIEEE([]byte(toText(args[0])))), nil
 }
 
 // castSignedFunc is the SQLite function standing in for MySQL's CAST(x AS SIGNED).
