@@ -1,0 +1,56 @@
+package calendard
+
+import "context"
+
+// CorePostQuery is the WP_Query a wp/v2 post collection request runs (WP_REST_Posts_Controller::
+// get_items after prepare_items_query), for one of the calendar's post types.
+type CorePostQuery struct {
+	PostType string
+	// Statuses are the post_status values asked for, in the order WordPress registers them; nil
+	// is "any": every status but the ones excluded from search (trash, auto-draft).
+	Statuses []string
+	// Include (post__in) and Exclude (post__not_in); nil or empty: no condition.
+	Include, Exclude []int64
+	// Authors (author__in) and AuthorsExclude (author__not_in).
+	Authors, AuthorsExclude []int64
+	// Slugs is post_name__in (slugs as stored: sanitize_title'd).
+	Slugs []string
+	// Search are the terms of "s" (ParseSearch); SearchColumns restricts the columns searched
+	// (post_title, post_excerpt, post_content); SearchAnonymous adds post_password = ''.
+	Search          []SearchTerm
+	SearchColumns   []string
+	SearchAnonymous bool
+	// Date bounds, exclusive, as site-local DB datetimes (WP_Date_Query with inclusive false).
+	After, Before, ModifiedAfter, ModifiedBefore *string
+	// Tax is the tax_query; TaxRelation "AND" (default) or "OR".
+	Tax         []CoreTaxClause
+	TaxRelation string
+	// OrderBy is the WP_Query orderby: date, ID, title, post_name, modified, author, parent,
+	// post__in, post_name__in, relevance; Desc the order.
+	OrderBy string
+	Desc    bool
+	// Offset and Limit of the page (posts_per_page).
+	Offset, Limit int
+	// EndsFrom, for events, is the plugin's filter on every front-end event query
+	// (Tribe__Events__Query::filter_and_order_by_date): events whose end (_EventEndDate, the
+	// event's local time) is at or after this site-local moment, ordered by the requested order,
+	// then start date ascending, then publication date ascending. nil: no such filter (venues,
+	// organizers).
+	EndsFrom *string
+}
+
+// CoreTaxClause is one clause of a tax_query on term IDs.
+type CoreTaxClause struct {
+	Taxonomy        string
+	Terms           []int64
+	IncludeChildren bool
+	Operator        string // IN, AND, NOT IN
+}
+
+// CorePostLister runs wp/v2 collection queries and loads their posts.
+type CorePostLister interface {
+	// CorePostIDs returns one page of post IDs in WP_Query's order and found_posts.
+	CorePostIDs(ctx context.Context, site *Site, q CorePostQuery) (ids []int64, total int, err error)
+	// CorePosts loads posts as CorePost does, in the order given; missing IDs are skipped.
+	CorePosts(ctx context.Context, ids []int64) ([]*CorePost, error)
+}
