@@ -21,6 +21,8 @@ type TermQuery struct {
 	OrderBy string
 	// OrderIDs is the FIELD() list of OrderBy "include".
 	OrderIDs []int64
+	// OrderSlugs is the FIELD() list of OrderBy "slug__in" (sanitized slugs).
+	OrderSlugs []string
 	Desc     bool
 	// Limit > 0 adds LIMIT Offset, Limit (WordPress only limits flat, parentless queries).
 	Limit, Offset int
@@ -39,6 +41,7 @@ const (
 	TermOrderByDescription    = "description"
 	TermOrderByTermOrder      = "term_order" // tr.term_order: only valid with ObjectIDs
 	TermOrderByInclude        = "include"    // FIELD( t.term_id, OrderIDs )
+	TermOrderBySlugIn         = "slug__in"   // FIELD( t.slug, OrderSlugs )
 )
 
 // TermQueryService runs term archive queries.

@@ -23,6 +23,14 @@ var wpv2Served = []struct {
 	{"GET", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
 	{"DELETE", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
 	{"GET", regexp.MustCompile(`^/wp/v2/settings$`)},
+	// Term routes of the calendar's taxonomies: lists, singles, writes, HEAD and OPTIONS.
+	{"GET", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},
+	{"HEAD", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},
+	{"OPTIONS", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},
+	{"POST", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},
+	{"PUT", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)/\d+$`)},
+	{"PATCH", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)/\d+$`)},
+	{"DELETE", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)/\d+$`)},
 }
 
 // wpv2Pending are served requests whose recorded answer calendard does not give yet, each with the

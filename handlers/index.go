@@ -23,9 +23,17 @@ func (r *Request) routeData(rt *Route) *phpjson.Object {
 		for _, a := range ep.Args {
 			args.Set(a.Name, r.argData(a))
 		}
-		endpoints = append(endpoints, phpjson.Obj("methods", em, "args", args))
+		e := phpjson.Obj("methods", em)
+		if rt.AllowBatch {
+			e.Set("allow_batch", phpjson.Obj("v1", true))
+		}
+		endpoints = append(endpoints, e.Set("args", args))
 	}
 	o := phpjson.Obj("namespace", r.NS, "methods", methods, "endpoints", endpoints)
+	// The schema is part of the "help" description only (OPTIONS), not of the index.
+	if rt.Schema != nil && r.Route == rt && r.Method == "OPTIONS" {
+		o.Set("schema", rt.Schema(r))
+	}
 	if !rt.HasVariables() {
 		o.Set("_links", phpjson.Obj("self", []any{phpjson.Obj("href", restURL(r.Site, "/"+r.NS+rt.Path))}))
 	}
@@ -34,6 +42,9 @@ func (r *Request) routeData(rt *Route) *phpjson.Object {
 
 // argData keeps the JSON-schema keywords of an argument plus "required".
 func (r *Request) argData(a *Arg) *phpjson.Object {
+	if a.Schema != nil {
+		return schemaArgData(a)
+	}
 	o := phpjson.NewObject()
 	if a.HasDefault {
 		var v any

@@ -36,6 +36,10 @@ type Arg struct {
 	// Sanitize replaces WordPress' type-based sanitizer when set.
 	Sanitize func(r *Request, v any) (any, error)
 
+	// Schema is the JSON schema of an argument WordPress core registers with one (wp/v2): route
+	// descriptions show its keywords instead of the fields above (see schemaArg).
+	Schema *phpjson.Object
+
 	// Documentation-only attributes (/doc).
 	SwaggerType      string
 	In               string
@@ -59,6 +63,10 @@ type Route struct {
 	Path      string // e.g. "/events/(?P<id>\d+)"; "" is the namespace root
 	re        *regexp.Regexp
 	Endpoints []*Endpoint
+	// AllowBatch is the route's allow_batch option ({"v1": true} on each endpoint's description).
+	AllowBatch bool
+	// Schema is the route's item schema, shown by OPTIONS (nil: none).
+	Schema func(r *Request) *phpjson.Object
 }
 
 func (rt *Route) compile() {

@@ -323,6 +323,17 @@ func (s *Server) serve(c *gin.Context, route string) {
 		resp := &Response{Status: 404, Body: errorBody(&calendard.Error{Code: "rest_no_route", Message: calendard.MsgNoRoute, Status: 404})}
 		if ns2, r2 := s.matchPath(route, site); method == "OPTIONS" && r2 != nil {
 			req.NS, req.Route = ns2, r2
+			// rest_handle_options_request sets the route's URL parameters, which the Allow header's
+			// permission callbacks read (the ID of a single).
+			if _, rel, _, ok := s.routesFor(route); ok {
+				if m := r2.re.FindStringSubmatch(rel); m != nil {
+					for i, name := range r2.re.SubexpNames() {
+						if name != "" {
+							req.url.Set(name, m[i])
+						}
+					}
+				}
+			}
 			resp = s.optionsResponse(req)
 			s.finish(c, req, query, site, user, resp, append(hdrs, s.allowHeader(req)...))
 			return

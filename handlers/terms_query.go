@@ -25,77 +25,119 @@ type termPlan struct {
 	brokenOrder bool
 }
 
-// termQuery builds the plan of a list request. Parameters are already validated and coerced.
+// termListQuery are the get_terms arguments WP_REST_Terms_Controller::get_items prepares, as the
+// route serving the list read them from its request (the plugin's /categories and /tags, and the
+// wp/v2 term routes).
+type termListQuery struct {
+	taxonomy     string
+	hierarchical bool
+	post         any // wp_get_object_terms' object when not empty
+	include      any
+	exclude      any
+	slug         any // a string or a list
+	parent       any // the sanitized request value; nil when not sent
+	hideEmpty    bool
+	search       string // "" for none
+	orderby      string // as sent ("" is term_id); routes put in their default (name)
+	order        string // as sent; anything but "asc" sorts descending
+	number       int64  // the page size
+	offset       int
+}
+
+// termQuery builds the plan of a plugin list request. Parameters are already validated and coerced.
 func (h *termsHandler) termQuery(r *Request, idx *termIndex, page, perPage int64) *termPlan {
-	p := &termPlan{hierarchical: h.hierarchical, limit: int(perPage), offset: rowsBefore(page, perPage)}
-	q := &p.q
-	q.Taxonomy = h.taxonomy
-
+	a := termListQuery{taxonomy: h.taxonomy, hierarchical: h.hierarchical, number: perPage, offset: rowsBefore(page, perPage),
+		post: r.Value("post"), include: r.Value("include"), exclude: r.Value("exclude"), slug: r.Value("slug"),
+		hideEmpty: restBool(r.Value("hide_empty"))}
 	// "event" is an alias of "post" and wins when both are given (the plugin copies it over).
-	post := r.Value("post")
 	if ev, ok := r.Param("event"); ok {
-		post = ev
+		a.post = ev
 	}
-	if !php.Empty(post) {
-		q.ObjectIDs = []int64{php.Int(post)}
+	if h.hierarchical {
+		a.parent = r.Value("parent")
+	}
+	if s, ok := r.Value("search").(string); ok {
+		a.search = s
+	}
+	a.orderby = "name"
+	if v, ok := r.Value("orderby").(string); ok {
+		a.orderby = v
+	}
+	if v, ok := r.Param("order"); ok {
+		a.order, _ = v.(string)
+	} else {
+		a.order = "ASC"
+	}
+	return a.plan(idx)
+}
+
+// plan turns the arguments into WP_Term_Query's, as get_terms (or wp_get_object_terms) does.
+func (a termListQuery) plan(idx *termIndex) *termPlan {
+	p := &termPlan{hierarchical: a.hierarchical, limit: int(a.number), offset: a.offset}
+	q := &p.q
+	q.Taxonomy = a.taxonomy
+
+	if !php.Empty(a.post) {
+		q.ObjectIDs = []int64{php.Int(a.post)}
 	}
 
-	include, exclude := r.Value("include"), r.Value("exclude")
-	if !php.Empty(include) {
+	if !php.Empty(a.include) {
 		// WordPress drops exclude when include is given; an include list of just 0 is "empty" in PHP.
-		ids := parseIDList(include)
+		ids := parseIDList(a.include)
 		if !(len(ids) == 1 && ids[0] == 0) {
 			q.Include = ids
 		}
-	} else if !php.Empty(exclude) {
-		q.Exclude = parseIDList(exclude)
+	} else if !php.Empty(a.exclude) {
+		q.Exclude = parseIDList(a.exclude)
 	}
 
-	if s, ok := r.Value("slug").(string); ok && s != "" {
-		q.Slugs = []string{wptext.SanitizeTitle(s)}
+	slugList := php.IsArray(a.slug)
+	if !php.Empty(a.slug) {
+		if slugList {
+			for _, s := range php.List(a.slug) {
+				str, _ := php.String(s)
+				q.Slugs = append(q.Slugs, wptext.SanitizeTitle(str))
+			}
+		} else if s, ok := a.slug.(string); ok {
+			q.Slugs = []string{wptext.SanitizeTitle(s)}
+		}
 	}
 
-	if h.hierarchical {
-		if v, ok := r.Param("parent"); ok {
-			parent := php.Int(v)
-			if _, isInt := v.(int64); (isInt && parent == 0) || parent != 0 {
-				q.Parent = &parent
-			}
-			if parent != 0 && len(idx.tree.WithDescendants([]int64{parent})) < 2 {
-				p.noTree = true
-			}
+	if a.hierarchical && a.parent != nil {
+		parent := php.Int(a.parent)
+		if _, isInt := a.parent.(int64); (isInt && parent == 0) || parent != 0 {
+			q.Parent = &parent
+		}
+		if parent != 0 && len(idx.tree.WithDescendants([]int64{parent})) < 2 {
+			p.noTree = true
 		}
 	}
 
 	// Querying relationships makes hide_empty superfluous (WordPress turns it off).
-	p.hideEmpty = restBool(r.Value("hide_empty")) && len(q.ObjectIDs) == 0
+	p.hideEmpty = a.hideEmpty && len(q.ObjectIDs) == 0
 	q.NonEmpty = p.hideEmpty && !p.hierarchical
 
-	if s, ok := r.Value("search").(string); ok && !php.Empty(s) {
-		q.Search = s
+	if !php.Empty(a.search) {
+		q.Search = a.search
 	}
 
-	orderby := "name"
-	if v, ok := r.Value("orderby").(string); ok {
-		orderby = v
-	}
+	orderby := a.orderby
 	if orderby == "include_slugs" {
 		orderby = "slug__in"
 	}
 	if orderby == "term_order" && len(q.ObjectIDs) == 0 {
 		orderby = "term_id"
 	}
-	q.OrderBy = parseTermOrderBy(orderby, include)
+	q.OrderBy = parseTermOrderBy(orderby, a.include)
 	if q.OrderBy == calendard.TermOrderByInclude {
-		q.OrderIDs = parseIDList(include)
+		q.OrderIDs = parseIDList(a.include)
+	}
+	if strings.EqualFold(orderby, "slug__in") && slugList && len(q.Slugs) > 0 {
+		q.OrderBy, q.OrderSlugs = calendard.TermOrderBySlugIn, q.Slugs
 	}
 	p.brokenOrder = q.OrderBy == calendard.TermOrderByTermOrder && len(q.ObjectIDs) == 0
-	order := "ASC"
-	if v, ok := r.Param("order"); ok {
-		order, _ = v.(string)
-	}
 	// parse_order: anything but "asc" (any case) sorts descending.
-	q.Desc = !strings.EqualFold(order, "ASC")
+	q.Desc = !strings.EqualFold(a.order, "ASC")
 
 	// WordPress limits in SQL only flat queries without a parent.
 	if !p.hierarchical && q.Parent == nil {

@@ -132,9 +132,22 @@ func (h *termsHandler) create(r *Request) (*Response, error) {
 	if parent != nil {
 		args.Parent = *parent
 	}
-	var body *phpjson.Object
-	var id int64
-	err = h.write(r, func(tx calendard.WriteTx) error {
+	t, idx, err := h.insertTerm(r, args, parent)
+	if err != nil {
+		return nil, err
+	}
+	location := restURL(r.Site, "/wp/v2/"+termRESTBase(h.taxonomy)+"/"+itoa(t.ID))
+	return (&Response{Status: 201, Body: r.singleTerm(t, idx)}).Header("Location", location), nil
+}
+
+// insertTerm is the write of the core controller's create_item (which the plugin's create wraps):
+// the parent check, wp_insert_term, and the term with its taxonomy as they are afterwards.
+func (h *termsHandler) insertTerm(r *Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *termIndex, error) {
+	var (
+		term *calendard.Term
+		idx  *termIndex
+	)
+	err := h.write(r, func(tx calendard.WriteTx) error {
 		if err := h.checkParent(r, tx, parent); err != nil {
 			return err
 		}
@@ -142,21 +155,15 @@ func (h *termsHandler) create(r *Request) (*Response, error) {
 		if err != nil {
 			return err
 		}
-		idx, err := h.loadIndex(r, tx)
-		if err != nil {
+		if idx, err = h.loadIndex(r, tx); err != nil {
 			return err
 		}
-		if t = idx.byID(t.ID); t == nil {
+		if term = idx.byID(t.ID); term == nil {
 			return errTermMissing
 		}
-		id, body = t.ID, r.singleTerm(t, idx)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	location := restURL(r.Site, "/wp/v2/"+termRESTBase(h.taxonomy)+"/"+itoa(id))
-	return (&Response{Status: 201, Body: body}).Header("Location", location), nil
+	return term, idx, err
 }
 
 // update is POST/PUT/PATCH /categories/{id} and /tags/{id}: wp_update_term with the fields sent (an
@@ -169,8 +176,21 @@ func (h *termsHandler) update(r *Request) (*Response, error) {
 	}
 	u := calendard.TermUpdate{Name: termTextParam(r, "name"), Slug: termTextParam(r, "slug"),
 		Description: termTextParam(r, "description"), Parent: parent}
-	var body *phpjson.Object
-	err = h.write(r, func(tx calendard.WriteTx) error {
+	t, idx, err := h.updateTerm(r, id, u)
+	if err != nil {
+		return nil, err
+	}
+	return ok(r.singleTerm(t, idx)), nil
+}
+
+// updateTerm is the write of the core controller's update_item: the term must still exist, the
+// parent is checked, wp_update_term runs, and the term and its taxonomy are read back.
+func (h *termsHandler) updateTerm(r *Request, id int64, u calendard.TermUpdate) (*calendard.Term, *termIndex, error) {
+	var (
+		term *calendard.Term
+		idx  *termIndex
+	)
+	err := h.write(r, func(tx calendard.WriteTx) error {
 		cur, err := tx.TermByID(r.ctx, id, h.taxonomy)
 		if err != nil {
 			return err
@@ -178,22 +198,29 @@ func (h *termsHandler) update(r *Request) (*Response, error) {
 		if cur == nil {
 			return errTermMissing
 		}
-		if err := h.checkParent(r, tx, parent); err != nil {
+		if err := h.checkParent(r, tx, u.Parent); err != nil {
 			return err
 		}
 		if _, err := calendard.UpdateTerm(r.ctx, tx, id, h.taxonomy, h.hierarchical, u); err != nil {
 			return err
 		}
-		idx, err := h.loadIndex(r, tx)
-		if err != nil {
+		if idx, err = h.loadIndex(r, tx); err != nil {
 			return err
 		}
-		t := idx.byID(id)
-		if t == nil {
+		if term = idx.byID(id); term == nil {
 			return errTermMissing
 		}
-		body = r.singleTerm(t, idx)
 		return nil
+	})
+	return term, idx, err
+}
+
+// delete is DELETE /categories/{id} and /tags/{id}: always permanent (the plugin forces it); the
+// answer is the term as it was, without links.
+func (h *termsHandler) delete(r *Request) (*Response, error) {
+	var body *phpjson.Object
+	err := h.deleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *termIndex) {
+		body = r.termRecord(t, idx)
 	})
 	if err != nil {
 		return nil, err
@@ -201,12 +228,10 @@ func (h *termsHandler) update(r *Request) (*Response, error) {
 	return ok(body), nil
 }
 
-// delete is DELETE /categories/{id} and /tags/{id}: always permanent (the plugin forces it); the
-// answer is the term as it was, without links.
-func (h *termsHandler) delete(r *Request) (*Response, error) {
-	id := php.Int(r.Value("id"))
-	var body *phpjson.Object
-	err := h.write(r, func(tx calendard.WriteTx) error {
+// deleteTerm is the write of the core controller's delete_item: wp_delete_term on the term as it is
+// inside the transaction, which before sees first (to answer with the term as it was).
+func (h *termsHandler) deleteTerm(r *Request, id int64, before func(*calendard.Term, *termIndex)) error {
+	return h.write(r, func(tx calendard.WriteTx) error {
 		idx, err := h.loadIndex(r, tx)
 		if err != nil {
 			return err
@@ -215,11 +240,7 @@ func (h *termsHandler) delete(r *Request) (*Response, error) {
 		if t == nil {
 			return errTermMissing
 		}
-		body = r.termRecord(t, idx)
+		before(t, idx)
 		return calendard.DeleteTerm(r.ctx, tx, t, h.hierarchical)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return ok(body), nil
 }

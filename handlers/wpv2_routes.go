@@ -38,6 +38,7 @@ func (s *Server) coreRouteTable() []*Route {
 				Permission: h.deletePermission, Handler: h.delete},
 		}})
 	}
+	routes = append(routes, coreTermRoutes()...)
 	routes = append(routes, &Route{Path: "/settings", Endpoints: []*Endpoint{
 		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: settings},
 		{Methods: []string{"POST", "PUT", "PATCH"}, Args: settingsArgs(), Permission: settingsPermission, Handler: settingsUpdate},

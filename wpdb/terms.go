@@ -87,6 +87,10 @@ func (db *DB) termStatement(q calendard.TermQuery, fields string, ordered bool) 
 		if q.OrderBy == calendard.TermOrderByInclude && len(q.OrderIDs) > 0 {
 			col, ok = db.orderByList("t.term_id", q.OrderIDs), true
 		}
+		if q.OrderBy == calendard.TermOrderBySlugIn && len(q.OrderSlugs) > 0 {
+			col, ok = db.orderBySlugs(q.OrderSlugs), true
+			args = append(args, stringArgs(q.OrderSlugs)...)
+		}
 		if !ok {
 			return "", nil, fmt.Errorf("term query: unknown orderby %q", q.OrderBy)
 		}
@@ -183,6 +187,21 @@ func (db *DB) CountTerms(ctx context.Context, q calendard.TermQuery) (int, error
 	var n int
 	err = db.sql.QueryRowContext(ctx, query, args...).Scan(&n)
 	return n, err
+}
+
+// orderBySlugs is FIELD( t.slug, ... ) with one placeholder per slug (CASE on SQLite, which has no
+// FIELD); the caller appends the slugs to the arguments.
+func (db *DB) orderBySlugs(slugs []string) string {
+	if db.dialect == SQLite {
+		var b strings.Builder
+		b.WriteString("(CASE t.slug")
+		for i := range slugs {
+			b.WriteString(" WHEN ? THEN " + strconv.Itoa(i+1))
+		}
+		b.WriteString(" ELSE 0 END)")
+		return b.String()
+	}
+	return "FIELD( t.slug, " + placeholders(len(slugs)) + ")"
 }
 
 // intList joins integers for an IN list (they are spliced like WordPress does; integers are safe).

@@ -1,0 +1,480 @@
+package handlers
+
+import (
+	"math"
+	"strings"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
+)
+
+// coreTerms serves one of the calendar's taxonomies under WordPress core's wp/v2 namespace
+// (WP_REST_Terms_Controller: event categories at /tribe_events_cat, tags at /tags). Queries, records,
+// links and writes are the ones the plugin's /categories and /tags routes use, since the plugin
+// wraps the same controller.
+type coreTerms struct {
+	taxonomy     string
+	base         string // rest_base
+	hierarchical bool
+	caps         termCaps
+	terms        *termsHandler // the plugin's handler of the taxonomy: its writes are shared
+}
+
+// termCaps are a taxonomy's capabilities after map_meta_cap (edit_term and delete_term map to
+// edit_terms and delete_terms).
+type termCaps struct{ edit, delete, assign string }
+
+// termCapsOf: the plugin registers event categories with publish_tribe_events for managing, editing
+// and deleting and edit_tribe_events for assigning; core maps edit_post_tags and delete_post_tags to
+// manage_categories, and assign_post_tags to edit_posts.
+func termCapsOf(taxonomy string) termCaps {
+	if taxonomy == calendard.TaxonomyCategory {
+		ev := calendard.CapsOf(calendard.PostTypeEvent)
+		return termCaps{edit: ev.Publish, delete: ev.Publish, assign: ev.Edit}
+	}
+	return termCaps{edit: "manage_categories", delete: "manage_categories", assign: "edit_posts"}
+}
+
+// termPostTypes are the post types a taxonomy is registered for (is_object_in_taxonomy), and
+// termViewableTypes those of them that are publicly queryable (is_post_type_viewable).
+var (
+	termPostTypes = map[string][]string{
+		calendard.TaxonomyCategory: {calendard.PostTypeEvent, "tec_calendar_embed"},
+		calendard.TaxonomyTag:      {"post", calendard.PostTypeEvent, "tec_calendar_embed"},
+	}
+	termViewableTypes = map[string]bool{"post": true, calendard.PostTypeEvent: true, "tec_calendar_embed": true}
+)
+
+func newCoreTerms(taxonomy string) *coreTerms {
+	h := &coreTerms{taxonomy: taxonomy, base: termRESTBase(taxonomy), caps: termCapsOf(taxonomy)}
+	if taxonomy == calendard.TaxonomyCategory {
+		h.hierarchical = true
+		h.terms = &termsHandler{taxonomy: taxonomy, kind: "category", plural: "categories", hierarchical: true}
+	} else {
+		h.terms = &termsHandler{taxonomy: taxonomy, kind: "tag", plural: "tags"}
+	}
+	return h
+}
+
+// coreTermRoutes registers the term routes of the calendar's taxonomies in WordPress' order (core's
+// tags first, then the plugin's event categories).
+func coreTermRoutes() []*Route {
+	var routes []*Route
+	for _, h := range []*coreTerms{newCoreTerms(calendard.TaxonomyTag), newCoreTerms(calendard.TaxonomyCategory)} {
+		id := schemaArg("id", false, schema("description", "Unique identifier for the term.", "type", "integer"), nil)
+		force := schemaArg("force", false, schema("type", "boolean", "default", false,
+			"description", "Required to be true, as terms do not support trashing."), nil)
+		routes = append(routes,
+			&Route{Path: "/" + h.base, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
+				{Methods: []string{"GET"}, Args: h.collectionArgs(), Permission: h.listPermission, Handler: h.list},
+				{Methods: []string{"POST"}, Args: h.itemArgs(true), Permission: h.createPermission, Handler: h.create},
+			}},
+			&Route{Path: "/" + h.base + `/(?P<id>[\d]+)`, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
+				{Methods: []string{"GET"}, Args: []*Arg{id, coreTermContextArg("view")}, Permission: h.readPermission, Handler: h.get},
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{id}, h.itemArgs(false)...),
+					Permission: h.updatePermission, Handler: h.update},
+				{Methods: []string{"DELETE"}, Args: []*Arg{id, force}, Permission: h.deletePermission, Handler: h.delete},
+			}})
+	}
+	return routes
+}
+
+// coreTermContextArg is get_context_param over the term schema's contexts.
+func coreTermContextArg(def string) *Arg {
+	return schemaArg("context", false, schema(
+		"description", "Scope under which the request is made; determines fields present in response.",
+		"type", "string", "enum", strList("view", "embed", "edit"), "default", def), sanitizeKeyParam)
+}
+
+// collectionArgs are get_collection_params: the controller's common ones (context, page, per_page,
+// search), then the terms controller's. offset exists for flat taxonomies, parent for hierarchical ones.
+func (h *coreTerms) collectionArgs() []*Arg {
+	args := []*Arg{
+		coreTermContextArg("view"),
+		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer",
+			"default", int64(1), "minimum", int64(1)), absint),
+		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.",
+			"type", "integer", "default", int64(10), "minimum", int64(1), "maximum", int64(100)), absint),
+		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"),
+			sanitizeTextParam),
+		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array",
+			"items", schema("type", "integer"), "default", []any{}), nil),
+		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array",
+			"items", schema("type", "integer"), "default", []any{}), nil),
+	}
+	if !h.hierarchical {
+		args = append(args, schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.",
+			"type", "integer"), nil))
+	}
+	args = append(args,
+		schemaArg("order", false, schema("description", "Order sort attribute ascending or descending.", "type", "string",
+			"default", "asc", "enum", strList("asc", "desc")), nil),
+		schemaArg("orderby", false, schema("description", "Sort collection by term attribute.", "type", "string",
+			"default", "name", "enum", strList("id", "include", "name", "slug", "include_slugs", "term_group", "description", "count")), nil),
+		schemaArg("hide_empty", false, schema("description", "Whether to hide terms not assigned to any posts.", "type", "boolean",
+			"default", false), nil),
+	)
+	if h.hierarchical {
+		args = append(args, schemaArg("parent", false, schema("description", "Limit result set to terms assigned to a specific parent.",
+			"type", "integer"), nil))
+	}
+	return append(args,
+		schemaArg("post", false, schema("description", "Limit result set to terms assigned to a specific post.", "type", "integer",
+			"default", nil), nil),
+		schemaArg("slug", false, schema("description", "Limit result set to terms with one or more specific slugs.", "type", "array",
+			"items", schema("type", "string")), nil),
+	)
+}
+
+// itemArgs are get_endpoint_args_for_item_schema: the writable schema properties; only creating
+// requires the name. meta has no registered keys, so it only has to be an array
+// (WP_REST_Meta_Fields::check_meta_is_array) and changes nothing.
+func (h *coreTerms) itemArgs(creating bool) []*Arg {
+	args := []*Arg{
+		schemaArg("description", false, schema("description", "HTML description of the term.", "type", "string"), nil),
+		schemaArg("name", creating, schema("description", "HTML title for the term.", "type", "string"), sanitizeTextParam),
+		schemaArg("slug", false, schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string"),
+			sanitizeSlugParam),
+	}
+	if h.hierarchical {
+		args = append(args, schemaArg("parent", false, schema("description", "The parent term ID.", "type", "integer"), nil))
+	}
+	meta := &Arg{Name: "meta", Type: "object", Schema: schema("description", "Meta fields.", "type", "object", "properties", []any{}),
+		Validate: func(_ *Request, v any) error {
+			if !php.IsArray(v) {
+				return errInvalid
+			}
+			return nil
+		}}
+	return append(args, meta)
+}
+
+// itemSchema is get_item_schema (OPTIONS).
+func (h *coreTerms) itemSchema(*Request) *phpjson.Object {
+	all, view, viewEdit := strList("view", "embed", "edit"), strList("view", "embed", "edit"), strList("view", "edit")
+	title := h.taxonomy
+	if h.taxonomy == calendard.TaxonomyTag {
+		title = "tag"
+	}
+	props := phpjson.Obj(
+		"id", schema("description", "Unique identifier for the term.", "type", "integer", "context", all, "readonly", true),
+		"count", schema("description", "Number of published posts for the term.", "type", "integer", "context", viewEdit, "readonly", true),
+		"description", schema("description", "HTML description of the term.", "type", "string", "context", viewEdit),
+		"link", schema("description", "URL of the term.", "type", "string", "format", "uri", "context", view, "readonly", true),
+		"name", schema("description", "HTML title for the term.", "type", "string", "context", all, "required", true),
+		"slug", schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string", "context", all),
+		"taxonomy", schema("description", "Type attribution for the term.", "type", "string", "enum", strList(h.taxonomy),
+			"context", all, "readonly", true),
+	)
+	if h.hierarchical {
+		props.Set("parent", schema("description", "The parent term ID.", "type", "integer", "context", viewEdit))
+	}
+	props.Set("meta", schema("description", "Meta fields.", "type", "object", "context", viewEdit, "properties", []any{}))
+	return phpjson.Obj("$schema", "http://json-schema.org/draft-04/schema#", "title", title, "type", "object", "properties", props)
+}
+
+// errTermInvalid is WP_REST_Terms_Controller::get_term's error.
+var errTermInvalid = &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
+
+// term is get_term: the term of this taxonomy with the route's ID.
+func (h *coreTerms) term(r *Request) (*calendard.Term, *termIndex, error) {
+	id := php.Int(r.Value("id"))
+	if id <= 0 {
+		return nil, nil, errTermInvalid
+	}
+	idx, err := r.taxonomy(h.taxonomy)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := idx.byID(id)
+	if t == nil {
+		return nil, nil, errTermInvalid
+	}
+	return t, idx, nil
+}
+
+// listPermission is get_items_permissions_check: the edit context needs edit_terms, and the terms
+// of a post only show when the post may be read.
+func (h *coreTerms) listPermission(r *Request) error {
+	if r.context() == "edit" && !r.User.Can(h.caps.edit) {
+		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit terms in this taxonomy.", Status: authCode(r)}
+	}
+	post := r.Value("post")
+	if php.Empty(post) {
+		return nil
+	}
+	p, err := r.posts().PostByID(r.ctx, php.Int(post))
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		return &calendard.Error{Code: "rest_post_invalid_id", Message: "Invalid post ID.", Status: 400}
+	}
+	canRead, err := h.canReadTermsOf(r, p)
+	if err != nil {
+		return err
+	}
+	if !canRead {
+		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to view terms for this post.", Status: authCode(r)}
+	}
+	return nil
+}
+
+// canReadTermsOf is check_read_terms_permission_for_post: a post of a type the taxonomy is
+// registered for, publicly viewable (published, of a viewable type) or readable by the user.
+func (h *coreTerms) canReadTermsOf(r *Request, p *calendard.Post) (bool, error) {
+	inTaxonomy := false
+	for _, pt := range termPostTypes[h.taxonomy] {
+		inTaxonomy = inTaxonomy || pt == p.Type
+	}
+	if !inTaxonomy {
+		return false, nil
+	}
+	if p.Status == "publish" && termViewableTypes[p.Type] {
+		return true, nil
+	}
+	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
+	if p.Status == "trash" {
+		var err error
+		if ref.TrashedFrom, err = r.posts().TrashedFrom(r.ctx, p.ID); err != nil {
+			return false, err
+		}
+	}
+	return r.User.CanReadPost(ref), nil
+}
+
+// readPermission is get_item_permissions_check.
+func (h *coreTerms) readPermission(r *Request) error {
+	if _, _, err := h.term(r); err != nil {
+		return err
+	}
+	if r.context() == "edit" && !r.User.Can(h.caps.edit) {
+		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit this term.", Status: authCode(r)}
+	}
+	return nil
+}
+
+// createPermission is create_item_permissions_check: edit_terms on hierarchical taxonomies,
+// assign_terms on flat ones.
+func (h *coreTerms) createPermission(r *Request) error {
+	need := h.caps.assign
+	if h.hierarchical {
+		need = h.caps.edit
+	}
+	if !r.User.Can(need) {
+		return &calendard.Error{Code: "rest_cannot_create", Message: "Sorry, you are not allowed to create terms in this taxonomy.", Status: authCode(r)}
+	}
+	return nil
+}
+
+// updatePermission is update_item_permissions_check (edit_term).
+func (h *coreTerms) updatePermission(r *Request) error {
+	if _, _, err := h.term(r); err != nil {
+		return err
+	}
+	if !r.User.Can(h.caps.edit) {
+		return &calendard.Error{Code: "rest_cannot_update", Message: "Sorry, you are not allowed to edit this term.", Status: authCode(r)}
+	}
+	return nil
+}
+
+// deletePermission is delete_item_permissions_check (delete_term; neither taxonomy has a default
+// term, which could never be deleted).
+func (h *coreTerms) deletePermission(r *Request) error {
+	if _, _, err := h.term(r); err != nil {
+		return err
+	}
+	if !r.User.Can(h.caps.delete) {
+		return &calendard.Error{Code: "rest_cannot_delete", Message: "Sorry, you are not allowed to delete this term.", Status: authCode(r)}
+	}
+	return nil
+}
+
+// item is prepare_item_for_response: the fields of the context (embed leaves out count,
+// description, parent and meta), with the links the plugin's routes give a single term.
+func (h *coreTerms) item(r *Request, t *calendard.Term, idx *termIndex, context string, links bool) *phpjson.Object {
+	full := context != "embed"
+	o := phpjson.Obj("id", t.ID)
+	if full {
+		o.Set("count", t.Count).Set("description", t.Description)
+	}
+	o.Set("link", r.termLink(t, idx)).Set("name", t.Name).Set("slug", t.Slug).Set("taxonomy", t.Taxonomy)
+	if full {
+		if h.hierarchical {
+			o.Set("parent", t.Parent)
+		}
+		// No term meta is registered for REST: an empty PHP array.
+		o.Set("meta", []any{})
+	}
+	if links {
+		o.Set("_links", r.termLinks(t, idx))
+	}
+	return o
+}
+
+// list is GET /wp/v2/<taxonomy>: get_items over the same term query as the plugin's archives.
+func (h *coreTerms) list(r *Request) (*Response, error) {
+	idx, err := r.taxonomy(h.taxonomy)
+	if err != nil {
+		return nil, err
+	}
+	perPage := php.Int(r.Value("per_page"))
+	if perPage < 1 {
+		perPage = 1 // validation keeps it at 1 or more; a guard against dividing by zero
+	}
+	page := php.Int(r.Value("page"))
+	offset := rowsBefore(page, perPage)
+	if v := r.Value("offset"); !h.hierarchical && !php.Empty(v) {
+		offset = int(min(php.Int(v), int64(maxRowOffset)))
+	}
+	a := termListQuery{taxonomy: h.taxonomy, hierarchical: h.hierarchical, number: perPage, offset: offset,
+		post: r.Value("post"), include: r.Value("include"), exclude: r.Value("exclude"), slug: r.Value("slug"),
+		hideEmpty: restBool(r.Value("hide_empty"))}
+	if h.hierarchical {
+		a.parent = r.Value("parent")
+	}
+	a.search, _ = r.Value("search").(string)
+	a.orderby, _ = r.Value("orderby").(string)
+	a.order, _ = r.Value("order").(string)
+	plan := a.plan(idx)
+
+	terms, err := plan.run(r, idx)
+	if err != nil {
+		return nil, err
+	}
+	total, err := plan.count(r)
+	if err != nil {
+		return nil, err
+	}
+	context := r.context()
+	items := make([]any, 0, len(terms))
+	// WordPress leaves out of the edit context the terms the user may not edit_term; that is the
+	// taxonomy's edit_terms, which the permission check already required.
+	for _, t := range terms {
+		items = append(items, h.item(r, t, idx, context, true))
+	}
+
+	// The page is derived back from the offset, as WordPress does (an offset mid-page counts as the
+	// next page).
+	curPage := int64(math.Ceil(float64(offset)/float64(perPage) + 1))
+	maxPages := int64(math.Ceil(float64(total) / float64(perPage)))
+	resp := ok(items).Header("X-WP-Total", itoa(int64(total))).Header("X-WP-TotalPages", itoa(maxPages))
+	base := addQueryArg(restURL(r.Site, "/"+NamespaceCore+"/"+h.base), kvsOf(urlencodeDeep(r.query)))
+	var links []string
+	if curPage > 1 {
+		prev := min(curPage-1, maxPages)
+		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: prev}})+`>; rel="prev"`)
+	}
+	if maxPages > curPage {
+		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: curPage + 1}})+`>; rel="next"`)
+	}
+	if len(links) > 0 {
+		resp.Header("Link", strings.Join(links, ", "))
+	}
+	return resp, nil
+}
+
+// kvsOf lists an object's pairs in order.
+func kvsOf(o *phpjson.Object) []calendard.KV {
+	out := make([]calendard.KV, 0, o.Len())
+	for _, k := range o.Keys() {
+		v, _ := o.Get(k)
+		out = append(out, calendard.KV{Key: k, Value: v})
+	}
+	return out
+}
+
+// get is GET /wp/v2/<taxonomy>/<id>.
+func (h *coreTerms) get(r *Request) (*Response, error) {
+	t, idx, err := h.term(r)
+	if err != nil {
+		return nil, err
+	}
+	return ok(h.item(r, t, idx, r.context(), true)), nil
+}
+
+// setFirstParam is WP_REST_Request::set_param: the value goes to the first source in parameter order.
+func (r *Request) setFirstParam(name string, v any) {
+	for _, src := range r.sources() {
+		if src != nil {
+			src.Set(name, v)
+			return
+		}
+	}
+}
+
+// create is POST /wp/v2/<taxonomy>: create_item. The answer is the term in the edit context with
+// its links, 201 and a Location.
+func (h *coreTerms) create(r *Request) (*Response, error) {
+	parent, err := h.terms.parentParam(r)
+	if err != nil {
+		return nil, err
+	}
+	args := calendard.TermArgs{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical}
+	if s := termTextParam(r, "name"); s != nil {
+		args.Name = *s
+	}
+	if s := termTextParam(r, "slug"); s != nil {
+		args.Slug = *s
+	}
+	if s := termTextParam(r, "description"); s != nil {
+		args.Description = *s
+	}
+	if parent != nil {
+		args.Parent = *parent
+	}
+	t, idx, err := h.terms.insertTerm(r, args, parent)
+	if err != nil {
+		return nil, err
+	}
+	r.setFirstParam("context", "edit")
+	resp := &Response{Status: 201, Body: h.item(r, t, idx, "edit", true)}
+	return resp.Header("Location", restURL(r.Site, "/"+NamespaceCore+"/"+h.base+"/"+itoa(t.ID))), nil
+}
+
+// update is POST/PUT/PATCH /wp/v2/<taxonomy>/<id>: update_item (wp_update_term runs even with nothing
+// to change).
+func (h *coreTerms) update(r *Request) (*Response, error) {
+	cur, _, err := h.term(r)
+	if err != nil {
+		return nil, err
+	}
+	parent, err := h.terms.parentParam(r)
+	if err != nil {
+		return nil, err
+	}
+	u := calendard.TermUpdate{Name: termTextParam(r, "name"), Slug: termTextParam(r, "slug"),
+		Description: termTextParam(r, "description"), Parent: parent}
+	t, idx, err := h.terms.updateTerm(r, cur.ID, u)
+	if err != nil {
+		return nil, err
+	}
+	r.setFirstParam("context", "edit")
+	return ok(h.item(r, t, idx, "edit", true)), nil
+}
+
+// errTrashNotSupported is delete_item's answer without force: terms have no trash.
+var errTrashNotSupported = &calendard.Error{Code: "rest_trash_not_supported",
+	Message: "Terms do not support trashing. Set 'force=true' to delete.", Status: 501}
+
+// delete is DELETE /wp/v2/<taxonomy>/<id>?force=true: wp_delete_term, answered with the term as it
+// was (view context, no links).
+func (h *coreTerms) delete(r *Request) (*Response, error) {
+	cur, _, err := h.term(r)
+	if err != nil {
+		return nil, err
+	}
+	if !restBool(r.Value("force")) {
+		return nil, errTrashNotSupported
+	}
+	r.setFirstParam("context", "view")
+	var previous *phpjson.Object
+	err = h.terms.deleteTerm(r, cur.ID, func(t *calendard.Term, idx *termIndex) {
+		previous = h.item(r, t, idx, "view", false)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ok(phpjson.Obj("deleted", true, "previous", previous)), nil
+}
