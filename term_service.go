@@ -23,7 +23,7 @@ type TermQuery struct {
 	OrderIDs []int64
 	// OrderSlugs is the FIELD() list of OrderBy "slug__in" (sanitized slugs).
 	OrderSlugs []string
-	Desc     bool
+	Desc       bool
 	// Limit > 0 adds LIMIT Offset, Limit (WordPress only limits flat, parentless queries).
 	Limit, Offset int
 }

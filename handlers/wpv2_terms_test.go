@@ -190,10 +190,10 @@ func TestCoreTermWritesChangeRowsLikeWordPress(t *testing.T) {
 					t.Errorf("Allow %q after the delete", got)
 				}
 				for q, want := range map[string]int{
-					"SELECT COUNT(*) FROM wp_terms WHERE term_id = 2":                                        0,
-					"SELECT COUNT(*) FROM wp_term_taxonomy WHERE term_id = 2":                                0,
-					"SELECT COUNT(*) FROM wp_term_relationships WHERE term_taxonomy_id = 2":                  0,
-					"SELECT COUNT(*) FROM wp_term_taxonomy WHERE term_id IN (3, 4) AND parent = 0":           2,
+					"SELECT COUNT(*) FROM wp_terms WHERE term_id = 2":                                          0,
+					"SELECT COUNT(*) FROM wp_term_taxonomy WHERE term_id = 2":                                  0,
+					"SELECT COUNT(*) FROM wp_term_relationships WHERE term_taxonomy_id = 2":                    0,
+					"SELECT COUNT(*) FROM wp_term_taxonomy WHERE term_id IN (3, 4) AND parent = 0":             2,
 					"SELECT COUNT(*) FROM wp_term_taxonomy WHERE taxonomy = 'tribe_events_cat' AND parent = 2": 0,
 				} {
 					if got := scalar[int](t, st.db, q); got != want {
