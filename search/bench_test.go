@@ -59,6 +59,17 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		})
 	}
+	// The reconcile's fingerprint comparison (what finds a bare meta UPDATE): its database side.
+	b.Run("reconcile-prints", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.db.SearchPrints(ctx, printedMeta); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.db.TermPrints(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.ReportMetric(reindex.Seconds(), "reindex-s")
 }
 

@@ -33,11 +33,14 @@ var printedMeta = []string{"_EventStartDateUTC", "_EventEndDateUTC", "_EventVenu
 
 var spaces = regexp.MustCompile(`\s+`)
 
+// brackets spaces out angle brackets, in documents and queries alike.
+var brackets = strings.NewReplacer("<", " < ", ">", " > ")
+
 // text is a title as words: entities decoded, angle brackets kept as text (a title is plain text
 // that may hold "<", and the plugin's search matches it as stored).
 func text(s string) string {
 	// Meilisearch's tokenizer keeps "<Friends>" as one word that "friends" does not match.
-	s = strings.NewReplacer("<", " < ", ">", " > ").Replace(html.UnescapeString(s))
+	s = brackets.Replace(html.UnescapeString(s))
 	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
 }
 

@@ -398,12 +398,23 @@ func (ix *Index) documentIDs(ctx context.Context, uid string) ([]int64, error) {
 // apply re-reads the given posts and upserts their documents, deletes the documents of posts that
 // are gone, and re-reads the events that show a changed venue's or organizer's name.
 func (ix *Index) apply(ctx context.Context, prefix string, ids []int64) error {
-	return ix.applyBatches(ctx, prefix, ids, 1000, false)
+	q := &taskQueue{}
+	if err := ix.applyBatches(ctx, prefix, ids, 1000, false, q); err != nil {
+		return err
+	}
+	return q.wait(ctx, ix)
 }
 
-// applyBatches is apply in batches of n posts; fresh says the indexes hold none of them yet (a
-// rebuild), so nothing needs deleting from the other kinds.
-func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, batch int, fresh bool) error {
+// applyBatches is apply in batches of n posts. Document writes are only enqueued into q, so that
+// Meilisearch indexes one batch while the next is read; the caller waits for q. fresh says the
+// indexes hold none of the posts yet (a rebuild): nothing is deleted from the other kinds.
+func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, batch int, fresh bool, q *taskQueue) error {
+	// Events re-read for a changed venue or organizer are skipped when they have a batch of their
+	// own (a full sync would otherwise read every event twice).
+	listed := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		listed[id] = true
+	}
 	for len(ids) > 0 {
 		n := min(batch, len(ids))
 		chunk := ids[:n]
@@ -444,8 +455,13 @@ func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, b
 			if err != nil {
 				return err
 			}
+			inBatch := make(map[int64]bool, len(events))
+			for _, id := range events {
+				inBatch[id] = true
+			}
 			for _, id := range more {
-				if !slices.Contains(events, id) {
+				if !listed[id] && !inBatch[id] {
+					inBatch[id] = true
 					events = append(events, id)
 				}
 			}
@@ -454,7 +470,7 @@ func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, b
 		if err != nil {
 			return err
 		}
-		if err := ix.upsert(ctx, prefix+"_"+KindEvents, docs); err != nil {
+		if err := ix.upsert(ctx, prefix+"_"+KindEvents, docs, q); err != nil {
 			return err
 		}
 		for _, lk := range []struct {
@@ -465,12 +481,12 @@ func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, b
 			for _, id := range lk.ids {
 				docs = append(docs, linkedDocument(posts[id]))
 			}
-			if err := ix.upsert(ctx, prefix+"_"+lk.kind, docs); err != nil {
+			if err := ix.upsert(ctx, prefix+"_"+lk.kind, docs, q); err != nil {
 				return err
 			}
 		}
 		for k, del := range gone {
-			if err := ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
+			if err := q.enqueue(ctx, ix, func() (*meilisearch.TaskInfo, error) {
 				return ix.client.Index(prefix+"_"+k).DeleteDocumentsWithContext(ctx, del, nil)
 			}); err != nil {
 				return err
@@ -480,14 +496,54 @@ func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, b
 	return nil
 }
 
-func (ix *Index) upsert(ctx context.Context, uid string, docs []map[string]any) error {
+// upsert writes documents and waits until they are searchable, or, with q, only enqueues the
+// write (q.wait waits).
+func (ix *Index) upsert(ctx context.Context, uid string, docs []map[string]any, q *taskQueue) error {
 	if len(docs) == 0 {
 		return nil
 	}
 	pk := "id"
-	return ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
+	add := func() (*meilisearch.TaskInfo, error) {
 		return ix.client.Index(uid).AddDocumentsWithContext(ctx, docs, &meilisearch.DocumentOptions{PrimaryKey: &pk})
-	})
+	}
+	if q == nil {
+		return ix.waitTask(ctx, add)
+	}
+	return q.enqueue(ctx, ix, add)
+}
+
+// taskQueue is the Meilisearch tasks enqueued and not yet seen succeed.
+type taskQueue struct{ tasks []int64 }
+
+// maxQueued bounds the enqueued writes: the payloads wait on Meilisearch's disk, and a failed task
+// is seen early.
+const maxQueued = 8
+
+// enqueue sends a task without waiting for it, unless the backlog is full.
+func (q *taskQueue) enqueue(ctx context.Context, ix *Index, send func() (*meilisearch.TaskInfo, error)) error {
+	info, err := send()
+	if err != nil {
+		return err
+	}
+	q.tasks = append(q.tasks, info.TaskUID)
+	for len(q.tasks) > maxQueued {
+		if err := ix.awaitTask(ctx, q.tasks[0]); err != nil {
+			return err
+		}
+		q.tasks = q.tasks[1:]
+	}
+	return nil
+}
+
+// wait waits for every enqueued task.
+func (q *taskQueue) wait(ctx context.Context, ix *Index) error {
+	for _, uid := range q.tasks {
+		if err := ix.awaitTask(ctx, uid); err != nil {
+			return err
+		}
+	}
+	q.tasks = nil
+	return nil
 }
 
 // waitTask enqueues a task and waits until Meilisearch has processed it, so that "applied" means
@@ -497,7 +553,12 @@ func (ix *Index) waitTask(ctx context.Context, enqueue func() (*meilisearch.Task
 	if err != nil {
 		return err
 	}
-	task, err := ix.client.WaitForTaskWithContext(ctx, info.TaskUID, 20*time.Millisecond)
+	return ix.awaitTask(ctx, info.TaskUID)
+}
+
+// awaitTask waits until Meilisearch has processed a task and reports its failure.
+func (ix *Index) awaitTask(ctx context.Context, uid int64) error {
+	task, err := ix.client.WaitForTaskWithContext(ctx, uid, 20*time.Millisecond)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/meilisearch/meilisearch-go"
 
@@ -55,13 +56,26 @@ func Query(terms []calendard.SearchTerm) (q string, rest []calendard.SearchTerm)
 			rest = append(rest, t)
 			continue
 		}
-		text := strings.ReplaceAll(t.Text, `"`, " ")
+		// As the documents' text: "<Friends>" must be the word friends (Meilisearch would keep it
+		// whole).
+		text := brackets.Replace(strings.ReplaceAll(t.Text, `"`, " "))
 		if strings.ContainsAny(strings.TrimSpace(text), " \t") {
 			text = `"` + strings.TrimSpace(text) + `"`
 		}
 		parts = append(parts, text)
 	}
-	return strings.TrimSpace(strings.Join(parts, " ")), rest
+	q = strings.TrimSpace(strings.Join(parts, " "))
+	if !hasWord(q) {
+		// Only punctuation ("&"): Meilisearch would ignore it and match every document; the
+		// plugin's substring match answers instead.
+		q = ""
+	}
+	return q, rest
+}
+
+// hasWord reports whether s holds a letter or a digit: something Meilisearch indexes as a word.
+func hasWord(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) >= 0
 }
 
 // Events answers event lists with `search=` from the index, everything else (and every filter,
@@ -138,11 +152,11 @@ type Linked struct {
 // SearchLinked implements calendard.LinkedService.
 func (l *Linked) SearchLinked(ctx context.Context, postType, search string) ([]int64, error) {
 	kind := typeKind(postType)
-	if l.Index == nil || !l.Index.Usable() || kind == "" || strings.TrimSpace(search) == "" {
+	if l.Index == nil || !l.Index.Usable() || kind == "" || !hasWord(search) {
 		return l.LinkedService.SearchLinked(ctx, postType, search)
 	}
 	// find_like never matches trashed posts.
-	ids, err := l.Index.IDs(ctx, kind, search, "status != trash", nil)
+	ids, err := l.Index.IDs(ctx, kind, brackets.Replace(search), "status != trash", nil)
 	if err != nil {
 		if ctx.Err() == nil {
 			l.Index.failed(err)

@@ -37,18 +37,24 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) er
 	for _, p := range posts {
 		since = max(since, p.ModifiedGMT)
 	}
+	// Meilisearch indexes a batch while the next one is read from the database (enqueued, not
+	// awaited, up to maxQueued); the swap waits for every write.
 	const batch = 5000
+	q := &taskQueue{}
 	for i := 0; i < len(posts); i += batch {
 		var ids []int64
 		for _, p := range posts[i:min(i+batch, len(posts))] {
 			ids = append(ids, p.ID)
 		}
-		if err := ix.applyBatches(ctx, next, ids, batch, true); err != nil {
+		if err := ix.applyBatches(ctx, next, ids, batch, true, q); err != nil {
 			return err
 		}
 		if progress != nil {
 			progress(min(i+batch, len(posts)), len(posts))
 		}
+	}
+	if err := q.wait(ctx, ix); err != nil {
+		return err
 	}
 	if progress != nil && len(posts) == 0 {
 		progress(0, 0)

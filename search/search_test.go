@@ -371,10 +371,12 @@ func (c *calendar) indexed(t *testing.T, kind, q string, id int64) bool {
 
 func (c *calendar) eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	// Generous: the machine running the tests may be loaded; a change that is never applied
+	// still fails.
+	deadline := time.Now().Add(45 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 15 s", what)
+			t.Fatalf("%s: not within 45 s", what)
 		}
 		time.Sleep(25 * time.Millisecond)
 	}

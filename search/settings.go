@@ -41,6 +41,11 @@ func (ix *Index) ensureIndex(ctx context.Context, uid, kind string) error {
 		}
 	}
 	want := settingsFor(kind)
+	// Settings are written only when they differ: rewriting them makes Meilisearch re-index every
+	// document, at every start.
+	if ix.verifySettings(ctx, uid, want) == nil {
+		return nil
+	}
 	if err := ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
 		return ix.client.Index(uid).UpdateSettingsWithContext(ctx, want)
 	}); err != nil {
