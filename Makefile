@@ -4,7 +4,7 @@ GO       ?= go
 BIN      ?= bin/calendard
 PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
 
-.PHONY: build run test unit race fuzz fuzz-short hostile microbench compat vet fmt-check tidy-check bench bench-quick \
+.PHONY: build run test unit race fuzz fuzz-short hostile microbench compat compat-search vet fmt-check tidy-check bench bench-quick \
 	docker-images compat-docker docker-ci
 
 build:
@@ -89,6 +89,12 @@ microbench:
 
 compat:
 	$(GO) test -count=1 -timeout 30m -v ./compat-tests/ 2>&1 | grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
+
+# compat-search replays every read case of site-a with Meilisearch configured (make compat replays
+# only the search= cases so: TestCompatSearch); the differences it allows are named in its log.
+compat-search:
+	COMPAT_SEARCH=all $(GO) test -count=1 -timeout 30m -v -run '^TestCompatSearch$$' ./compat-tests/ 2>&1 \
+		| grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
 
 # Docker (README, "Docker"). docker-images builds, with no registry, images standing in for the
 # official ones (docker/offline-images.sh; tags in bin/docker-images.env). compat-docker replays the
