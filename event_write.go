@@ -147,42 +147,57 @@ func setEventTerms(ctx context.Context, tx WriteTx, postID int64, w *EventWrite)
 	return nil
 }
 
-// publishLinkedPosts is Tribe__Events__Main::publishAssociatedTypes (save_post): when an event is
-// published, the draft or pending venue and organizers it links to (as stored before this request's
-// meta is saved) are published too.
+// publishLinkedPosts is Tribe__Events__Main::publishAssociatedTypes (save_post): when a logged-in
+// user saves a published event, the venue and organizers it links to (as stored before this
+// request's meta is saved) that are neither published nor private are published with
+// wp_publish_post, if the user may publish them, and one left without a slug gets one.
 func publishLinkedPosts(ctx context.Context, tx WriteTx, site *Site, user *User, event *Post) error {
-	if event.Status != "publish" {
+	if event.Status != "publish" || !user.LoggedIn() {
 		return nil
 	}
-	ids := []int64{}
-	venues, err := tx.MetaValues(ctx, event.ID, metaVenueID)
-	if err != nil {
-		return err
-	}
-	if len(venues) > 0 {
-		if id, _ := strconv.ParseInt(venues[0], 10, 64); id > 0 {
-			ids = append(ids, id)
-		}
-	}
-	orgs, err := tx.MetaValues(ctx, event.ID, metaOrganizerID)
-	if err != nil {
-		return err
-	}
-	for _, v := range orgs {
-		if id, _ := strconv.ParseInt(v, 10, 64); id > 0 {
-			ids = append(ids, id)
-		}
-	}
-	for _, id := range ids {
-		linked, err := tx.LockPost(ctx, id)
+	for _, link := range []struct{ key, postType, prefix string }{
+		{metaVenueID, PostTypeVenue, "venue"}, {metaOrganizerID, PostTypeOrganizer, "organizer"},
+	} {
+		vals, err := tx.MetaValues(ctx, event.ID, link.key)
 		if err != nil {
 			return err
 		}
-		if linked == nil || linked.Status == "publish" || (linked.Type != PostTypeVenue && linked.Type != PostTypeOrganizer) {
-			continue
-		}
-		if _, err := SavePost(ctx, tx, site, user, PostArgs{ID: id, Type: linked.Type, Status: "publish"}); err != nil {
-			return err
+		for _, v := range vals {
+			id, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if id <= 0 {
+				continue
+			}
+			linked, err := tx.LockPost(ctx, id)
+			if err != nil {
+				return err
+			}
+			if linked == nil || linked.Type != link.postType || linked.Status == "publish" || linked.Status == "private" {
+				continue
+			}
+			// user_can_publish_linked_post_for_user: publish_post on a post not yet published.
+			if !user.Can(CapsOf(linked.Type).Publish) {
+				continue
+			}
+			if err := PublishPost(ctx, tx, site, user, linked); err != nil {
+				return err
+			}
+			if linked.Name != "" {
+				continue
+			}
+			title := linked.Title
+			if title == "" {
+				title = link.prefix + "-" + strconv.FormatInt(id, 10)
+			}
+			if err := tx.LockSlugs(ctx, linked.Type); err != nil {
+				return err
+			}
+			slug, err := uniquePostSlug(ctx, tx, wptext.SanitizeTitle(title), id, linked.Type)
+			if err != nil {
+				return err
+			}
+			if _, err := SavePost(ctx, tx, site, user, PostArgs{ID: id, Type: linked.Type, Name: &slug}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

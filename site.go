@@ -16,7 +16,10 @@ type Site struct {
 	GMTOffset         string // gmt_offset option as stored
 	TimezoneName      string // timezone_string option as stored ("" for offset-only sites)
 
-	HomeURL          string // no trailing slash, e.g. "http://127.0.0.1:8088"
+	HomeURL string // no trailing slash, e.g. "http://127.0.0.1:8088"
+	// StoredHomeURL is the home option as stored (no trailing slash), before any override: what
+	// WordPress writes into the GUIDs of new posts.
+	StoredHomeURL    string
 	SiteURL          string // WordPress address (uploads live under it)
 	PrettyPermalinks bool   // permalink_structure is set: REST root is /wp-json/, permalinks are paths
 	Charset          string
@@ -209,4 +212,13 @@ func (s *Site) OffsetHours(now time.Time) float64 {
 	}
 	f, _ := strconv.ParseFloat(strings.TrimSpace(s.GMTOffset), 64)
 	return f
+}
+
+// GUIDBase is the home URL new posts' GUIDs are built from (get_option('home')): the stored option,
+// not the address calendard is configured to answer under.
+func (s *Site) GUIDBase() string {
+	if s.StoredHomeURL != "" {
+		return s.StoredHomeURL
+	}
+	return s.HomeURL
 }

@@ -328,12 +328,16 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 			return nil, err
 		}
 		p.ID = id
-		p.GUID = site.HomeURL + "/?post_type=" + p.Type + "&p=" + strconv.FormatInt(id, 10)
 		if p.Name == "" && !floatingDate(p.Status) {
 			if p.Name, err = uniquePostSlug(ctx, tx, strconv.FormatInt(id, 10), id, p.Type); err != nil {
 				return nil, err
 			}
 		}
+		// wp_insert_post fills the empty GUID with get_permalink() on the stored home URL: pretty
+		// for published and private posts, the plain form for the others.
+		gs := *site
+		gs.HomeURL = site.GUIDBase()
+		p.GUID = gs.Permalink(p, true)
 		if err := tx.UpdatePost(ctx, p); err != nil {
 			return nil, err
 		}
@@ -623,7 +627,7 @@ func SaveRevision(ctx context.Context, tx WriteTx, site *Site, user *User, p *Po
 		return err
 	}
 	rev.ID = id
-	rev.GUID = site.HomeURL + "/?p=" + strconv.FormatInt(id, 10)
+	rev.GUID = site.GUIDBase() + "/?p=" + strconv.FormatInt(id, 10)
 	return tx.UpdatePost(ctx, rev)
 }
 

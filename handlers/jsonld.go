@@ -59,8 +59,17 @@ func (r *Request) eventJSONLD(e *calendard.Event) *phpjson.Object {
 	if tz == "" || site.TimezoneModeSite {
 		tz = site.TimezoneString
 	}
-	o.Set("startDate", ldDate(m.Value("_EventStartDate"), tz))
-	o.Set("endDate", ldDate(m.Value("_EventEndDate"), tz))
+	start, end := m.Value("_EventStartDate"), m.Value("_EventEndDate")
+	// An event without dates (one created through wp/v2 without meta): the plugin's date object of
+	// "" is now, and the UTC wall clock is shown with the zone's offset.
+	if start == "" {
+		start = r.Now.UTC().Format(calendard.DBDateTime)
+	}
+	if end == "" {
+		end = r.Now.UTC().Format(calendard.DBDateTime)
+	}
+	o.Set("startDate", ldDate(start, tz))
+	o.Set("endDate", ldDate(end, tz))
 	if len(e.Venues) > 0 {
 		if place := r.placeJSONLD(e.Venues[0]); place != nil {
 			o.Set("location", place)

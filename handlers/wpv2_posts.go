@@ -451,6 +451,10 @@ func (h *corePosts) classList(cp *calendard.CorePost, passwordRequired bool) []a
 	for _, t := range cp.Terms[calendard.TaxonomyCategory] {
 		out = append(out, "cat_"+sanitizeHTMLClass(t.Slug, strconv.FormatInt(t.ID, 10)))
 	}
+	// The plugin's event status classes (Event_Status\Template_Modifications::get_post_classes).
+	if st := p.Meta.Value("_tribe_events_status"); st != "" && p.Type == calendard.PostTypeEvent {
+		out = append(out, "tribe-events-status__list-event-"+sanitizeHTMLClass(st, ""))
+	}
 	return out
 }
 

@@ -1,7 +1,154 @@
 package handlers
 
-// settingsArgs are the writable settings of POST /wp/v2/settings.
-func settingsArgs() []*Arg { return nil }
+import (
+	"strconv"
+	"time"
 
-// settingsUpdate is WP_REST_Settings_Controller::update_item.
-func settingsUpdate(r *Request) (*Response, error) { return notYet(r) }
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// settingsArgs are the settings schema as endpoint arguments: each setting's type, null allowed (it
+// resets the option).
+func settingsArgs() []*Arg {
+	args := make([]*Arg, 0, len(coreSettings))
+	for _, s := range coreSettings {
+		s := s
+		args = append(args, &Arg{Name: s.name, Type: s.typ,
+			Validate: func(_ *Request, v any) error {
+				if v == nil {
+					return nil
+				}
+				_, err := coerce(s.name, s.typ, v)
+				return err
+			},
+			Sanitize: func(_ *Request, v any) (any, error) {
+				if v == nil {
+					return nil, nil
+				}
+				return coerce(s.name, s.typ, v)
+			}})
+	}
+	return args
+}
+
+// settingsUpdate is WP_REST_Settings_Controller::update_item: update_option (or delete_option for
+// null) for every registered setting sent, then the settings as GET answers them.
+func settingsUpdate(r *Request) (*Response, error) {
+	type change struct {
+		option string
+		value  *string // nil deletes
+	}
+	var changes []change
+	for _, s := range coreSettings {
+		if !r.hasParam(s.name) {
+			continue
+		}
+		v := r.Value(s.name)
+		if v == nil {
+			changes = append(changes, change{option: s.option})
+			continue
+		}
+		stored := optionString(v)
+		changes = append(changes, change{option: s.option, value: &stored})
+	}
+	if len(changes) > 0 {
+		err := r.write(func(tx calendard.WriteTx) error {
+			otx, ok := tx.(calendard.OptionWriteTx)
+			if !ok {
+				return &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot write settings.", Status: 501}
+			}
+			for _, c := range changes {
+				old, exists, err := otx.Option(r.ctx, c.option)
+				if err != nil {
+					return err
+				}
+				if c.value == nil {
+					if exists {
+						if err := otx.DeleteOption(r.ctx, c.option); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+				value, keep := sanitizeOption(c.option, *c.value, old)
+				if keep || (exists && value == old) {
+					continue
+				}
+				if err := otx.UpdateOption(r.ctx, c.option, value); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return settings(r)
+}
+
+// hasParam is array_key_exists on get_params(): sent, even as null.
+func (r *Request) hasParam(name string) bool {
+	for _, src := range r.sources() {
+		if src.Has(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// optionString is how update_option stores a scalar (wpdb's string conversion).
+func optionString(v any) string {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return "1"
+		}
+		return ""
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	s, _ := php.String(v)
+	return s
+}
+
+// sanitizeOption is sanitize_option for the REST settings: keep reports a value WordPress refuses
+// (it adds a settings error and keeps the stored value).
+func sanitizeOption(option, value, old string) (string, bool) {
+	switch option {
+	case "blogname", "blogdescription":
+		return wptext.EscHTML(wptext.FilterPostKses(value, "")), false
+	case "timezone_string":
+		if value == "" {
+			return value, false
+		}
+		if value == "Local" {
+			return old, true
+		}
+		if _, err := time.LoadLocation(value); err != nil {
+			return old, true
+		}
+	case "start_of_week", "default_category", "page_on_front", "page_for_posts", "site_logo", "site_icon":
+		return strconv.FormatInt(absInt(php.Int(value)), 10), false
+	case "posts_per_page":
+		n := php.Int(value)
+		if n == 0 {
+			n = 1
+		}
+		return strconv.FormatInt(n, 10), false
+	case "default_ping_status", "default_comment_status":
+		if value != "open" {
+			value = "closed"
+		}
+	}
+	return value, false
+}
+
+func absInt(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

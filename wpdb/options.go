@@ -82,6 +82,7 @@ func siteFromOptions(opts map[string]string, prefix string, ov SiteOverrides) (*
 	if siteURL == "" {
 		siteURL = home
 	}
+	s.StoredHomeURL = home
 	if ov.HomeURL != "" {
 		over := strings.TrimRight(ov.HomeURL, "/")
 		if strings.HasPrefix(siteURL, home) {

@@ -27,6 +27,8 @@ type Tx struct {
 	// touched and termsChanged are what the change feed hears after commit.
 	touched      []int64
 	termsChanged bool
+	// optionsChanged: wp_options rows changed (site settings); every cache starts over.
+	optionsChanged bool
 }
 
 // touch records that a post's rows changed.
@@ -152,8 +154,8 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 	if err := sqlTx.Commit(); err != nil {
 		return err
 	}
-	if db.feed != nil && (len(t.touched) > 0 || t.termsChanged) {
-		db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged})
+	if db.feed != nil && (len(t.touched) > 0 || t.termsChanged || t.optionsChanged) {
+		db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged, All: t.optionsChanged})
 	}
 	if track {
 		db.feed.absorb(before, end)
