@@ -72,7 +72,7 @@ func (r *Request) argData(a *Arg) *phpjson.Object {
 // namespaceIndex is GET /{ns}: every route of the namespace keyed by its regex.
 func (s *Server) namespaceIndex(r *Request) (*Response, error) {
 	routes := phpjson.NewObject()
-	for _, rt := range s.routes {
+	for _, rt := range s.namespaceRoutes(r.NS) {
 		routes.Set("/"+r.NS+rt.Path, r.routeData(rt))
 	}
 	body := phpjson.Obj("namespace", r.NS, "routes", routes,
@@ -95,8 +95,8 @@ func indentJSON(b []byte) []byte {
 }
 
 // siteIndex is GET /wp-json/ (WP_REST_Server::get_index) restricted to what calendard serves: the
-// site description, both namespaces and their routes, so generic WordPress clients can discover
-// the API.
+// site description, its namespaces (the plugin's two and wp/v2) and their routes, so generic
+// WordPress clients can discover the API.
 func (s *Server) siteIndex(r *Request) *Response {
 	site := r.Site
 	routes := phpjson.Obj("/", phpjson.Obj("namespace", "", "methods", []any{"GET"},
@@ -105,11 +105,12 @@ func (s *Server) siteIndex(r *Request) *Response {
 		"_links", phpjson.Obj("self", []any{phpjson.Obj("href", restURL(site, "/"))})))
 	namespaces := []any{}
 	if !site.RESTDisabled {
-		for _, ns := range []string{NamespaceCalendar, NamespaceTribe} {
+		// WordPress registers core's routes after the plugins' (rest_api_init, priority 99).
+		for _, ns := range []string{NamespaceCalendar, NamespaceTribe, NamespaceCore} {
 			namespaces = append(namespaces, ns)
 			nr := *r
 			nr.NS = ns
-			for _, rt := range s.routes {
+			for _, rt := range s.namespaceRoutes(ns) {
 				routes.Set("/"+ns+rt.Path, nr.routeData(rt))
 			}
 		}

@@ -300,7 +300,7 @@ func TestDiscoveryIndexListsTheServedRoutes(t *testing.T) {
 			t.Fatalf("%s: status %d", path, idx.status)
 		}
 		ns, _ := idx.body["namespaces"].([]any)
-		if len(ns) != 2 || ns[0] != "calendar/events/v1" || ns[1] != "tribe/events/v1" {
+		if len(ns) != 3 || ns[0] != "calendar/events/v1" || ns[1] != "tribe/events/v1" || ns[2] != "wp/v2" {
 			t.Errorf("%s: namespaces = %v", path, ns)
 		}
 		routes, _ := idx.body["routes"].(map[string]any)

@@ -22,13 +22,27 @@ func (s *Server) routesFor(path string) (ns, rel string, routes []*Route, ok boo
 	return ns, rel, s.routes, ok
 }
 
-// coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order.
+// namespaceRoutes is the route table of a namespace calendard serves, as the indexes list it.
+func (s *Server) namespaceRoutes(ns string) []*Route {
+	if ns == NamespaceCore {
+		return s.core
+	}
+	return s.routes
+}
+
+// coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order:
+// the namespace index WordPress adds with the first route, then the routes. The indexes list this
+// table, so they list exactly what is served.
 func (s *Server) coreRouteTable() []*Route {
-	var routes []*Route
+	routes := []*Route{{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.namespaceIndex,
+		Args: []*Arg{
+			{Name: "namespace", HasDefault: true, Default: func(*Request) any { return NamespaceCore }},
+			{Name: "context", HasDefault: true, Default: func(*Request) any { return "view" }},
+		}}}}}
 	for _, pt := range []string{calendard.PostTypeEvent, calendard.PostTypeVenue, calendard.PostTypeOrganizer} {
 		h := newCorePosts(pt)
 		routes = append(routes, &Route{Path: "/" + pt, Endpoints: []*Endpoint{
-			{Methods: []string{"GET"}, Handler: notYet},
+			{Methods: []string{"GET"}, Args: h.collectionArgs(), Permission: h.listPermission, Handler: h.list},
 			{Methods: []string{"POST"}, Args: h.writeArgs(false), Permission: h.createPermission, Handler: h.create},
 		}})
 		routes = append(routes, &Route{Path: "/" + pt + `/(?P<id>[\d]+)`, Endpoints: []*Endpoint{
@@ -38,6 +52,7 @@ func (s *Server) coreRouteTable() []*Route {
 				Permission: h.deletePermission, Handler: h.delete},
 		}})
 	}
+	routes = append(routes, registryRoutes()...)
 	routes = append(routes, coreTermRoutes()...)
 	routes = append(routes, &Route{Path: "/settings", Endpoints: []*Endpoint{
 		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: settings},

@@ -1,0 +1,542 @@
+package handlers
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// GET /wp/v2/<type>: WP_REST_Posts_Controller::get_items for the calendar's post types, with the
+// plugin's filter on every front-end event query (events that have ended are left out).
+
+// coreStatuses are the registered post statuses in registration order (get_post_stati()), as the
+// status parameter's enum lists them and WP_Query writes its status conditions.
+var coreStatuses = []string{"publish", "future", "draft", "pending", "private", "trash", "auto-draft", "inherit",
+	"request-pending", "request-confirmed", "request-failed", "request-completed", "in-progress", "failed",
+	"tribe-ea-success", "tribe-ea-failed", "tribe-ea-schedule", "tribe-ea-pending", "tribe-ea-draft", "tribe-ignored"}
+
+// collectionArgs is get_collection_params in its registration order.
+func (h *corePosts) collectionArgs() []*Arg {
+	intItems := schema("type", "integer")
+	args := []*Arg{
+		schemaArg("context", false, schema("description", "Scope under which the request is made; determines fields present in response.",
+			"type", "string", "enum", strList("view", "embed", "edit"), "default", "view"), nil),
+		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), absint),
+		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"default", 10, "minimum", 1, "maximum", 100), absint),
+		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"), sanitizeTextParam),
+		listDateArg("after", "Limit response to posts published after a given ISO8601 compliant date."),
+		listDateArg("modified_after", "Limit response to posts modified after a given ISO8601 compliant date."),
+		schemaArg("author", false, schema("description", "Limit result set to posts assigned to specific authors.", "type", "array",
+			"items", intItems, "default", []any{}), nil),
+		schemaArg("author_exclude", false, schema("description", "Ensure result set excludes posts assigned to specific authors.", "type", "array",
+			"items", intItems, "default", []any{}), nil),
+		listDateArg("before", "Limit response to posts published before a given ISO8601 compliant date."),
+		listDateArg("modified_before", "Limit response to posts modified before a given ISO8601 compliant date."),
+		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		schemaArg("search_semantics", false, schema("description", "How to interpret the search input.", "type", "string", "enum", strList("exact")), nil),
+		schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		schemaArg("order", false, schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
+			"enum", strList("asc", "desc")), nil),
+		schemaArg("orderby", false, schema("description", "Sort collection by post attribute.", "type", "string", "default", "date",
+			"enum", strList("author", "date", "id", "include", "modified", "parent", "relevance", "slug", "include_slugs", "title")), nil),
+		schemaArg("search_columns", false, schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
+			"items", schema("enum", strList("post_title", "post_content", "post_excerpt"), "type", "string")), nil),
+		schemaArg("slug", false, schema("description", "Limit result set to posts with one or more specific slugs.", "type", "array",
+			"items", schema("type", "string")), nil),
+		h.statusArg(),
+	}
+	if len(h.taxonomies) > 0 {
+		args = append(args, schemaArg("tax_relation", false, schema("description", "Limit result set based on relationship between multiple taxonomies.",
+			"type", "string", "enum", strList("AND", "OR")), nil))
+		for _, tax := range h.taxonomies {
+			args = append(args, listTaxArg(tax, false), listTaxArg(tax, true))
+		}
+	}
+	return args
+}
+
+// listDateArg is a date-time string argument: rest_parse_date must accept it.
+func listDateArg(name, desc string) *Arg {
+	a := schemaArg(name, false, schema("description", desc, "type", "string", "format", "date-time"), nil)
+	validate := a.Validate
+	a.Validate = func(r *Request, v any) error {
+		if err := validate(r, v); err != nil {
+			return err
+		}
+		if s, _ := v.(string); !listDateRe.MatchString(s) {
+			return &calendard.Error{Code: "rest_invalid_date", Message: "Invalid date.", HasRawData: true}
+		}
+		return nil
+	}
+	return a
+}
+
+// listDateRe is rest_parse_date's RFC 3339 pattern.
+var listDateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}(?::\d{2})?)?$`)
+
+// listLocalDate is WP_Date_Query::build_mysql_datetime for a date-time value: "Y-m-d H:i:s" is
+// taken as is; anything else is read in the site's zone (or its own offset) and shown there.
+func listLocalDate(site *calendard.Site, v string) string {
+	if ok, _ := regexp.MatchString(`^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`, v); ok {
+		return v
+	}
+	loc := site.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	s := strings.Replace(strings.ToUpper(v), "T", " ", 1)
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z0700",
+		"2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t.In(loc).Format(time.DateTime)
+		}
+	}
+	return "1970-01-01 00:00:00"
+}
+
+// statusArg is the status parameter with sanitize_post_statuses: every status but the default
+// needs the type's edit capability (private also passes with read_private), and each is checked
+// against the whole parameter's schema.
+func (h *corePosts) statusArg() *Arg {
+	s := schema("default", "publish", "description", "Limit result set to posts assigned one or more statuses.", "type", "array",
+		"items", schema("enum", strList(append(append([]string{}, coreStatuses...), "any")...), "type", "string"))
+	a := schemaArg("status", false, s, nil)
+	a.Validate = nil
+	caps := calendard.CapsOf(h.postType)
+	a.Sanitize = func(r *Request, v any) (any, error) {
+		statuses := wpParseSlugList(v)
+		for _, st := range statuses {
+			if st == "publish" {
+				continue
+			}
+			if r.User.Can(caps.Edit) || (st == "private" && r.User.Can(caps.ReadPrivate)) {
+				if err := restValidateValue(st, s, "status"); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return nil, &calendard.Error{Code: "rest_forbidden_status", Message: "Status is forbidden.", Status: authCode(r)}
+		}
+		out := make([]any, len(statuses))
+		for i, st := range statuses {
+			out[i] = st
+		}
+		return out, nil
+	}
+	return a
+}
+
+// wpParseSlugList is wp_parse_slug_list: wp_parse_list, sanitize_title each, unique.
+func wpParseSlugList(v any) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range restSanitizeArray(v) {
+		s, _ := php.String(it)
+		s = wptext.SanitizeTitle(s)
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// listTaxArg is a taxonomy filter ("tags", "tags_exclude", ...): a list of term IDs, or an object
+// with terms, include_children (hierarchical taxonomies) and operator (includes only), validated
+// as WordPress validates its type list and oneOf.
+func listTaxArg(tax coreTaxonomy, exclude bool) *Arg {
+	name, desc := tax.base, "Limit result set to items with specific terms assigned in the "+tax.base+" taxonomy."
+	if exclude {
+		name, desc = tax.base+"_exclude", "Limit result set to items except those with specific terms assigned in the "+tax.base+" taxonomy."
+	}
+	intItems := schema("type", "integer")
+	props := schema("terms", schema("description", "Term IDs.", "type", "array", "items", intItems, "default", []any{}))
+	hierarchical := tax.name == calendard.TaxonomyCategory
+	if hierarchical {
+		props.Set("include_children", schema("description", "Whether to include child terms in the terms limiting the result set.",
+			"type", "boolean", "default", false))
+	}
+	if !exclude {
+		props.Set("operator", schema("description", "Whether items must be assigned all or any of the specified terms.",
+			"type", "string", "enum", strList("AND", "OR"), "default", "OR"))
+	}
+	list := schema("title", "Term ID List", "description", "Match terms with the listed IDs.", "type", "array", "items", intItems)
+	object := schema("title", "Term ID Taxonomy Query", "description", "Perform an advanced term query.", "type", "object",
+		"properties", props, "additionalProperties", false)
+	s := schema("description", desc, "type", strList("object", "array"), "oneOf", []any{list, object})
+	a := schemaArg(name, false, s, nil)
+	a.Type = ""
+	a.Validate = func(_ *Request, v any) error {
+		_, err := listOneOf(v, name, list, object, props)
+		return err
+	}
+	a.Sanitize = func(_ *Request, v any) (any, error) {
+		return listOneOf(v, name, list, object, props)
+	}
+	return a
+}
+
+// listOneOf is rest_validate_value_from_schema (and the sanitizer) for a taxonomy filter: the
+// value is an object when rest_is_object says so, else a list; exactly one of the two schemas
+// must match it, and the error of the one that fails for a reason other than its type is shown.
+func listOneOf(v any, param string, list, object, props *phpjson.Object) (any, error) {
+	if !restIsObject(v) && !restIsArray(v) {
+		return nil, typeError(param, "object,array")
+	}
+	asList := func() (any, error) {
+		if !restIsArray(v) {
+			return nil, typeError(param, "array")
+		}
+		if err := restValidateValue(v, list, param); err != nil {
+			return nil, err
+		}
+		return restSanitizeValue(v, list), nil
+	}
+	asObject := func() (any, error) {
+		o, ok := v.(*phpjson.Object)
+		if !ok || !restIsObject(v) {
+			return nil, typeError(param, "object")
+		}
+		out := phpjson.NewObject()
+		for _, k := range o.Keys() {
+			ps, known := props.Get(k)
+			if !known {
+				return nil, &calendard.Error{Code: "rest_additional_properties_forbidden",
+					Message: fmt.Sprintf("%s is not a valid property of Object.", k), HasRawData: true}
+			}
+			val, _ := o.Get(k)
+			if err := restValidateValue(val, ps.(*phpjson.Object), param+"["+k+"]"); err != nil {
+				return nil, err
+			}
+			out.Set(k, restSanitizeValue(val, ps.(*phpjson.Object)))
+		}
+		return out, nil
+	}
+	type try struct {
+		title string
+		out   any
+		err   error
+	}
+	l, lerr := asList()
+	o, oerr := asObject()
+	tries := []try{{"Term ID List", l, lerr}, {"Term ID Taxonomy Query", o, oerr}}
+	var ok []try
+	var failed []int
+	for i, t := range tries {
+		if t.err == nil {
+			ok = append(ok, t)
+		} else {
+			failed = append(failed, i)
+		}
+	}
+	if len(ok) == 1 {
+		return ok[0].out, nil
+	}
+	if len(ok) > 1 {
+		return nil, &calendard.Error{Code: "rest_one_of_multiple_matches",
+			Message: param + " matches Term ID List and Term ID Taxonomy Query, but should match only one.", HasRawData: true}
+	}
+	// rest_get_combining_operation_error: drop type errors about the parameter itself.
+	var kept []int
+	for _, i := range failed {
+		if e, isErr := tries[i].err.(*calendard.Error); isErr && e.Code == "rest_invalid_type" && typeErrorParam(e) == param {
+			continue
+		}
+		kept = append(kept, i)
+	}
+	if len(kept) == 1 {
+		t := tries[kept[0]]
+		msg := t.err.Error()
+		if e, isErr := t.err.(*calendard.Error); isErr {
+			msg = e.Message
+		}
+		return nil, &calendard.Error{Code: "rest_no_matching_schema",
+			Message: fmt.Sprintf("%s is not a valid %s. Reason: %s", param, t.title, msg),
+			Data:    []calendard.KV{{Key: "position", Value: kept[0]}}}
+	}
+	return nil, &calendard.Error{Code: "rest_no_matching_schema", Message: param + " does not match any of the expected formats.", HasRawData: true}
+}
+
+func typeErrorParam(e *calendard.Error) string {
+	for _, kv := range e.Data {
+		if kv.Key == "param" {
+			s, _ := kv.Value.(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// listPermission is get_items_permissions_check.
+func (h *corePosts) listPermission(r *Request) error {
+	if r.context() == "edit" && !r.User.Can(calendard.CapsOf(h.postType).Edit) {
+		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit posts in this post type.", Status: authCode(r)}
+	}
+	return nil
+}
+
+// eventQueryDateKeys is the plugin's test for a query that already filters on event dates
+// (preg_match on the serialized query vars): such queries keep WordPress' own order and rows.
+var eventQueryDateKeys = regexp.MustCompile(`_Event(Start|End)Date(UTC)?`)
+
+// listQuery turns the sanitized parameters into the WP_Query of get_items.
+func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
+	q := calendard.CorePostQuery{PostType: h.postType}
+	ints := func(name string) []int64 {
+		var out []int64
+		for _, v := range restSanitizeArray(r.Value(name)) {
+			out = append(out, php.Int(v))
+		}
+		return out
+	}
+	q.Include, q.Exclude = ints("include"), ints("exclude")
+	q.Authors, q.AuthorsExclude = ints("author"), ints("author_exclude")
+	for _, v := range restSanitizeArray(r.Value("slug")) {
+		s, _ := php.String(v)
+		q.Slugs = append(q.Slugs, wptext.SanitizeTitle(s))
+	}
+	search, _ := r.Value("search").(string)
+	if search != "" {
+		q.Search = calendard.ParseSearch(search)
+		q.SearchAnonymous = !r.User.LoggedIn()
+		for _, c := range restSanitizeArray(r.Value("search_columns")) {
+			if s, _ := c.(string); s == "post_title" || s == "post_excerpt" || s == "post_content" {
+				q.SearchColumns = append(q.SearchColumns, s)
+			}
+		}
+	}
+	statuses := map[string]bool{}
+	for _, v := range restSanitizeArray(r.Value("status")) {
+		s, _ := v.(string)
+		statuses[s] = true
+	}
+	if !statuses["any"] {
+		q.Statuses = []string{}
+		for _, s := range coreStatuses {
+			if statuses[s] {
+				q.Statuses = append(q.Statuses, s)
+			}
+		}
+	}
+	date := func(name string) *string {
+		if s, ok := r.Value(name).(string); ok {
+			v := listLocalDate(r.Site, s)
+			return &v
+		}
+		return nil
+	}
+	q.After, q.Before, q.ModifiedAfter, q.ModifiedBefore = date("after"), date("before"), date("modified_after"), date("modified_before")
+	if rel, ok := r.Value("tax_relation").(string); ok {
+		q.TaxRelation = rel
+	}
+	for _, tax := range h.taxonomies {
+		for _, exclude := range []bool{false, true} {
+			name := tax.base
+			if exclude {
+				name += "_exclude"
+			}
+			clause, err := h.taxClause(r, tax, r.Value(name), exclude)
+			if err != nil {
+				return q, err
+			}
+			if clause != nil {
+				q.Tax = append(q.Tax, *clause)
+			}
+		}
+	}
+	orderby, _ := r.Value("orderby").(string)
+	q.OrderBy = map[string]string{"id": "ID", "include": "post__in", "slug": "post_name", "include_slugs": "post_name__in"}[orderby]
+	if q.OrderBy == "" {
+		q.OrderBy = orderby
+	}
+	q.Desc = r.Value("order") != "asc"
+	perPage := int(php.Int(r.Value("per_page")))
+	page := int(php.Int(r.Value("page")))
+	if page < 1 {
+		page = 1
+	}
+	q.Limit, q.Offset = perPage, (page-1)*perPage
+	if off, ok := r.Param("offset"); ok {
+		q.Offset = int(php.Int(off))
+		if q.Offset < 0 {
+			q.Offset = -q.Offset // absint
+		}
+	}
+	if h.postType == calendard.PostTypeEvent && !eventQueryDateKeys.MatchString(search+strings.Join(q.Slugs, " ")) {
+		loc := r.Site.Location
+		if loc == nil {
+			loc = time.UTC
+		}
+		now := r.Now.In(loc).Format(time.DateTime)
+		q.EndsFrom = &now
+	}
+	return q, nil
+}
+
+// taxClause is prepare_tax_query for one taxonomy filter, with WP_Tax_Query's cleaning: child
+// terms added when asked (hierarchical taxonomies), term IDs turned into term_taxonomy_ids,
+// unknown terms dropped.
+func (h *corePosts) taxClause(r *Request, tax coreTaxonomy, v any, exclude bool) (*calendard.CoreTaxClause, error) {
+	if php.Empty(v) {
+		return nil, nil
+	}
+	var terms []any
+	children := false
+	operator := "IN"
+	switch x := v.(type) {
+	case []any:
+		terms = x
+	case *phpjson.Object:
+		t, _ := x.Get("terms")
+		terms = restSanitizeArray(t)
+		ic, _ := x.Get("include_children")
+		children = !php.Empty(ic)
+		if op, _ := x.Get("operator"); op == "AND" && !exclude {
+			operator = "AND"
+		}
+	default:
+		return nil, nil
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if exclude {
+		operator = "NOT IN"
+	}
+	idx, err := r.taxonomy(tax.name)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	seen := map[int64]bool{}
+	addID := func(id int64) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, t := range terms {
+		addID(php.Int(t))
+	}
+	if children && tax.name == calendard.TaxonomyCategory {
+		for _, id := range idx.tree.WithDescendants(append([]int64(nil), ids...)) {
+			addID(id)
+		}
+	}
+	clause := &calendard.CoreTaxClause{Taxonomy: tax.name, IncludeChildren: children, Operator: operator}
+	for _, id := range ids {
+		if t := idx.byID(id); t != nil {
+			clause.Terms = append(clause.Terms, t.TaxonomyID)
+		}
+	}
+	if operator == "AND" && len(clause.Terms) < len(ids) {
+		clause.Terms = nil // a missing term: no post has them all
+	}
+	return clause, nil
+}
+
+// list is GET /wp/v2/<type>.
+func (h *corePosts) list(r *Request) (*Response, error) {
+	orderby, _ := r.Value("orderby").(string)
+	if orderby == "relevance" && php.Empty(r.Value("search")) {
+		return nil, &calendard.Error{Code: "rest_no_search_term_defined", Message: "You need to define a search term to order by relevance.", Status: 400}
+	}
+	if orderby == "include" && php.Empty(r.Value("include")) {
+		return nil, &calendard.Error{Code: "rest_orderby_include_missing_include", Message: "You need to define an include parameter to order by include.", Status: 400}
+	}
+	lister, canList := r.srv.deps.Posts.(calendard.CorePostLister)
+	if !canList {
+		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
+	}
+	q, err := h.listQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	page := int(php.Int(r.Value("page")))
+	ids, total, err := lister.CorePostIDs(r.ctx, r.Site, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		// WP_Query leaves found_posts at 0 when the page is empty; get_items counts again without
+		// the page (but with any offset) when the page is past the first.
+		if page > 1 && q.Limit > 0 {
+			if _, has := r.Param("offset"); !has {
+				q.Offset = 0
+			}
+			q.Limit = 1
+			again, n, err := lister.CorePostIDs(r.ctx, r.Site, q)
+			if err != nil {
+				return nil, err
+			}
+			if len(again) == 0 {
+				n = 0
+			}
+			total = n
+		} else {
+			total = 0
+		}
+	}
+	maxPages := 0
+	if q.Limit > 0 {
+		maxPages = int(math.Ceil(float64(total) / float64(q.Limit)))
+	}
+	if page > maxPages && total > 0 {
+		return nil, &calendard.Error{Code: "rest_post_invalid_page_number", Message: "The page number requested is larger than the number of pages available.", Status: 400}
+	}
+	items := []any{}
+	if r.Method != "HEAD" && len(ids) > 0 {
+		posts, err := lister.CorePosts(r.ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		ctx := r.context()
+		for _, cp := range posts {
+			if ctx == "edit" {
+				if !r.canEdit(cp.Post) {
+					continue
+				}
+			} else if !r.canReadCore(cp.Post) {
+				continue
+			}
+			items = append(items, h.item(r, cp, ctx, true))
+		}
+	}
+	resp := ok(items)
+	resp.Header("X-WP-Total", itoa(int64(total))).Header("X-WP-TotalPages", itoa(int64(maxPages)))
+	base := addQueryArg(restURL(r.Site, "/wp/v2/"+h.postType), objectKVs(urlencodeDeep(r.query)))
+	var links []string
+	if page > 1 {
+		prev := page - 1
+		if prev > maxPages {
+			prev = maxPages
+		}
+		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(int64(prev))}})+`>; rel="prev"`)
+	}
+	if maxPages > page {
+		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(int64(page + 1))}})+`>; rel="next"`)
+	}
+	if len(links) > 0 {
+		resp.Header("Link", strings.Join(links, ", "))
+	}
+	return resp, nil
+}
+
+// objectKVs lists an object's members as add_query_arg's array argument.
+func objectKVs(o *phpjson.Object) []calendard.KV {
+	var out []calendard.KV
+	for _, k := range o.Keys() {
+		v, _ := o.Get(k)
+		out = append(out, calendard.KV{Key: k, Value: v})
+	}
+	return out
+}

@@ -1,0 +1,220 @@
+package handlers
+
+import (
+	_ "embed"
+	"slices"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/phpjson"
+)
+
+// GET /wp/v2/types and /wp/v2/taxonomies (WP_REST_Post_Types_Controller, WP_REST_Taxonomies_Controller)
+// for the post types and taxonomies calendard serves under wp/v2.
+
+// registryJSON is what register_post_type and register_taxonomy hold for the calendar's types and
+// taxonomies on the reference (WordPress 6.9 with The Events Calendar 6.17): labels, capabilities,
+// supports, block template, icon and visibility, in the edit context's field order, types and
+// taxonomies in registration order. The controllers below only choose fields and add links.
+//
+//go:embed wpv2_registry.json
+var registryJSON []byte
+
+var coreRegistry = func() struct{ types, taxonomies *phpjson.Object } {
+	v, err := phpjson.Decode(registryJSON)
+	if err != nil {
+		panic("wpv2_registry.json: " + err.Error())
+	}
+	o := v.(*phpjson.Object)
+	t, _ := o.Get("types")
+	x, _ := o.Get("taxonomies")
+	return struct{ types, taxonomies *phpjson.Object }{t.(*phpjson.Object), x.(*phpjson.Object)}
+}()
+
+// typeFieldContexts and taxonomyFieldContexts are the contexts of each schema property.
+var typeFieldContexts = map[string][]string{
+	"capabilities": {"edit"}, "description": {"view", "edit"}, "hierarchical": {"view", "edit"},
+	"has_archive": {"view", "edit"}, "visibility": {"edit"}, "viewable": {"edit"}, "labels": {"edit"},
+	"name": {"view", "edit", "embed"}, "slug": {"view", "edit", "embed"}, "icon": {"view", "edit", "embed"},
+	"supports": {"edit"}, "taxonomies": {"view", "edit"}, "rest_base": {"view", "edit", "embed"},
+	"rest_namespace": {"view", "edit", "embed"}, "template": {"view", "edit", "embed"}, "template_lock": {"view", "edit", "embed"},
+}
+
+var taxonomyFieldContexts = map[string][]string{
+	"name": {"view", "edit", "embed"}, "slug": {"view", "edit", "embed"}, "capabilities": {"edit"},
+	"description": {"view", "edit"}, "labels": {"edit"}, "types": {"view", "edit"}, "show_cloud": {"edit"},
+	"hierarchical": {"view", "edit"}, "rest_base": {"view", "edit", "embed"}, "rest_namespace": {"view", "edit", "embed"},
+	"visibility": {"edit"},
+}
+
+// registryItem is prepare_item_for_response: the registered fields of the context, then _links.
+func registryItem(r *Request, entry *phpjson.Object, contexts map[string][]string, ctx, collection string) *phpjson.Object {
+	o := phpjson.NewObject()
+	for _, k := range entry.Keys() {
+		if slices.Contains(contexts[k], ctx) {
+			v, _ := entry.Get(k)
+			o.Set(k, v)
+		}
+	}
+	base, _ := entry.Get("rest_base")
+	b, _ := base.(string)
+	o.Set("_links", phpjson.Obj(
+		"collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+collection))},
+		"wp:items", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+b))},
+		"curies", []any{phpjson.Obj("name", "wp", "href", "https://api.w.org/{rel}", "templated", true)}))
+	return o
+}
+
+// emptyObject keeps an empty collection a JSON object, as both controllers cast it.
+func emptyObject(o *phpjson.Object) any {
+	if o.Len() == 0 {
+		return phpjson.Raw("{}")
+	}
+	return o
+}
+
+func registryContextArg() *Arg {
+	return schemaArg("context", false, schema("description", "Scope under which the request is made; determines fields present in response.",
+		"type", "string", "enum", strList("view", "embed", "edit"), "default", "view"), nil)
+}
+
+func typeEntry(name string) *phpjson.Object {
+	v, _ := coreRegistry.types.Get(name)
+	o, _ := v.(*phpjson.Object)
+	return o
+}
+
+func taxonomyEntry(name string) *phpjson.Object {
+	v, _ := coreRegistry.taxonomies.Get(name)
+	o, _ := v.(*phpjson.Object)
+	return o
+}
+
+// typesPermission is WP_REST_Post_Types_Controller::get_items_permissions_check.
+func typesPermission(r *Request) error {
+	if r.context() != "edit" {
+		return nil
+	}
+	for _, name := range coreRegistry.types.Keys() {
+		if r.User.Can(calendard.CapsOf(name).Edit) {
+			return nil
+		}
+	}
+	return &calendard.Error{Code: "rest_cannot_view", Message: "Sorry, you are not allowed to edit posts in this post type.", Status: authCode(r)}
+}
+
+// typesList is GET /wp/v2/types.
+func typesList(r *Request) (*Response, error) {
+	out := phpjson.NewObject()
+	ctx := r.context()
+	for _, name := range coreRegistry.types.Keys() {
+		if ctx == "edit" && !r.User.Can(calendard.CapsOf(name).Edit) {
+			continue
+		}
+		out.Set(name, registryItem(r, typeEntry(name), typeFieldContexts, ctx, "types"))
+	}
+	return ok(emptyObject(out)), nil
+}
+
+// typeGet is GET /wp/v2/types/<type>.
+func typeGet(r *Request) (*Response, error) {
+	name, _ := r.Value("type").(string)
+	entry := typeEntry(name)
+	if entry == nil {
+		return nil, &calendard.Error{Code: "rest_type_invalid", Message: "Invalid post type.", Status: 404}
+	}
+	if r.context() == "edit" && !r.User.Can(calendard.CapsOf(name).Edit) {
+		return nil, &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit posts in this post type.", Status: authCode(r)}
+	}
+	return ok(registryItem(r, entry, typeFieldContexts, r.context(), "types")), nil
+}
+
+// taxonomiesOfRequest is get_taxonomies(), or get_object_taxonomies(type) when type is given.
+func taxonomiesOfRequest(r *Request) []string {
+	all := coreRegistry.taxonomies.Keys()
+	t, given := r.Value("type").(string)
+	if !given || t == "" {
+		return all
+	}
+	var out []string
+	for _, name := range all {
+		types, _ := taxonomyEntry(name).Get("types")
+		for _, pt := range types.([]any) {
+			if pt == t {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func assignTermsCap(taxonomy string) string {
+	_, assign := coreTermCaps(taxonomy)
+	return assign
+}
+
+// taxonomiesPermission is WP_REST_Taxonomies_Controller::get_items_permissions_check.
+func taxonomiesPermission(r *Request) error {
+	if r.context() != "edit" {
+		return nil
+	}
+	for _, name := range taxonomiesOfRequest(r) {
+		if r.User.Can(assignTermsCap(name)) {
+			return nil
+		}
+	}
+	return &calendard.Error{Code: "rest_cannot_view", Message: "Sorry, you are not allowed to manage terms in this taxonomy.", Status: authCode(r)}
+}
+
+// taxonomiesList is GET /wp/v2/taxonomies.
+func taxonomiesList(r *Request) (*Response, error) {
+	out := phpjson.NewObject()
+	ctx := r.context()
+	for _, name := range taxonomiesOfRequest(r) {
+		if ctx == "edit" && !r.User.Can(assignTermsCap(name)) {
+			continue
+		}
+		out.Set(name, registryItem(r, taxonomyEntry(name), taxonomyFieldContexts, ctx, "taxonomies"))
+	}
+	return ok(emptyObject(out)), nil
+}
+
+// taxonomyPermission is WP_REST_Taxonomies_Controller::get_item_permissions_check.
+func taxonomyPermission(r *Request) error {
+	name, _ := r.Value("taxonomy").(string)
+	if taxonomyEntry(name) == nil {
+		return nil
+	}
+	if r.context() == "edit" && !r.User.Can(assignTermsCap(name)) {
+		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to manage terms in this taxonomy.", Status: authCode(r)}
+	}
+	return nil
+}
+
+// taxonomyGet is GET /wp/v2/taxonomies/<taxonomy>.
+func taxonomyGet(r *Request) (*Response, error) {
+	name, _ := r.Value("taxonomy").(string)
+	entry := taxonomyEntry(name)
+	if entry == nil {
+		return nil, &calendard.Error{Code: "rest_taxonomy_invalid", Message: "Invalid taxonomy.", Status: 404}
+	}
+	return ok(registryItem(r, entry, taxonomyFieldContexts, r.context(), "taxonomies")), nil
+}
+
+// registryRoutes are the types and taxonomies routes, registered after the post types' routes as
+// create_initial_rest_routes does.
+func registryRoutes() []*Route {
+	return []*Route{
+		{Path: "/types", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{registryContextArg()},
+			Permission: typesPermission, Handler: typesList}}},
+		{Path: `/types/(?P<type>[\w-]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{
+			schemaArg("type", false, schema("description", "An alphanumeric identifier for the post type.", "type", "string"), nil),
+			registryContextArg()}, Handler: typeGet}}},
+		{Path: "/taxonomies", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{registryContextArg(),
+			schemaArg("type", false, schema("description", "Limit results to taxonomies associated with a specific post type.", "type", "string"), nil)},
+			Permission: taxonomiesPermission, Handler: taxonomiesList}}},
+		{Path: `/taxonomies/(?P<taxonomy>[\w-]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{
+			schemaArg("taxonomy", false, schema("description", "An alphanumeric identifier for the taxonomy.", "type", "string"), nil),
+			registryContextArg()}, Permission: taxonomyPermission, Handler: taxonomyGet}}},
+	}
+}
