@@ -3,6 +3,7 @@ package compattests
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,6 +28,12 @@ var wpv2Served = []struct {
 	{"GET", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)$`)},
 	{"HEAD", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)(/\d+)?$`)},
 	{"GET", regexp.MustCompile(`^/wp/v2/(types|taxonomies)(/[\w-]+)?$`)},
+	// Create and update of the calendar's post types, and the settings update.
+	{"POST", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)$`)},
+	{"POST", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
+	{"PUT", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
+	{"PATCH", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
+	{"POST", regexp.MustCompile(`^/wp/v2/settings$`)},
 	// Term routes of the calendar's taxonomies: lists, singles, writes, HEAD and OPTIONS.
 	{"GET", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},
 	{"HEAD", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},
@@ -109,6 +116,26 @@ func wpv2Sequences(set *Set) (seqs [][]*Case, skipped int) {
 	return seqs, skipped
 }
 
+// owedNoWrites applies rule 5 of the sets' README: where the reference answered an error (4xx) after
+// writing part of a record, calendard owes the same answer and no change at all, so the recorded
+// rows of such a case become "nothing changed" (the tables stay, emptied).
+func owedNoWrites(set *Set) {
+	for _, c := range set.Cases {
+		if c.Response.Status < 400 || c.Response.Status >= 500 || len(c.DBChanges) == 0 {
+			continue
+		}
+		var tables map[string][]json.RawMessage
+		if err := json.Unmarshal(c.DBChanges, &tables); err != nil || tables == nil {
+			continue
+		}
+		empty := map[string][]json.RawMessage{}
+		for name := range tables {
+			empty[name] = []json.RawMessage{}
+		}
+		c.DBChanges, _ = json.Marshal(empty)
+	}
+}
+
 // fullTextSnapshots reads rows with every character: site-a-wpv2 was recorded over a utf8mb4
 // connection (its db_changes keep emoji), unlike site-a (see NewMySQLStore).
 type fullTextSnapshots struct {
@@ -131,6 +158,7 @@ func TestCompatWPV2(t *testing.T) {
 	}
 	// The set was recorded on the site-a fixture; it is kept once, in site-a.
 	set.Fixture = filepath.Join("testdata", "site-a", "fixture.sql")
+	owedNoWrites(set)
 	db := testenv.SharedMariaDB(t)
 	if err := db.CreateDatabase(ctx, "compat_wpv2"); err != nil {
 		t.Fatal(err)
