@@ -99,13 +99,46 @@ type Options struct {
 	Generation func() uint64
 	Quiescent  func() bool
 	Feed       Feed
+
+	// Private says where answers to authenticated users are kept (default PrivateLocal: in this
+	// process only, never in Redis).
+	Private Private
+}
+
+// Private is where the answers of authenticated users may be kept. They are always keyed by the
+// user (never served to anyone else); the choice is whether they may leave the process.
+type Private int
+
+const (
+	PrivateLocal  Private = iota // in this process's memory only (in Redis mode: the in-process front)
+	PrivateShared                // also in Redis, under hashed keys
+	PrivateOff                   // not kept at all
+)
+
+// ParsePrivate reads local|shared|off.
+func ParsePrivate(s string) (Private, error) {
+	switch s {
+	case "local":
+		return PrivateLocal, nil
+	case "shared":
+		return PrivateShared, nil
+	case "off":
+		return PrivateOff, nil
+	}
+	return PrivateLocal, fmt.Errorf("must be local, shared or off, got %q", s)
 }
 
 // Cache is the response cache. A nil *Cache caches nothing.
 type Cache struct {
 	o   Options
 	log *slog.Logger
-	mem *otter.Cache[[32]byte, *Entry]
+	// mem holds the answers in memory mode, and is the in-process front of Redis in redis mode
+	// (a hit there costs one shared read of the generation, no transfer). Keys are the request
+	// descriptions themselves: equal keys are equal requests, whatever a hash would say.
+	mem *otter.Cache[string, *Entry]
+
+	// gen batches the reads of the shared generation (sharedGen).
+	gen genBatcher
 
 	rdb      *redis.Client
 	genKey   string
@@ -144,17 +177,17 @@ func New(o Options) (*Cache, error) {
 	if o.Generation == nil || o.Quiescent == nil {
 		return nil, errors.New("cache: Generation and Quiescent are required")
 	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 64 << 20
+	}
 	c := &Cache{o: o, log: o.Logger}
+	c.mem = otter.Must(&otter.Options[string, *Entry]{
+		MaximumWeight:    uint64(o.MaxBytes),
+		Weigher:          func(k string, e *Entry) uint32 { return e.weight() + uint32(min(len(k), 1<<20)) },
+		ExpiryCalculator: otter.ExpiryWriting[string, *Entry](o.TTL),
+	})
 	switch o.Mode {
 	case Memory:
-		if o.MaxBytes <= 0 {
-			o.MaxBytes = 64 << 20
-		}
-		c.mem = otter.Must(&otter.Options[[32]byte, *Entry]{
-			MaximumWeight:    uint64(o.MaxBytes),
-			Weigher:          func(_ [32]byte, e *Entry) uint32 { return e.weight() },
-			ExpiryCalculator: otter.ExpiryWriting[[32]byte, *Entry](o.TTL),
-		})
 		return c, nil
 	case Redis:
 		return c, c.startRedis()
@@ -238,75 +271,121 @@ func (c *Cache) Mode() Mode {
 
 // Ticket carries what a lookup found out to the Put of the answer computed after a miss.
 type Ticket struct {
-	key      [32]byte
-	stamp    Stamp
+	key      string
+	gen      uint64 // the generation the answer will be kept under
+	now      int64  // the second of the lookup
 	localGen uint64
 	keep     bool // the store was quiescent when the lookup read the generation
+	private  bool
 }
 
-// Key hashes a request's normalised description into a fixed-size key.
-func Key(desc string) [32]byte { return sha256.Sum256([]byte(desc)) }
-
-// Get looks an answer up. clock is the second the request's answer depends on (0: none). Hit
-// returns the entry; Miss a ticket for Put; Bypass means the cache cannot be used now.
-func (c *Cache) Get(ctx context.Context, key [32]byte, clock int64) (*Entry, Ticket, Result) {
-	if c == nil {
+// Get looks up the answer kept under key (the request's normalised description). now is the
+// second the request is answered in: an answer that depends on the clock is served only within
+// the second it was computed in. private says the key is an authenticated user's. Hit returns the
+// entry; Miss a ticket for Put; Bypass means the cache cannot be used now.
+func (c *Cache) Get(ctx context.Context, key string, now int64, private bool) (*Entry, Ticket, Result) {
+	if c == nil || (private && c.o.Private == PrivateOff) {
 		return nil, Ticket{}, Bypass
 	}
 	if c.o.Mode == Memory {
 		gen := c.o.Generation()
-		t := Ticket{key: key, stamp: Stamp{gen, clock}, localGen: gen, keep: c.o.Quiescent()}
-		if e, ok := c.mem.GetIfPresent(key); ok && e.Stamp == t.stamp {
-			return e, t, Hit
+		if e, ok := c.mem.GetIfPresent(key); ok && e.Stamp.Gen == gen && e.fresh(now) {
+			return e, Ticket{}, Hit
 		}
-		return nil, t, Miss
+		// Quiescent is read after the generation: the store reflects every change up to it.
+		return nil, Ticket{key: key, gen: gen, now: now, localGen: gen, keep: c.o.Quiescent(), private: private}, Miss
 	}
 	if !c.up.Load() {
 		return nil, Ticket{}, Bypass
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
+	front, ok := c.mem.GetIfPresent(key)
+	if (ok && front.fresh(now)) || (private && c.o.Private == PrivateLocal) {
+		// The front has a candidate (or the answer may only be kept here): only the shared
+		// generation is needed, read after this request arrived so that every write finished
+		// before it counts.
+		gen, err := c.sharedGen(rctx)
+		if err != nil {
+			return nil, Ticket{}, Bypass
+		}
+		t := c.ticket(key, gen, now, private)
+		if ok && front.Stamp.Gen == gen && front.fresh(now) {
+			return front, t, Hit
+		}
+		if private && c.o.Private == PrivateLocal {
+			return nil, t, Miss
+		}
+	}
+	// Not in the front: the generation and the entry in one round trip.
 	vals, err := c.rdb.MGet(rctx, c.genKey, c.entryKey(key)).Result()
 	if err != nil {
 		c.fail(err)
 		return nil, Ticket{}, Bypass
 	}
 	c.ok()
-	gen, ok := parseGen(vals[0])
-	if !ok {
-		// The counter is gone (Redis restarted empty, or evicted it): start it again somewhere
-		// no entry was stamped with, and treat everything as changed.
-		if gen, err = c.restartGen(rctx); err != nil {
-			c.fail(err)
-			return nil, Ticket{}, Bypass
-		}
-		c.applyRemote(gen, nil, true)
+	gen, err := c.observeGen(rctx, vals[0])
+	if err != nil {
+		c.fail(err)
+		return nil, Ticket{}, Bypass
 	}
-	if gen != c.applied.Load() {
-		c.catchUp(gen)
-	}
-	local := c.o.Generation()
-	t := Ticket{key: key, stamp: Stamp{gen, clock}, localGen: local, keep: c.o.Quiescent()}
+	t := c.ticket(key, gen, now, private)
 	if s, ok := vals[1].(string); ok {
-		if e, err := decodeEntry([]byte(s)); err == nil && e.Stamp == t.stamp {
+		if e, err := decodeEntry([]byte(s)); err == nil && e.Stamp.Gen == gen && e.fresh(now) {
+			if c.applied.Load() == gen {
+				c.mem.Set(key, e)
+			}
 			return e, t, Hit
 		}
 	}
 	return nil, t, Miss
 }
 
+// ticket is a Redis lookup's ticket: the local state is read after the shared generation was
+// applied to it.
+func (c *Cache) ticket(key string, gen uint64, now int64, private bool) Ticket {
+	local := c.o.Generation()
+	return Ticket{key: key, gen: gen, now: now, localGen: local, keep: c.o.Quiescent(), private: private}
+}
+
+// observeGen reads the shared counter's value from a reply and brings this instance to it.
+func (c *Cache) observeGen(ctx context.Context, v any) (uint64, error) {
+	gen, ok := parseGen(v)
+	if !ok {
+		// The counter is gone (Redis restarted empty, or evicted it): start it again somewhere
+		// no entry was stamped with, and treat everything as changed.
+		var err error
+		if gen, err = c.restartGen(ctx); err != nil {
+			return 0, err
+		}
+		c.applyRemote(gen, nil, true)
+	}
+	if gen != c.applied.Load() {
+		c.catchUp(gen)
+	}
+	return gen, nil
+}
+
 // Put keeps the answer computed after a miss, unless the calendar may have changed while it was
-// computed (then it would be kept under a generation it does not reflect).
-func (c *Cache) Put(ctx context.Context, t Ticket, e *Entry) {
+// computed (then it would be kept under a generation it does not reflect). clockBound says the
+// answer depends on the clock: it is kept for the ticket's second only.
+func (c *Cache) Put(ctx context.Context, t Ticket, e *Entry, clockBound bool) {
 	if c == nil || !t.keep || c.o.Generation() != t.localGen {
 		return
 	}
-	e.Stamp = t.stamp
+	e.Stamp = Stamp{Gen: t.gen}
+	if clockBound {
+		e.Stamp.Clock = t.now
+	}
 	if c.o.Mode == Memory {
 		c.mem.Set(t.key, e)
 		return
 	}
-	if !c.up.Load() || c.applied.Load() != t.stamp.Gen {
+	if !c.up.Load() || c.applied.Load() != t.gen {
+		return
+	}
+	c.mem.Set(t.key, e)
+	if t.private && c.o.Private != PrivateShared {
 		return
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
@@ -316,8 +395,10 @@ func (c *Cache) Put(ctx context.Context, t Ticket, e *Entry) {
 	}
 }
 
-func (c *Cache) entryKey(k [32]byte) string {
-	return c.o.Prefix + "r:" + base64.RawURLEncoding.EncodeToString(k[:])
+// entryKey is the Redis key of an answer: a hash of the description, which may be long.
+func (c *Cache) entryKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return c.o.Prefix + "r:" + base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 func parseGen(v any) (uint64, bool) {
@@ -577,4 +658,84 @@ func (c *Cache) recover(ctx context.Context) error {
 
 func (c *Cache) restartGenLocked(ctx context.Context) (uint64, error) {
 	return c.rdb.IncrBy(ctx, c.genKey, time.Now().UnixNano()).Uint64()
+}
+
+// genBatcher lets concurrent requests share reads of the shared generation. A request joins the
+// next read to start, never one already under way: a read that began before the request arrived
+// could miss a write that finished just before it, and the answer must reflect every such write.
+// Up to maxGenReads reads are under way at once, so a request rarely waits for more than one round
+// trip, and Redis sees a few reads per round trip however many requests arrive.
+type genBatcher struct {
+	mu      sync.Mutex
+	next    *genRead // the read the requests arriving now will share, not started yet
+	running int
+}
+
+const maxGenReads = 4
+
+type genRead struct {
+	done chan struct{}
+	gen  uint64
+	err  error
+}
+
+// sharedGen returns the shared generation as read by a Redis call that started after sharedGen was
+// called, with this instance's state brought to it.
+func (c *Cache) sharedGen(ctx context.Context) (uint64, error) {
+	b := &c.gen
+	b.mu.Lock()
+	r := b.next
+	if r == nil {
+		r = &genRead{done: make(chan struct{})}
+		b.next = r
+	}
+	lead := b.running < maxGenReads
+	if lead {
+		b.running++
+		b.next = nil
+	}
+	b.mu.Unlock()
+	if lead {
+		c.readGen(r)
+	} else {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	return r.gen, r.err
+}
+
+// readGen performs r, then starts the read the requests that arrived meanwhile wait for.
+func (c *Cache) readGen(r *genRead) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
+	v, err := c.rdb.Get(ctx, c.genKey).Result()
+	if err == nil || errors.Is(err, redis.Nil) {
+		c.ok()
+		var val any
+		if err == nil {
+			val = v
+		}
+		r.gen, r.err = c.observeGen(ctx, val)
+	} else {
+		r.err = err
+	}
+	cancel()
+	if r.err != nil {
+		c.fail(r.err)
+	}
+	close(r.done)
+	b := &c.gen
+	b.mu.Lock()
+	next := b.next
+	if next != nil {
+		b.next = nil
+	} else {
+		b.running--
+	}
+	b.mu.Unlock()
+	if next != nil {
+		go c.readGen(next)
+	}
 }

@@ -64,41 +64,41 @@ func TestMemoryCacheKeepsOnlyWhatItsGenerationReflects(t *testing.T) {
 	var quiet atomic.Bool
 	quiet.Store(true)
 	c := memCache(t, &gen, &quiet)
-	k := Key("GET /events")
+	k := "GET /events"
 
 	t.Run("a kept answer is a hit at its generation and second", func(t *testing.T) {
-		if _, tk, r := c.Get(ctx, k, 7); r != Miss {
+		if _, tk, r := c.Get(ctx, k, 7, false); r != Miss {
 			t.Fatalf("first lookup: %v", r)
 		} else {
-			c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("a")})
+			c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("a")}, true)
 		}
-		if e, _, r := c.Get(ctx, k, 7); r != Hit || string(e.Body) != "a" {
+		if e, _, r := c.Get(ctx, k, 7, false); r != Hit || string(e.Body) != "a" {
 			t.Fatalf("second lookup: %v", r)
 		}
-		if _, _, r := c.Get(ctx, k, 8); r != Miss {
+		if _, _, r := c.Get(ctx, k, 8, false); r != Miss {
 			t.Errorf("another second: %v, want a miss", r)
 		}
 	})
 	t.Run("a change of generation makes it a miss", func(t *testing.T) {
 		gen.Add(1)
-		if _, _, r := c.Get(ctx, k, 7); r != Miss {
+		if _, _, r := c.Get(ctx, k, 7, false); r != Miss {
 			t.Errorf("after a change: %v", r)
 		}
 	})
 	t.Run("an answer computed while the generation moved is not kept", func(t *testing.T) {
-		_, tk, _ := c.Get(ctx, k, 7)
+		_, tk, _ := c.Get(ctx, k, 7, false)
 		gen.Add(1)
-		c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("stale")})
-		if _, _, r := c.Get(ctx, k, 7); r != Miss {
+		c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("stale")}, true)
+		if _, _, r := c.Get(ctx, k, 7, false); r != Miss {
 			t.Errorf("lookup: %v, want a miss", r)
 		}
 	})
 	t.Run("an answer computed while the store was not quiescent is not kept", func(t *testing.T) {
 		quiet.Store(false)
-		_, tk, _ := c.Get(ctx, k, 7)
+		_, tk, _ := c.Get(ctx, k, 7, false)
 		quiet.Store(true)
-		c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("maybe stale")})
-		if _, _, r := c.Get(ctx, k, 7); r != Miss {
+		c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("maybe stale")}, true)
+		if _, _, r := c.Get(ctx, k, 7, false); r != Miss {
 			t.Errorf("lookup: %v, want a miss", r)
 		}
 	})
@@ -131,16 +131,16 @@ func TestRedisCounterLossNeverRevivesOldEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	k := Key("GET /events")
+	k := "GET /events"
 	var r1 Result
 	for start := time.Now(); time.Since(start) < 5*time.Second && r1 != Miss; time.Sleep(10 * time.Millisecond) {
 		var tk Ticket
-		_, tk, r1 = c.Get(ctx, k, 0)
+		_, tk, r1 = c.Get(ctx, k, 0, false)
 		if r1 == Miss {
-			c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("old")})
+			c.Put(ctx, tk, &Entry{Status: 200, Body: []byte("old")}, false)
 		}
 	}
-	if _, _, res := c.Get(ctx, k, 0); res != Hit {
+	if _, _, res := c.Get(ctx, k, 0, false); res != Hit {
 		t.Fatalf("kept answer: %v", res)
 	}
 	admin := redis.NewClient(&redis.Options{Addr: r.Addr()})
@@ -150,7 +150,7 @@ func TestRedisCounterLossNeverRevivesOldEntries(t *testing.T) {
 		if err := admin.Del(ctx, "t:gen").Err(); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, res := c.Get(ctx, k, 0); res != Miss {
+		if _, _, res := c.Get(ctx, k, 0, false); res != Miss {
 			t.Errorf("after the counter was lost: %v, want a miss", res)
 		}
 		if f.published.Load() == before {
@@ -172,4 +172,111 @@ func TestRedisCounterLossNeverRevivesOldEntries(t *testing.T) {
 			t.Errorf("applied %d (want %d), %d changes published locally (want 1)", c.applied.Load(), g, f.published.Load()-before)
 		}
 	})
+}
+
+// redisCache is a Redis cache on r over a generation the test moves, with its first probe done.
+func redisCache(t *testing.T, r *testenv.Redis, private Private) (*Cache, *atomic.Uint64) {
+	t.Helper()
+	var gen atomic.Uint64
+	var quiet atomic.Bool
+	quiet.Store(true)
+	c, err := New(Options{Mode: Redis, RedisURL: r.URL(0), Prefix: "t:", Timeout: 500 * time.Millisecond, Retry: 20 * time.Millisecond,
+		Generation: gen.Load, Quiescent: quiet.Load, Feed: &feed{}, Private: private})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	for start := time.Now(); !c.up.Load(); time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("Redis was never found")
+		}
+	}
+	return c, &gen
+}
+
+// keep looks key up (a miss) and keeps body under it.
+func keep(t *testing.T, c *Cache, key string, private bool, body string) {
+	t.Helper()
+	_, tk, res := c.Get(context.Background(), key, 0, private)
+	if res != Miss {
+		t.Fatalf("%s: first lookup %v, want a miss", key, res)
+	}
+	c.Put(context.Background(), tk, &Entry{Status: 200, Body: []byte(body)}, false)
+}
+
+func TestRedisFrontIsExactAcrossInstances(t *testing.T) {
+	ctx := context.Background()
+	r := testenv.NewRedis(t)
+	a, _ := redisCache(t, r, PrivateLocal)
+	b, _ := redisCache(t, r, PrivateLocal)
+	keep(t, a, "GET /events", false, "first")
+	t.Run("an answer kept by one instance is a hit on the other, then from its front", func(t *testing.T) {
+		for i := range 2 {
+			if e, _, res := b.Get(ctx, "GET /events", 0, false); res != Hit || string(e.Body) != "first" {
+				t.Fatalf("lookup %d on the other instance: %v", i, res)
+			}
+		}
+		if _, ok := b.mem.GetIfPresent("GET /events"); !ok {
+			t.Error("the hit was not kept in the front")
+		}
+	})
+	t.Run("a change through one instance makes the other's front entry a miss at once", func(t *testing.T) {
+		// a's local change moves the shared counter; b has not heard the announcement necessarily,
+		// but its next lookup reads the counter, which moved before a's change returned.
+		a.onLocalChange(wpdb.Change{Posts: []int64{1}})
+		if _, _, res := b.Get(ctx, "GET /events", 0, false); res != Miss {
+			t.Errorf("after the change: %v, want a miss", res)
+		}
+	})
+}
+
+func TestPrivateAnswersStayInTheProcessUnlessShared(t *testing.T) {
+	ctx := context.Background()
+	r := testenv.NewRedis(t)
+	admin := redis.NewClient(&redis.Options{Addr: r.Addr()})
+	defer admin.Close()
+	entries := func() int {
+		keys, err := admin.Keys(ctx, "t:r:*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(keys)
+	}
+	for _, c := range []struct {
+		name       string
+		private    Private
+		wantHit    bool
+		wantShared bool
+	}{
+		{"local: kept in the front only, never in Redis", PrivateLocal, true, false},
+		{"shared: kept in Redis too", PrivateShared, true, true},
+		{"off: never kept", PrivateOff, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := admin.FlushAll(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			rc, _ := redisCache(t, r, c.private)
+			_, tk, res := rc.Get(ctx, "GET /events user:1", 0, true)
+			if c.private == PrivateOff {
+				if res != Bypass {
+					t.Fatalf("lookup: %v, want a bypass", res)
+				}
+			} else if res != Miss {
+				t.Fatalf("lookup: %v, want a miss", res)
+			}
+			rc.Put(ctx, tk, &Entry{Status: 200, Body: []byte("mine")}, false)
+			if _, _, res := rc.Get(ctx, "GET /events user:1", 0, true); (res == Hit) != c.wantHit {
+				t.Errorf("second lookup: %v, want hit %v", res, c.wantHit)
+			}
+			if n := entries(); (n > 0) != c.wantShared {
+				t.Errorf("%d entries in Redis, want some: %v", n, c.wantShared)
+			}
+			// Anonymous answers go to Redis whatever the setting.
+			keep(t, rc, "GET /events anonymous", false, "everyone's")
+			if n := entries(); n == 0 {
+				t.Error("the anonymous answer is not in Redis")
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package cache
 import (
 	"encoding/binary"
 	"errors"
+	"sync/atomic"
 )
 
 // Stamp is what an entry was computed for: the calendar's generation and, for answers that
@@ -25,18 +26,36 @@ type Entry struct {
 	Body   []byte
 	Gzip   []byte // nil: not compressed (small body)
 	ETag   string
+	// Route names the route that answered, for the metrics of a hit served before routing.
+	Route string
+
+	// prepared is what the HTTP layer derives from the entry once (the headers as it writes
+	// them), so that serving a kept entry allocates nothing; never sent to Redis.
+	prepared atomic.Value
 }
+
+// fresh reports whether the entry may answer a request in second now: an answer that depends on
+// the clock (Stamp.Clock set) only within the second it was computed in.
+func (e *Entry) fresh(now int64) bool { return e.Stamp.Clock == 0 || e.Stamp.Clock == now }
+
+// Prepared returns what SetPrepared stored (nil: nothing yet).
+func (e *Entry) Prepared() any { return e.prepared.Load() }
+
+// SetPrepared keeps what the HTTP layer derived from the entry. Concurrent callers must store
+// equivalent values (any of them may win).
+func (e *Entry) SetPrepared(v any) { e.prepared.Store(v) }
 
 // weight is the entry's approximate size in memory.
 func (e *Entry) weight() uint32 {
-	n := 160 + len(e.Body) + len(e.Gzip) + len(e.ETag)
+	n := 160 + len(e.Body) + len(e.Gzip) + len(e.ETag) + len(e.Route)
 	for _, h := range e.Header {
 		n += 32 + len(h.Name) + len(h.Value)
 	}
 	return uint32(min(n, 1<<31))
 }
 
-const entryMagic = "c1"
+// entryMagic names the encoding; entries of another one are treated as absent.
+const entryMagic = "c2"
 
 // encode serialises the entry for Redis: a version tag, then varints and length-prefixed bytes.
 func (e *Entry) encode() []byte {
@@ -51,6 +70,7 @@ func (e *Entry) encode() []byte {
 		b = appendBytes(b, []byte(h.Value))
 	}
 	b = appendBytes(b, []byte(e.ETag))
+	b = appendBytes(b, []byte(e.Route))
 	b = appendBytes(b, e.Body)
 	b = appendBytes(b, e.Gzip)
 	if e.Gzip == nil {
@@ -89,6 +109,7 @@ func decodeEntry(b []byte) (*Entry, error) {
 		e.Header = append(e.Header, Header{string(d.bytes()), string(d.bytes())})
 	}
 	e.ETag = string(d.bytes())
+	e.Route = string(d.bytes())
 	e.Body = d.bytes()
 	e.Gzip = d.bytes()
 	if len(d.b) != 1 || d.err {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"time"
@@ -37,14 +39,26 @@ func basicCredentials(header string) (user, pass string, ok bool) {
 
 // secure is is_ssl() plus the trusted-proxy rule: TLS on this connection, or a trusted proxy that says
 // the client used HTTPS.
-func (s *Server) secure(c *gin.Context) bool {
-	if c.Request.TLS != nil {
+func (s *Server) secure(c *gin.Context) bool { return s.secureRequest(c.Request) }
+
+// remoteHost is clientIP for a plain request: REMOTE_ADDR, the TCP peer.
+func remoteHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// secureRequest is secure for a request not (yet) in Gin's hands (the response cache's first look).
+func (s *Server) secureRequest(r *http.Request) bool {
+	if r.TLS != nil {
 		return true
 	}
-	if !strings.EqualFold(c.GetHeader("X-Forwarded-Proto"), "https") || len(s.cfg.TrustedProxies) == 0 {
+	if !strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") || len(s.cfg.TrustedProxies) == 0 {
 		return false
 	}
-	addr, err := netip.ParseAddr(clientIP(c))
+	addr, err := netip.ParseAddr(remoteHost(r))
 	if err != nil {
 		return false
 	}

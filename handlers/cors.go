@@ -52,7 +52,11 @@ func (s *Server) corsHeaders(origin string, user *calendard.User, method string)
 			{Key: "Vary", Value: "Origin"}}
 	case origin != "" || (!user.LoggedIn() && method == "GET"):
 		// An origin that is not allowed gets no CORS headers; the answer still varies by origin.
-		return []calendard.KV{{Key: "Vary", Value: "Origin"}}
+		return corsVaryOrigin
 	}
 	return nil
 }
+
+// corsVaryOrigin is shared by every answer that gets it (callers never modify what corsHeaders
+// returns): a cached hit allocates nothing for it.
+var corsVaryOrigin = []calendard.KV{{Key: "Vary", Value: "Origin"}}

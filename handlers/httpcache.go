@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/hex"
+	"net/http"
+	"net/textproto"
 	"regexp"
 	"slices"
 	"strconv"
@@ -22,7 +24,8 @@ import (
 // HTTP caching lives here: every answer is written by respond (or, from the response cache, by
 // writeEntry), which adds the strong ETag, answers If-None-Match with 304, sets Cache-Control and
 // Vary, compresses with gzip when the client asks, says X-Cache, and keeps cacheable GET answers in
-// the response cache (cache/) exactly as they were sent.
+// the response cache (cache/) exactly as they were sent. An anonymous GET is looked up before any
+// other work (cachedFirst); other requests once their caller is known (serveCached).
 
 // exchange is what one request's answer needs to know beyond its body and headers.
 type exchange struct {
@@ -31,6 +34,8 @@ type exchange struct {
 	route  string // metrics label
 	result cache.Result
 	ticket *cache.Ticket // set on a cache miss: the answer is to be kept
+	// clockBound: the answer depends on the clock (kept for its second only).
+	clockBound bool
 	// cors are the CORS headers of this request (they depend on its Origin, so they are never
 	// kept with a cached answer).
 	cors []calendard.KV
@@ -51,6 +56,9 @@ func exchangeOf(c *gin.Context) *exchange {
 type httpMetrics struct {
 	latency *prometheus.HistogramVec
 	results *prometheus.CounterVec
+	// The series of each route and result, looked up once (a hit must not hash label values).
+	routes   sync.Map // route label -> prometheus.Observer
+	byResult [3]prometheus.Counter
 }
 
 func newHTTPMetrics(r prometheus.Registerer) *httpMetrics {
@@ -66,8 +74,21 @@ func newHTTPMetrics(r prometheus.Registerer) *httpMetrics {
 			Help: "Answers by response cache result: HIT (from the cache), MISS (computed and kept), BYPASS (not cacheable, cache off or Redis away)."},
 			[]string{"result"}),
 	}
+	for _, res := range []cache.Result{cache.Bypass, cache.Hit, cache.Miss} {
+		m.byResult[res] = m.results.WithLabelValues(res.String())
+	}
 	r.MustRegister(m.latency, m.results)
 	return m
+}
+
+// observe records one answer.
+func (m *httpMetrics) observe(route string, d time.Duration, res cache.Result) {
+	o, ok := m.routes.Load(route)
+	if !ok {
+		o, _ = m.routes.LoadOrStore(route, m.latency.WithLabelValues(route))
+	}
+	o.(prometheus.Observer).Observe(d.Seconds())
+	m.byResult[res].Inc()
 }
 
 // exchanges starts each request's exchange and records its metrics when it has been answered.
@@ -75,6 +96,9 @@ func (s *Server) exchanges() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		// A request with credentials is private whether or not they were accepted.
 		ex := &exchange{srv: s, start: time.Now(), route: "other", private: c.GetHeader("Authorization") != ""}
+		if v, ok := c.Get(lookupKey); ok {
+			ex.start = v.(*cacheLookup).start // the lookup is part of the answer's time
+		}
 		c.Set(exchangeKey, ex)
 		c.Next()
 		if m := s.metrics; m != nil {
@@ -82,10 +106,22 @@ func (s *Server) exchanges() gin.HandlerFunc {
 			if route == "other" && (c.Request.URL.Path == "/healthz" || c.Request.URL.Path == "/metrics") {
 				route = c.Request.URL.Path
 			}
-			m.latency.WithLabelValues(route).Observe(time.Since(ex.start).Seconds())
-			m.results.WithLabelValues(ex.result.String()).Inc()
+			m.observe(route, time.Since(ex.start), ex.result)
 		}
 	}
+}
+
+// httpCaching is what the HTTP caching headers need, computed once.
+type httpCaching struct {
+	public []string // Cache-Control of anonymous answers
+}
+
+func newHTTPCaching(cfg Config) httpCaching {
+	public := "public, no-cache"
+	if cfg.PublicMaxAge > 0 {
+		public = "public, max-age=" + strconv.Itoa(int(cfg.PublicMaxAge/time.Second))
+	}
+	return httpCaching{public: []string{public}}
 }
 
 var captureRe = regexp.MustCompile(`\(\?P<(\w+)>[^)]*\)`)
@@ -128,12 +164,15 @@ func dependsOnClock(ns string, rt *Route, rawQuery string) bool {
 	return (rt.Path == "/venues" || rt.Path == "/organizers") && strings.Contains(rawQuery, "only_with_upcoming")
 }
 
+// anonymousView is the view every anonymous visitor shares.
+const anonymousView = "anonymous"
+
 // viewOf names what a caller may see: anonymous visitors share one view; an authenticated user's
 // answers are kept under that user alone (ID, login, email, roles and every capability, so a
 // changed role is another view) and are never served to anyone else.
 func viewOf(u *calendard.User) string {
 	if !u.LoggedIn() {
-		return "anonymous"
+		return anonymousView
 	}
 	var b strings.Builder
 	b.WriteString("user:" + strconv.FormatInt(u.ID, 10) + "\x00" + u.Login + "\x00" + u.Email + "\x00" + strings.Join(u.Roles, ",") + "\x00")
@@ -150,6 +189,64 @@ func viewOf(u *calendard.User) string {
 	return b.String()
 }
 
+// cacheKey is the response cache's key of a GET or HEAD request: the request as sent (path and
+// query string exactly: answers echo the query's order and spelling in rest_url and
+// next_rest_url), whether it came over TLS (/doc says so) and the caller's view. GET and HEAD
+// share it.
+func cacheKey(path, rawQuery string, secure bool, view string) string {
+	scheme := "http"
+	if secure {
+		scheme = "https"
+	}
+	return "v1\x00" + path + "\x00" + rawQuery + "\x00" + scheme + "\x00" + view
+}
+
+// cacheLookup is cachedFirst's lookup, handed to serveCached so that a miss is not looked up twice.
+type cacheLookup struct {
+	start  time.Time
+	key    string
+	now    int64
+	ticket cache.Ticket
+	result cache.Result
+}
+
+const lookupKey = "calendard.lookup"
+
+// cachedFirst answers an anonymous GET or HEAD from the response cache before any other work: no
+// site options, authentication, route matching or parameters. For such a request the key holds
+// everything its answer depends on (path, query string, scheme; the anonymous view), and only
+// answers serve() computed and kept under that key can be found, so a request serve() would not
+// have kept (a body, a method override, an unknown route) finds nothing and goes on as usual.
+func (s *Server) cachedFirst() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		r := c.Request
+		if !s.anonymousRead(r) {
+			return
+		}
+		start := time.Now()
+		key := cacheKey(r.URL.Path, r.URL.RawQuery, s.secureRequest(r), anonymousView)
+		now := s.cfg.Clock().Unix()
+		e, t, res := s.cfg.Cache.Get(r.Context(), key, now, false)
+		if res != cache.Hit {
+			c.Set(lookupKey, &cacheLookup{start: start, key: key, now: now, ticket: t, result: res})
+			return
+		}
+		c.Abort()
+		s.writeEntry(c.Writer, r, e, cache.Hit, false, s.corsHeaders(r.Header.Get("Origin"), calendard.Anonymous, r.Method))
+		if m := s.metrics; m != nil {
+			m.observe(e.Route, time.Since(start), cache.Hit)
+		}
+	}
+}
+
+// anonymousRead reports whether r is a GET or HEAD without credentials, body or method override,
+// within the URI limit (limitURI answers the others).
+func (s *Server) anonymousRead(r *http.Request) bool {
+	return s.cfg.Cache != nil && (r.Method == "GET" || r.Method == "HEAD") && r.ContentLength == 0 &&
+		len(r.TransferEncoding) == 0 && r.Header["Authorization"] == nil && r.Header["X-Http-Method-Override"] == nil &&
+		(s.cfg.MaxURIBytes <= 0 || len(r.RequestURI) <= s.cfg.MaxURIBytes)
+}
+
 // serveCached looks a GET or HEAD request up in the response cache once its caller is known and
 // answers it from there when it can; on a miss it leaves a ticket so that respond keeps the answer.
 // It also names the request's route for the metrics.
@@ -158,7 +255,8 @@ func (s *Server) serveCached(c *gin.Context, req *Request, route string) bool {
 	if ex == nil {
 		return false
 	}
-	ex.private = ex.private || req.User.LoggedIn()
+	private := req.User.LoggedIn()
+	ex.private = ex.private || private
 	var ns string
 	var rt *Route
 	if route == "/" {
@@ -174,24 +272,24 @@ func (s *Server) serveCached(c *gin.Context, req *Request, route string) bool {
 		// else than its URL says; unknown routes are cheap to answer.
 		return false
 	}
-	var clock int64
-	if route == "/" || dependsOnClock(ns, rt, c.Request.URL.RawQuery) {
-		clock = req.Now.Unix()
+	ex.clockBound = route == "/" || dependsOnClock(ns, rt, c.Request.URL.RawQuery)
+	now := req.Now.Unix()
+	key := cacheKey(c.Request.URL.Path, c.Request.URL.RawQuery, req.Secure, viewOf(req.User))
+	var e *cache.Entry
+	var ticket cache.Ticket
+	var res cache.Result
+	if v, ok := c.Get(lookupKey); ok && v.(*cacheLookup).key == key && v.(*cacheLookup).now == now {
+		// cachedFirst looked it up already (and did not find it).
+		l := v.(*cacheLookup)
+		ticket, res = l.ticket, l.result
+	} else {
+		e, ticket, res = s.cfg.Cache.Get(req.ctx, key, now, private)
 	}
-	// The key is the request as sent (path and query string exactly: answers echo the query's
-	// order and spelling in rest_url and next_rest_url), whether it came over TLS (/doc says so)
-	// and the caller's view. GET and HEAD share it.
-	secure := "http"
-	if req.Secure {
-		secure = "https"
-	}
-	key := cache.Key("v1\x00" + c.Request.URL.Path + "\x00" + c.Request.URL.RawQuery + "\x00" + secure + "\x00" + viewOf(req.User))
-	e, ticket, res := s.cfg.Cache.Get(req.ctx, key, clock)
 	ex.result = res
 	switch res {
 	case cache.Hit:
 		ex.cors = s.corsHeaders(c.GetHeader("Origin"), req.User, m)
-		s.writeEntry(c, e, ex)
+		s.writeEntry(c.Writer, c.Request, e, res, ex.private, ex.cors)
 		return true
 	case cache.Miss:
 		ex.ticket = &ticket
@@ -261,83 +359,152 @@ func respond(c *gin.Context, status int, hdrs []calendard.KV, ctype string, payl
 		_, _ = c.Writer.Write(payload)
 		return
 	}
-	e := &cache.Entry{Status: status, Header: make([]cache.Header, 0, len(hdrs)+1), Body: payload}
+	e := &cache.Entry{Status: status, Header: make([]cache.Header, 0, len(hdrs)+1), Body: payload, Route: ex.route}
 	for _, kv := range hdrs {
 		e.Header = append(e.Header, cache.Header{Name: kv.Key, Value: kv.Value.(string)})
 	}
 	e.Header = append(e.Header, cache.Header{Name: "Content-Type", Value: ctype})
 	e.ETag = etagOf(e)
 	if ex.ticket != nil && cacheableStatus(status) {
-		// payload is a pooled buffer: the kept entry gets its own copy.
+		// payload is a pooled buffer: the kept entry gets its own copy, and everything a hit
+		// writes is made now, before other requests can see the entry.
 		e.Body = bytes.Clone(payload)
 		if len(e.Body) >= gzipMin {
 			e.Gzip = gzipBytes(e.Body)
 		}
-		ex.srv.cfg.Cache.Put(c.Request.Context(), *ex.ticket, e)
+		preparedOf(e)
+		ex.srv.cfg.Cache.Put(c.Request.Context(), *ex.ticket, e, ex.clockBound)
 	} else if ex.ticket != nil {
 		ex.result = cache.Bypass
 	}
-	ex.srv.writeEntry(c, e, ex)
+	ex.srv.writeEntry(c.Writer, c.Request, e, ex.result, ex.private, ex.cors)
 }
 
-// writeEntry writes a GET or HEAD answer, fresh or from the cache.
-func (s *Server) writeEntry(c *gin.Context, e *cache.Entry, ex *exchange) {
-	h := c.Writer.Header()
-	for _, kv := range e.Header {
-		h.Set(kv.Name, kv.Value)
+// preparedEntry is an entry's headers as writeEntry writes them: canonical names with their
+// values, assigned to the response's header map as they are. The value slices are shared by every
+// answer of the entry: they have no spare capacity, so an append elsewhere copies them.
+type preparedEntry struct {
+	fields       []headerField // the answer's own headers (the last of a name wins, as Header.Set)
+	cacheControl bool          // one of them is Cache-Control
+	etag         []string
+	gzipETag     []string
+	length       []string
+	gzipLength   []string // nil when the entry has no gzip copy
+}
+
+type headerField struct {
+	name  string
+	value []string
+}
+
+// preparedOf returns the entry's prepared headers, making them the first time.
+func preparedOf(e *cache.Entry) *preparedEntry {
+	if p, ok := e.Prepared().(*preparedEntry); ok {
+		return p
 	}
-	setHeaders(c, ex.cors)
+	p := &preparedEntry{fields: make([]headerField, 0, len(e.Header))}
+	for _, kv := range e.Header {
+		name, value := textproto.CanonicalMIMEHeaderKey(kv.Name), []string{kv.Value}
+		if i := slices.IndexFunc(p.fields, func(f headerField) bool { return f.name == name }); i >= 0 {
+			p.fields[i].value = value
+			continue
+		}
+		p.fields = append(p.fields, headerField{name, value})
+		p.cacheControl = p.cacheControl || name == "Cache-Control"
+	}
+	p.etag, p.gzipETag = []string{e.ETag}, []string{gzipETag(e.ETag)}
+	p.length = []string{strconv.Itoa(len(e.Body))}
+	if e.Gzip != nil {
+		p.gzipLength = []string{strconv.Itoa(len(e.Gzip))}
+	}
+	e.SetPrepared(p)
+	return p
+}
+
+// Header values every answer shares (never modified: see preparedEntry).
+var (
+	varyPlain     = []string{"Authorization, Accept-Encoding"}
+	varyOrigin    = []string{"Origin", "Authorization, Accept-Encoding"}
+	ccNoStore     = []string{"no-store"}
+	ccPrivate     = []string{"private, no-cache"}
+	codingGzip    = []string{"gzip"}
+	xCacheResults = [3][]string{{cache.Bypass.String()}, {cache.Hit.String()}, {cache.Miss.String()}}
+)
+
+// writeEntry writes a GET or HEAD answer, fresh or from the cache. private: the request carried
+// credentials; cors: this request's CORS headers.
+func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e *cache.Entry, result cache.Result, private bool, cors []calendard.KV) {
+	p := preparedOf(e)
+	h := w.Header()
+	for _, f := range p.fields {
+		h[f.name] = f.value
+	}
 	// Answers differ by caller (Authorization), by coding and, where CORS applies, by Origin
-	// (corsHeaders adds that one).
-	h.Add("Vary", "Authorization, Accept-Encoding")
+	// (corsHeaders names that one, and comes first).
+	vary := varyPlain
+	for _, kv := range cors {
+		if v := kv.Value.(string); kv.Key == "Vary" && v == "Origin" {
+			vary = varyOrigin
+		} else {
+			h.Set(kv.Key, v)
+		}
+	}
+	if len(h["Vary"]) > 0 {
+		h["Vary"] = append(h["Vary"], vary...)
+	} else {
+		h["Vary"] = vary
+	}
 	switch {
 	case e.Status >= 500:
-		h.Set("Cache-Control", "no-store")
-	case ex.private:
-		if h.Get("Cache-Control") == "" {
-			h.Set("Cache-Control", "private, no-cache")
+		h["Cache-Control"] = ccNoStore
+	case private:
+		if !p.cacheControl {
+			h["Cache-Control"] = ccPrivate
 		}
 	case s == nil:
-	case s.cfg.PublicMaxAge > 0:
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.cfg.PublicMaxAge/time.Second)))
 	default:
-		h.Set("Cache-Control", "public, no-cache")
+		h["Cache-Control"] = s.hc.public
 	}
 	if s != nil && s.cfg.CacheHeader {
-		h.Set("X-Cache", ex.result.String())
+		h["X-Cache"] = xCacheResults[result]
 	}
-	body, etag := e.Body, e.ETag
-	if len(body) >= gzipMin && acceptsGzip(c.GetHeader("Accept-Encoding")) {
-		if e.Gzip == nil {
-			e.Gzip = gzipBytes(body)
+	body, etag, length := e.Body, p.etag, p.length
+	if len(body) >= gzipMin && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		if e.Gzip != nil {
+			body, length = e.Gzip, p.gzipLength
+		} else {
+			// An answer not kept: compressed for this request only.
+			body = gzipBytes(body)
+			length = []string{strconv.Itoa(len(body))}
 		}
-		body, etag = e.Gzip, gzipETag(e.ETag)
-		h.Set("Content-Encoding", "gzip")
+		etag = p.gzipETag
+		h["Content-Encoding"] = codingGzip
 	}
-	h.Set("ETag", etag)
-	if e.Status >= 200 && e.Status < 300 && matchesETag(c.GetHeader("If-None-Match"), e.ETag) {
-		h.Del("Content-Type")
-		h.Del("Content-Length")
-		h.Del("Content-Encoding")
-		c.Status(304)
-		c.Writer.WriteHeaderNow()
-		return
+	h["Etag"] = etag
+	if e.Status >= 200 && e.Status < 300 {
+		if inm := r.Header.Get("If-None-Match"); inm != "" && matchesETag(inm, e.ETag) {
+			delete(h, "Content-Type")
+			delete(h, "Content-Length")
+			delete(h, "Content-Encoding")
+			w.WriteHeader(304)
+			return
+		}
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	c.Status(e.Status)
-	if c.Request.Method != "HEAD" {
-		_, _ = c.Writer.Write(body)
-	} else {
-		c.Writer.WriteHeaderNow()
+	h["Content-Length"] = length
+	w.WriteHeader(e.Status)
+	if r.Method != "HEAD" {
+		_, _ = w.Write(body)
 	}
 }
 
 // acceptsGzip reads Accept-Encoding: gzip (or *) listed without q=0.
 func acceptsGzip(ae string) bool {
-	for _, part := range strings.Split(ae, ",") {
+	for ae != "" {
+		var part string
+		part, ae, _ = strings.Cut(ae, ",")
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if name != "gzip" && name != "x-gzip" && name != "*" {
+		name = strings.TrimSpace(name)
+		if !strings.EqualFold(name, "gzip") && !strings.EqualFold(name, "x-gzip") && name != "*" {
 			continue
 		}
 		if q, ok := strings.CutPrefix(strings.ReplaceAll(strings.ToLower(params), " ", ""), "q="); ok {
@@ -352,15 +519,19 @@ func acceptsGzip(ae string) bool {
 
 // matchesETag is If-None-Match's weak comparison against the answer's validator in either coding.
 func matchesETag(inm, etag string) bool {
-	if inm == "" {
-		return false
-	}
-	gz := gzipETag(etag)
-	for _, t := range strings.Split(inm, ",") {
+	for inm != "" {
+		var t string
+		t, inm, _ = strings.Cut(inm, ",")
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag || t == gz {
+		if t == "*" || t == etag || isGzipETag(t, etag) {
 			return true
 		}
 	}
 	return false
+}
+
+// isGzipETag reports whether t is gzipETag(etag), without making it.
+func isGzipETag(t, etag string) bool {
+	base := strings.TrimSuffix(etag, `"`)
+	return len(t) == len(base)+len(`-gzip"`) && strings.HasPrefix(t, base) && strings.HasSuffix(t, `-gzip"`)
 }

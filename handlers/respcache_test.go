@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/calendard/calendard/cache"
 	"github.com/calendard/calendard/handlers"
@@ -57,10 +58,24 @@ type cacheSetup struct {
 	mode     cache.Mode
 	redisURL string
 	watch    time.Duration // change feed poll (default 100 ms)
+	private  cache.Private
+	// hideMetrics leaves /metrics off the API (calendard's default); the tests that read it
+	// serve it there.
+	hideMetrics bool
 }
 
 // startCachedServer serves the database at dsn as calendard serve does, with the response cache.
 func startCachedServer(t *testing.T, dsn string, cs cacheSetup) *cachedServer {
+	t.Helper()
+	h, logs, reg := cachedHandler(t, dsn, cs)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &cachedServer{Server: srv, logs: logs, reg: reg}
+}
+
+// cachedHandler is the HTTP stack of startCachedServer without a listener (benchmarks call it
+// directly); everything it started stops when the test ends.
+func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *logBuffer, *prometheus.Registry) {
 	t.Helper()
 	db, err := wpdb.OpenMySQL(dsn, "wp_")
 	if err != nil {
@@ -82,21 +97,20 @@ func startCachedServer(t *testing.T, dsn string, cs cacheSetup) *cachedServer {
 	reg := prometheus.NewRegistry()
 	c, err := cache.New(cache.Options{Mode: cs.mode, RedisURL: cs.redisURL, Prefix: "test:", TTL: time.Minute, MaxBytes: 32 << 20,
 		Timeout: 100 * time.Millisecond, Retry: 50 * time.Millisecond, Logger: log, Registerer: reg,
-		Generation: store.Generation, Quiescent: store.Quiescent, Feed: db.Changes()})
+		Generation: store.Generation, Quiescent: store.Quiescent, Feed: db.Changes(), Private: cs.private})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return cacheNow }, Logger: log,
-		Cache: c, CacheHeader: true, Metrics: reg},
+	h := handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return cacheNow }, Logger: log,
+		Cache: c, CacheHeader: true, Metrics: reg, PublicMetrics: !cs.hideMetrics},
 		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: store, Writer: db, Posts: store, Terms: store,
-			TermQuery: store, Generation: store.Generation}))
+			TermQuery: store, Generation: store.Generation})
 	t.Cleanup(func() {
-		srv.Close()
 		c.Close()
 		cancel()
 		db.Close()
 	})
-	return &cachedServer{Server: srv, logs: logs, reg: reg}
+	return h, logs, reg
 }
 
 // oracleServer answers from the database at dsn with nothing kept between requests: what a cached
@@ -516,6 +530,120 @@ func TestRedisAwayAnswersFromTheDatabase(t *testing.T) {
 			}
 		}
 	})
+}
+
+// An anonymous GET is answered from the cache before authentication and routing (cachedFirst):
+// only requests that would have been kept under the same key may get the kept answer.
+func TestAnonymousHitsBeforeRoutingServeOnlyTheirOwnKey(t *testing.T) {
+	dsn, _ := cacheFixture(t, "ra")
+	srv := startCachedServer(t, dsn, cacheSetup{mode: cache.Memory})
+	oracle := oracleServer(t, dsn)
+	first := call(t, srv.Server, "GET", evList, nil, "")
+	if again := call(t, srv.Server, "GET", evList, nil, ""); again.header.Get("X-Cache") != "HIT" {
+		t.Fatalf("the anonymous list was not kept: X-Cache %q", again.header.Get("X-Cache"))
+	}
+	send := func(method string, header map[string]string, body string) answer {
+		req, err := http.NewRequest(method, srv.URL+evList, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		return do(t, req)
+	}
+	for _, c := range []struct {
+		name   string
+		method string
+		header map[string]string
+		body   string
+		oracle func() answer
+	}{
+		{"a method override is the other method, not a hit", "GET", map[string]string{"X-HTTP-Method-Override": "POST"}, "",
+			func() answer {
+				req, _ := http.NewRequest("GET", oracle.URL+evList, nil)
+				req.Header.Set("X-HTTP-Method-Override", "POST")
+				return do(t, req)
+			}},
+		{"credentials are another view, not a hit", "GET", basic("admin", adminPass), "",
+			func() answer { return call(t, oracle, "GET", evList, nil, "admin") }},
+		{"a GET with a body is not a hit", "GET", map[string]string{"Content-Type": "application/json"}, `{"per_page":1}`,
+			func() answer {
+				req, _ := http.NewRequest("GET", oracle.URL+evList, strings.NewReader(`{"per_page":1}`))
+				req.Header.Set("Content-Type", "application/json")
+				return do(t, req)
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := send(c.method, c.header, c.body)
+			if a.header.Get("X-Cache") == "HIT" {
+				t.Errorf("X-Cache HIT")
+			}
+			sameAnswer(t, c.name, a, c.oracle())
+		})
+	}
+	t.Run("HEAD is a hit without a body", func(t *testing.T) {
+		a, get := send("HEAD", nil, ""), send("GET", map[string]string{"Accept-Encoding": "identity"}, "")
+		if a.status != 200 || a.header.Get("X-Cache") != "HIT" || a.raw != "" || a.header.Get("ETag") != get.header.Get("ETag") ||
+			a.header.Get("Content-Length") != strconv.Itoa(len(first.raw)) {
+			t.Errorf("HEAD: %d, X-Cache %q, %d bytes, ETag %q (GET's %q), Content-Length %q (GET's body: %d bytes)", a.status,
+				a.header.Get("X-Cache"), len(a.raw), a.header.Get("ETag"), get.header.Get("ETag"), a.header.Get("Content-Length"), len(first.raw))
+		}
+	})
+	t.Run("a hit gets the CORS headers of its own request", func(t *testing.T) {
+		a := send("GET", map[string]string{"Origin": "https://front.example"}, "")
+		if a.header.Get("X-Cache") != "HIT" || a.header.Get("Access-Control-Allow-Origin") != "https://front.example" ||
+			strings.Join(a.header.Values("Vary"), ", ") != "Origin, Authorization, Accept-Encoding" {
+			t.Errorf("X-Cache %q, Access-Control-Allow-Origin %q, Vary %q", a.header.Get("X-Cache"),
+				a.header.Get("Access-Control-Allow-Origin"), a.header.Values("Vary"))
+		}
+		if b := send("GET", nil, ""); b.header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("the next hit kept the other request's CORS header %q", b.header.Get("Access-Control-Allow-Origin"))
+		}
+	})
+}
+
+// Authenticated users' answers are kept in the process (the front) and never in Redis unless
+// CALENDAR_CACHE_PRIVATE=shared; /metrics is not on the API unless asked for.
+func TestPrivateAnswersStayOutOfRedis(t *testing.T) {
+	redis := testenv.NewRedis(t)
+	admin := goredis.NewClient(&goredis.Options{Addr: redis.Addr()})
+	defer admin.Close()
+	kept := func() int {
+		keys, err := admin.Keys(context.Background(), "test:r:*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(keys)
+	}
+	for _, c := range []struct {
+		name    string
+		private cache.Private
+		shared  bool
+	}{
+		{"by default an authenticated answer is a hit from the process and is not in Redis", cache.PrivateLocal, false},
+		{"shared puts authenticated answers in Redis", cache.PrivateShared, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := admin.FlushAll(context.Background()).Err(); err != nil {
+				t.Fatal(err)
+			}
+			dsn, _ := cacheFixture(t, "rp")
+			srv := startCachedServer(t, dsn, cacheSetup{mode: cache.Redis, redisURL: redis.URL(0), private: c.private, hideMetrics: true})
+			waitCaching(t, srv.Server, evList)
+			before := kept()
+			call(t, srv.Server, "GET", evList, nil, "admin")
+			if b := call(t, srv.Server, "GET", evList, nil, "admin"); b.header.Get("X-Cache") != "HIT" {
+				t.Errorf("admin's second request: X-Cache %q, want HIT", b.header.Get("X-Cache"))
+			}
+			if got := kept() > before; got != c.shared {
+				t.Errorf("Redis entries %d then %d: an authenticated answer in Redis %v, want %v", before, kept(), got, c.shared)
+			}
+			if m := call(t, srv.Server, "GET", "/metrics", nil, ""); m.status != 404 || strings.Contains(m.raw, "calendard_") {
+				t.Errorf("/metrics on the API: %d %.100s", m.status, m.raw)
+			}
+		})
+	}
 }
 
 func gaugeValue(t *testing.T, reg *prometheus.Registry, name string) float64 {

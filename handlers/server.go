@@ -90,8 +90,11 @@ type Config struct {
 	// PublicMaxAge is how long shared caches may keep answers to anonymous requests
 	// (Cache-Control: public, max-age); 0: they must revalidate (no-cache) every time.
 	PublicMaxAge time.Duration
-	// Metrics receives the HTTP layer's Prometheus series and is served at /metrics (nil: none).
+	// Metrics receives the HTTP layer's Prometheus series (nil: none).
 	Metrics *prometheus.Registry
+	// PublicMetrics serves Metrics at /metrics on this handler too (calendard serves them on its
+	// diagnostics listener; CALENDAR_METRICS=public asks for this).
+	PublicMetrics bool
 	// WholeSite says calendard is the whole site (no WordPress serves its pages, as with the
 	// embedded store): a GET or HEAD of a path it does not serve is the site's 404 page, with
 	// WordPress' and the plugin's API discovery headers. The site root always is a page.
@@ -135,6 +138,7 @@ type Server struct {
 	// rendered keeps encoded list records (nil: render every time).
 	rendered *renderedRecords
 	metrics  *httpMetrics
+	hc       httpCaching
 }
 
 // New builds the Gin engine serving the API.
@@ -167,8 +171,10 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	if cfg.Metrics != nil {
 		s.metrics = newHTTPMetrics(cfg.Metrics)
 	}
-	e.Use(s.exchanges(), s.recoverer(), s.limitURI())
-	if cfg.Metrics != nil {
+	s.hc = newHTTPCaching(cfg)
+	// cachedFirst answers anonymous reads from the response cache before everything else.
+	e.Use(s.cachedFirst(), s.exchanges(), s.recoverer(), s.limitURI())
+	if cfg.Metrics != nil && cfg.PublicMetrics {
 		e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})))
 	}
 	e.GET("/healthz", s.health)
@@ -360,6 +366,7 @@ func (s *Server) serve(c *gin.Context, route string) {
 	s.setDefaults(req)
 
 	resp := s.run(req)
+	s.embed(req, resp)
 	s.finish(c, req, query, site, user, resp, append(hdrs, s.allowHeader(req)...))
 }
 

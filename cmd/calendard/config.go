@@ -64,7 +64,12 @@ type Config struct {
 	RedisTimeout time.Duration
 	CacheHeader  bool
 	PublicMaxAge time.Duration
-	Metrics      bool
+	CachePrivate cache.Private
+	// Metrics: Prometheus series are kept; served at /metrics on the diagnostics listener, on
+	// MetricsAddr, and on the API listener only when PublicMetrics.
+	Metrics       bool
+	PublicMetrics bool
+	MetricsAddr   string
 	// Search is Meilisearch and the geo filters (search.go).
 	Search SearchConfig
 }
@@ -364,10 +369,32 @@ var settings = []setting{
 		c.PublicMaxAge = d
 		return err
 	}},
-	{"CALENDAR_METRICS", "metrics", "on", "on|off: Prometheus metrics at /metrics", func(c *Config, v string) error {
-		b, err := parseSwitch(v)
-		c.Metrics = b
+	{"CALENDAR_CACHE_PRIVATE", "cache-private", "local", "local|shared|off: where answers to authenticated users are kept (local: this process's memory only; shared: in Redis too; off: nowhere)", func(c *Config, v string) error {
+		p, err := cache.ParsePrivate(v)
+		c.CachePrivate = p
 		return err
+	}},
+	{"CALENDAR_METRICS", "metrics", "on", "on|off|public: Prometheus metrics at /metrics on the diagnostics listener (CALENDAR_DEBUG_ADDR) and CALENDAR_METRICS_ADDR; public: on the API listener too", func(c *Config, v string) error {
+		if v == "public" {
+			c.Metrics, c.PublicMetrics = true, true
+			return nil
+		}
+		b, err := parseSwitch(v)
+		if err != nil {
+			return fmt.Errorf("must be on, off or public, got %q", v)
+		}
+		c.Metrics = b
+		return nil
+	}},
+	{"CALENDAR_METRICS_ADDR", "metrics-addr", "", "address (host:port) of a listener serving only /metrics, for a scraper on a private network; empty: none", func(c *Config, v string) error {
+		if v == "" {
+			return nil
+		}
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return fmt.Errorf("must be host:port, got %q", v)
+		}
+		c.MetricsAddr = v
+		return nil
 	}},
 }
 

@@ -12,8 +12,9 @@ import (
 
 // CALENDAR_DEBUG_ADDR (opt-in, unset by default) makes "calendard serve" listen on a second,
 // loopback-only address for diagnostics: the Go runtime's counters as JSON at /debug/vars (expvar:
-// memstats with Mallocs and TotalAlloc, which calendard-bench reads for allocations per request)
-// and pprof profiles at /debug/pprof/. Nothing of it is reachable through the API listener.
+// memstats with Mallocs and TotalAlloc, which calendard-bench reads for allocations per request),
+// pprof profiles at /debug/pprof/, and the Prometheus metrics at /metrics (CALENDAR_METRICS). Nothing
+// of it is reachable through the API listener.
 //
 // It starts from init so that serving needs no wiring: the listener exists before the service
 // reads its configuration, and only for the serve command.
@@ -27,6 +28,9 @@ func init() {
 		os.Exit(2)
 	}
 }
+
+// debugMux is the diagnostics listener's (nil: none); serve adds /metrics to it.
+var debugMux *http.ServeMux
 
 // startDebug serves the diagnostics on addr, which must be a loopback address.
 func startDebug(addr string) error {
@@ -42,6 +46,7 @@ func startDebug(addr string) error {
 		return err
 	}
 	mux := http.NewServeMux()
+	debugMux = mux
 	mux.Handle("/debug/vars", expvar.Handler())
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)

@@ -162,6 +162,11 @@ func serve(args []string) error {
 	}
 	events, linked, geo := searchServices(ctx, cfg, db, store, log)
 	metrics := newMetrics(cfg)
+	stopMetrics, err := serveMetrics(cfg, metrics)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	respCache, err := openCache(cfg, store, db, log, metrics)
 	if err != nil {
 		return err
@@ -190,6 +195,8 @@ func serve(args []string) error {
 		CacheHeader:  cfg.CacheHeader,
 		PublicMaxAge: cfg.PublicMaxAge,
 		Metrics:      metrics,
+		// /metrics is on the API listener only when asked for (newMetrics).
+		PublicMetrics: cfg.PublicMetrics,
 		// The embedded store has no WordPress in front of it: calendard is the whole site.
 		WholeSite:   db.Dialect() == wpdb.SQLite,
 		Geo:         cfg.Search.Geo,
