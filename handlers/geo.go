@@ -12,13 +12,20 @@ import (
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
-// geoArgs are the extension parameters of the geo filters (only when they are on): geoloc_radius on
-// events and venues, and on venues the geoloc parameters events already declare.
-func (s *Server) geoArgs(venues bool) []*Arg {
+// geoArgs are the extension parameters of a list of postType (only when their feature is on):
+// orderby on events, geoloc_radius on events and venues, and on venues the geoloc parameters events
+// already declare. Organizers have none.
+func (s *Server) geoArgs(postType string) []*Arg {
 	var args []*Arg
+	venues := postType == calendard.PostTypeVenue
+	if postType == calendard.PostTypeOrganizer {
+		return nil
+	}
 	if _, ranked := s.deps.Events.(RankedEvents); (ranked || s.cfg.Geo) && !venues {
-		args = append(args, &Arg{Name: "orderby", Type: "string", Validate: validOrderBy,
-			Description: "calendard extension: relevance orders a search by rank (best first, with Meilisearch); distance orders a geoloc_lat/geoloc_lng query by the venue's distance (nearest first)"})
+		// Not validated: the plugin ignores orderby on this route, whatever its value, and so do
+		// the values that are not these two.
+		args = append(args, &Arg{Name: "orderby", Type: "string",
+			Description: "calendard extension: relevance orders a search by rank (best first, with Meilisearch); distance orders a geoloc_lat/geoloc_lng query by the venue's distance (nearest first); any other value is ignored, as the plugin does"})
 	}
 	if !s.cfg.Geo {
 		return args
@@ -128,13 +135,6 @@ func restBoolParam(r *Request, name string) bool {
 // Meilisearch configured).
 type RankedEvents interface {
 	FindEventsByRelevance(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error)
-}
-
-func validOrderBy(_ *Request, v any) error {
-	if s, ok := v.(string); ok && (s == "relevance" || s == "distance") {
-		return nil
-	}
-	return &calendard.Error{Code: "rest_invalid_param", Status: 400, Message: "orderby is not one of relevance, distance."}
 }
 
 // findEvents lists events, by relevance or distance when the request asks for it and the service

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"slices"
@@ -137,9 +138,32 @@ func TestGeoFiltersOn(t *testing.T) {
 			t.Fatalf("total %s, want %d", a.header.Get("X-TEC-Total"), len(want))
 		}
 	})
-	t.Run("orderby=nearest is a 400", func(t *testing.T) {
-		if a := call(t, srv, "GET", wide+"&orderby=nearest", nil, ""); a.status != 400 {
-			t.Fatalf("status %d: %s", a.status, a.raw)
+	t.Run("orderby=title is ignored, as the plugin ignores it", func(t *testing.T) {
+		plain := call(t, srv, "GET", wide, nil, "")
+		a := call(t, srv, "GET", wide+"&orderby=title", nil, "")
+		if a.status != 200 || !slices.Equal(eventIDs(t, a), eventIDs(t, plain)) {
+			t.Fatalf("status %d, %v; without orderby %v", a.status, eventIDs(t, a), eventIDs(t, plain))
+		}
+	})
+	t.Run("organizers declare no extension", func(t *testing.T) {
+		a := call(t, srv, "GET", "/wp-json/tribe/events/v1/doc", nil, "")
+		var doc struct {
+			Paths map[string]struct {
+				Get struct {
+					Parameters []struct{ Name string }
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(a.raw), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range doc.Paths["/organizers"].Get.Parameters {
+			if p.Name == "orderby" || strings.HasPrefix(p.Name, "geoloc") {
+				t.Errorf("/organizers declares %s", p.Name)
+			}
+		}
+		if len(doc.Paths["/organizers"].Get.Parameters) == 0 {
+			t.Fatal("no /organizers parameters in /doc")
 		}
 	})
 	t.Run("the extensions are listed in the route's arguments", func(t *testing.T) {

@@ -23,7 +23,7 @@ func (s *Server) routeTable() []*Route {
 			}}}},
 		{Path: "/doc", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.doc}}},
 		{Path: "/events", Endpoints: []*Endpoint{
-			{Methods: []string{"GET"}, Args: append(ev.listArgs(), s.geoArgs(false)...), Handler: ev.list},
+			{Methods: []string{"GET"}, Args: append(ev.listArgs(), s.geoArgs(calendard.PostTypeEvent)...), Handler: ev.list},
 			{Methods: []string{"POST"}, Args: eventWriteArgs(true), Permission: canDo(evCaps.Edit), Handler: ev.create},
 		}},
 		{Path: `/events/(?P<id>\d+)`, Endpoints: []*Endpoint{
@@ -45,7 +45,7 @@ func (s *Server) routeTable() []*Route {
 		}
 		routes = append(routes,
 			&Route{Path: "/" + lh.plural, Endpoints: []*Endpoint{
-				{Methods: []string{"GET"}, Args: append(lh.listArgs(), s.geoArgs(lh.postType == calendard.PostTypeVenue)...), Handler: lh.list},
+				{Methods: []string{"GET"}, Args: append(lh.listArgs(), s.geoArgs(lh.postType)...), Handler: lh.list},
 				{Methods: []string{"POST"}, Args: writeArgs(true), Permission: canDo(caps.Edit), Handler: lh.create},
 			}},
 			&Route{Path: "/" + lh.plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{
