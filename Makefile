@@ -5,7 +5,7 @@ BIN      ?= bin/calendard
 PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
 
 .PHONY: build run test unit race fuzz fuzz-short hostile microbench compat compat-search vet fmt-check tidy-check bench bench-quick \
-	docker-images compat-docker docker-ci
+	docker-images compat-docker docker-check docker-ci
 
 build:
 	$(GO) build -o $(BIN) ./cmd/calendard
@@ -98,30 +98,35 @@ compat-search:
 
 # Docker (README, "Docker"). docker-images builds, with no registry, images standing in for the
 # official ones (docker/offline-images.sh; tags in bin/docker-images.env). compat-docker replays the
-# compatibility suite against a container of IMAGE, any MySQL or MariaDB image, started by
-# testcontainers-go (and, when CALENDARD_IMAGE is set, checks that image's HEALTHCHECK and replays a
-# clock's read cases against it); with no Docker engine it falls back to the local MariaDB process
-# and says so on its first line. docker-ci is CI's run of both on the offline images (and a health
-# probe of the Redis and Meilisearch ones): there a missing engine is a failure.
+# compatibility suite against a container of IMAGE, any MySQL or MariaDB image, with the response
+# cache on a container of REDIS_IMAGE, both started by testcontainers-go (and, when CALENDARD_IMAGE
+# is set, checks that image's HEALTHCHECK and replays a clock's read cases against it); with no
+# Docker engine it falls back to the local processes and says so on its first line. docker-check
+# validates the compose files and probes the Redis and Meilisearch images. docker-ci is all of it
+# on the offline images, where a missing engine is a failure. CI (.ci/run) builds the images, runs
+# docker-check, then make test with the suite's containers switched on: the suite runs once.
 IMAGE           ?= mariadb:10.11
+REDIS_IMAGE     ?= redis:7.0
 CALENDARD_IMAGE ?=
 docker-images:
 	bash docker/offline-images.sh
 
 compat-docker:
-	COMPAT_DB=docker COMPAT_DB_IMAGE='$(IMAGE)' COMPAT_CALENDARD_IMAGE='$(CALENDARD_IMAGE)' \
+	COMPAT_DB=docker COMPAT_DB_IMAGE='$(IMAGE)' COMPAT_REDIS_IMAGE='$(REDIS_IMAGE)' COMPAT_CALENDARD_IMAGE='$(CALENDARD_IMAGE)' \
 		$(GO) test -count=1 -timeout 30m -v -run '^TestCompat$$' ./compat-tests/ 2>&1 \
 		| grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
 
 COMPOSE = $(shell docker compose version >/dev/null 2>&1 && echo 'docker compose' || echo docker-compose)
-docker-ci: docker-images
+docker-check:
 	$(COMPOSE) -f docker/compose.yaml config -q
 	CALENDAR_DB='mysql://u:p@tcp(h:3306)/wordpress' $(COMPOSE) -f docker/compose.wordpress.yaml config -q
 	$(COMPOSE) -f docker/compose.yaml --env-file bin/docker-images.env config -q
 	@echo "docker/compose.yaml and docker/compose.wordpress.yaml validate ($(COMPOSE))"
 	bash docker/offline/smoke.sh
+
+docker-ci: docker-images docker-check
 	. bin/docker-images.env && COMPAT_DOCKER_REQUIRED=1 $(MAKE) --no-print-directory compat-docker \
-		IMAGE="$$MARIADB_IMAGE" CALENDARD_IMAGE="$$CALENDARD_IMAGE"
+		IMAGE="$$MARIADB_IMAGE" REDIS_IMAGE="$$REDIS_IMAGE" CALENDARD_IMAGE="$$CALENDARD_IMAGE"
 
 tidy-check:
 	$(GO) mod tidy

@@ -13,16 +13,17 @@ import (
 // second answer must come from the cache (X-Cache: HIT) and be the first one byte for byte, status
 // and recorded headers included. The first answer is computed as with the cache off, and is the
 // one compared with the recording, so the suite checks both. The MySQL store runs with Redis (a
-// throwaway redis-server), the SQLite store with the in-process cache; COMPAT_CACHE=off|memory|redis
-// forces one mode for both.
+// throwaway redis-server, or the suite's Redis container with COMPAT_DB=docker), the SQLite store
+// with the in-process cache; COMPAT_CACHE=off|memory|redis forces one mode for both.
 type cacheReplay struct {
 	mode     string
-	redis    *testenv.Redis
+	redisURL string
 	replayed atomic.Int64
 	hits     atomic.Int64
 }
 
-func newCacheReplay(t *testing.T, store string) *cacheReplay {
+// redisURL is the suite's Redis when it runs one (a container); empty starts a local redis-server.
+func newCacheReplay(t *testing.T, store, redisURL string) *cacheReplay {
 	mode := os.Getenv("COMPAT_CACHE")
 	if mode == "" {
 		mode = "memory"
@@ -30,9 +31,9 @@ func newCacheReplay(t *testing.T, store string) *cacheReplay {
 			mode = "redis"
 		}
 	}
-	cr := &cacheReplay{mode: mode}
-	if mode == "redis" {
-		cr.redis = testenv.NewRedis(t)
+	cr := &cacheReplay{mode: mode, redisURL: redisURL}
+	if mode == "redis" && redisURL == "" {
+		cr.redisURL = testenv.NewRedis(t).URL(0)
 	}
 	return cr
 }
@@ -44,8 +45,8 @@ func (cr *cacheReplay) configure(env map[string]string) {
 	}
 	env["CALENDAR_CACHE"] = cr.mode
 	env["CALENDAR_CACHE_HEADER"] = "on"
-	if cr.redis != nil {
-		env["CALENDAR_REDIS_URL"] = cr.redis.URL(0)
+	if cr.mode == "redis" {
+		env["CALENDAR_REDIS_URL"] = cr.redisURL
 		// The replay checks what is served, not how fast: on a loaded machine a Redis call can take
 		// longer than the 50 ms default, which would turn a hit into a bypass.
 		env["CALENDAR_REDIS_TIMEOUT"] = "2s"

@@ -148,8 +148,8 @@ func checkAnswer(set *Set, c *Case, ns string, svc *Service, a *Answer, o *compa
 // TestCompat replays the whole set against each store: the MariaDB fixture (as WordPress runs) and a
 // SQLite file that the binary's own `calendard copy` made from it. Every case must pass on both; each
 // store prints its own pass table. With COMPAT_DB=docker the server is a container of the image the
-// caller names, and only the MySQL store runs (the SQLite one does not depend on it); see
-// containers.go.
+// caller names (the SQLite store is copied from it), and the MySQL store's response cache is a Redis
+// container; see containers.go.
 func TestCompat(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join("testdata", "site-a")
@@ -158,6 +158,7 @@ func TestCompat(t *testing.T) {
 		t.Fatal(err)
 	}
 	db, inDocker := suiteServer(ctx, t)
+	suiteRedis := redisFor(ctx, t, inDocker != nil)
 	if err := db.CreateDatabase(ctx, "compat_fixture"); err != nil {
 		t.Fatal(err)
 	}
@@ -191,9 +192,6 @@ func TestCompat(t *testing.T) {
 			return NewSQLiteStore(ctx, bin, db, "compat_fixture", t.TempDir())
 		}},
 	}
-	if inDocker != nil {
-		stores = stores[:1]
-	}
 	// Both stores must also agree case by case: every case passes on both or on neither, with the
 	// same clock. Checked once both have run (parallel subtests finish before the parent's cleanup).
 	var mu sync.Mutex
@@ -213,7 +211,7 @@ func TestCompat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &runner{t: t, ctx: ctx, set: set, bin: bin, store: store, cache: newCacheReplay(t, st.name)}
+			r := &runner{t: t, ctx: ctx, set: set, bin: bin, store: store, cache: newCacheReplay(t, st.name, suiteRedis)}
 			t.Cleanup(func() {
 				r.stop()
 				store.Close()

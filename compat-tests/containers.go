@@ -32,7 +32,9 @@ const (
 	envDBImage        = "COMPAT_DB_IMAGE"
 	envCalendardImage = "COMPAT_CALENDARD_IMAGE"
 	envDockerRequired = "COMPAT_DOCKER_REQUIRED"
+	envRedisImage     = "COMPAT_REDIS_IMAGE"
 	defaultDBImage    = "mariadb:10.11"
+	defaultRedisImage = "redis:7.0"
 )
 
 // SQLServer is what the stores need of the MySQL-compatible server: the local MariaDB
@@ -81,6 +83,37 @@ func suiteServer(ctx context.Context, t *testing.T) (fixtureServer, *dbContainer
 	}
 	t.Cleanup(func() { c.terminate() })
 	return c, c
+}
+
+// redisFor returns the Redis URL the MySQL store's response cache uses: with the database in a
+// container, a container of COMPAT_REDIS_IMAGE (the official redis image by default, or the one
+// docker/offline-images.sh builds) started the same way; otherwise "", a local redis-server.
+func redisFor(ctx context.Context, t *testing.T, docker bool) string {
+	t.Helper()
+	if !docker {
+		return ""
+	}
+	image := envOr(envRedisImage, defaultRedisImage)
+	port, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both images run redis-server with these arguments: loopback, the test's port, no snapshots.
+	c, err := hostNetwork(ctx, testcontainers.ContainerRequest{
+		Image:      image,
+		Cmd:        []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", ""},
+		WaitingFor: wait.ForLog("Ready to accept connections").WithStartupTimeout(time.Minute),
+	})
+	if err != nil {
+		t.Fatalf("starting %s: %v", image, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = c.Terminate(ctx)
+	})
+	fmt.Printf("compat: response cache of the mysql store: %s in a container, port %d\n", image, port)
+	return fmt.Sprintf("redis://127.0.0.1:%d/0", port)
 }
 
 func envOr(k, def string) string {

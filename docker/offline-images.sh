@@ -2,8 +2,8 @@
 # Builds, without any container registry, images equivalent to the upstream ones docker/compose.yaml
 # and the container tests use: a Debian base made by debootstrap and `docker import`, MariaDB and
 # Redis from Debian's packages, Meilisearch from the binary the tests run (.ci/install-meilisearch),
-# and calendard from docker/Dockerfile with that base as its builder (the host's Go toolchain copied
-# in, modules vendored into the build context). Images that exist are kept (REBUILD=1 rebuilds them);
+# and calendard from docker/Dockerfile (from the host's static build, or compiled in a builder made
+# of that base and the host's Go toolchain: CALENDARD_BUILD below). Images that exist are kept (REBUILD=1 rebuilds them);
 # calendard is rebuilt every time, as its source changes. The tags are written to
 # bin/docker-images.env, ready for `docker compose --env-file` and for the tests' environment.
 #
@@ -98,49 +98,64 @@ else
   done_step "binary of .ci/install-meilisearch"
 fi
 
-# The Go builder: the host's toolchain (the one go.mod's go line is built with here) on the base.
-if have "$GOLANG_IMAGE"; then
-  echo "$GOLANG_IMAGE: present"
-else
-  step "$GOLANG_IMAGE"
-  ctx=$(mktemp -d)
-  printf 'ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nCOPY go /usr/local/go\nENV PATH=/usr/local/go/bin:$PATH GOTOOLCHAIN=local GOPROXY=off\n' >"$ctx/Dockerfile"
-  cp -a "$(go env GOROOT)" "$ctx/go"
-  build "$GOLANG_IMAGE" "$ctx/Dockerfile" "$ctx" --build-arg "BASE_IMAGE=$BASE_IMAGE"
-  rm -rf "$ctx"
-  done_step "Go from $(go env GOROOT)"
-fi
-
-# calendard's build context: the work tree's sources (tracked and new files, as .gitignore and
-# .dockerignore leave them) and the modules vendored beside them, so that the build stage needs no
-# network. vendor/ is made here, never in the work tree (a vendor/ there would switch every go
-# command in it to vendor mode).
+# calendard itself. CALENDARD_BUILD=host (the default, and CI's) compiles the static binary on the
+# host, with the Dockerfile's command and flags, and builds docker/Dockerfile from it (PREBUILT):
+# seconds, as the host's Go build cache is warm. CALENDARD_BUILD=image compiles inside the builder
+# stage instead, as a registry user's `docker build` does, from a local Go image and the modules
+# vendored into the context: minutes on a fresh machine, most of them compiling the modules.
+CALENDARD_BUILD=${CALENDARD_BUILD:-host}
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
-git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' _ |
-  tar --null -T - -c | tar -x -C "$ctx"
-go mod vendor -o "$ctx/vendor"
-
-# The packages calendard's binary imports from modules, compiled once into a builder image of their
-# own, so that calendard's build compiles only what changed since: the same paths and flags as the
-# Dockerfile's build give the same Go build cache keys. It is only a warm cache (a module added
-# later is compiled by calendard's build), so it is kept whatever changes, like the other images.
-go list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./cmd/calendard | grep -v '^github.com/calendard/calendard' >"$ctx/deps.txt"
-DEPS_IMAGE=$PREFIX/golang-deps:${GO_VERSION#go}
-if have "$DEPS_IMAGE"; then
-  echo "$DEPS_IMAGE: present"
+if [ "$CALENDARD_BUILD" = host ]; then
+  step "$CALENDARD_IMAGE"
+  cp go.mod go.sum "$ctx/"
+  CGO_ENABLED=0 go build -trimpath -tags timetzdata -ldflags='-s -w' -o "$ctx/calendard" ./cmd/calendard
+  build "$CALENDARD_IMAGE" docker/Dockerfile "$ctx" --build-arg "GO_IMAGE=$BASE_IMAGE" \
+    --build-arg RUNTIME_IMAGE=scratch --build-arg PREBUILT=calendard
+  done_step "docker/Dockerfile from the host's build, $(docker image inspect -f '{{.Size}}' "$CALENDARD_IMAGE" | awk '{printf "%.1f MB", $1/1e6}')"
 else
-  step "$DEPS_IMAGE"
-  printf '%s\n' 'ARG GO_IMAGE' 'FROM ${GO_IMAGE}' 'WORKDIR /src' 'ENV CGO_ENABLED=0' 'COPY go.mod go.sum deps.txt ./' 'COPY vendor ./vendor' \
-    'RUN xargs go build -mod=vendor -trimpath -tags timetzdata <deps.txt' >"$ctx/deps.Dockerfile"
-  build "$DEPS_IMAGE" "$ctx/deps.Dockerfile" "$ctx" --build-arg "GO_IMAGE=$GOLANG_IMAGE"
-  done_step "modules calendard imports, compiled"
-fi
+  # The Go builder: the host's toolchain (the one go.mod's go line is built with here) on the base.
+  if have "$GOLANG_IMAGE"; then
+    echo "$GOLANG_IMAGE: present"
+  else
+    step "$GOLANG_IMAGE"
+    gctx=$(mktemp -d)
+    printf 'ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nCOPY go /usr/local/go\nENV PATH=/usr/local/go/bin:$PATH GOTOOLCHAIN=local GOPROXY=off\n' >"$gctx/Dockerfile"
+    cp -a "$(go env GOROOT)" "$gctx/go"
+    build "$GOLANG_IMAGE" "$gctx/Dockerfile" "$gctx" --build-arg "BASE_IMAGE=$BASE_IMAGE"
+    rm -rf "$gctx"
+    done_step "Go from $(go env GOROOT)"
+  fi
 
-step "$CALENDARD_IMAGE"
-build "$CALENDARD_IMAGE" docker/Dockerfile "$ctx" --build-arg "GO_IMAGE=$DEPS_IMAGE" \
-  --build-arg RUNTIME_IMAGE=scratch --build-arg GOFLAGS=-mod=vendor
-done_step "docker/Dockerfile, $(docker image inspect -f '{{.Size}}' "$CALENDARD_IMAGE" | awk '{printf "%.1f MB", $1/1e6}')"
+  # calendard's build context: the work tree's sources (tracked and new files, as .gitignore and
+  # .dockerignore leave them) and the modules vendored beside them, so that the build stage needs no
+  # network. vendor/ is made here, never in the work tree (a vendor/ there would switch every go
+  # command in it to vendor mode).
+  git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' _ |
+    tar --null -T - -c | tar -x -C "$ctx"
+  go mod vendor -o "$ctx/vendor"
+
+  # The packages calendard's binary imports from modules, compiled once into a builder image of their
+  # own, so that calendard's build compiles only what changed since: the same paths and flags as the
+  # Dockerfile's build give the same Go build cache keys. It is only a warm cache (a module added
+  # later is compiled by calendard's build), so it is kept whatever changes, like the other images.
+  go list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./cmd/calendard | grep -v '^github.com/calendard/calendard' >"$ctx/deps.txt"
+  DEPS_IMAGE=$PREFIX/golang-deps:${GO_VERSION#go}
+  if have "$DEPS_IMAGE"; then
+    echo "$DEPS_IMAGE: present"
+  else
+    step "$DEPS_IMAGE"
+    printf '%s\n' 'ARG GO_IMAGE' 'FROM ${GO_IMAGE}' 'WORKDIR /src' 'ENV CGO_ENABLED=0' 'COPY go.mod go.sum deps.txt ./' 'COPY vendor ./vendor' \
+      'RUN xargs go build -mod=vendor -trimpath -tags timetzdata <deps.txt' >"$ctx/deps.Dockerfile"
+    build "$DEPS_IMAGE" "$ctx/deps.Dockerfile" "$ctx" --build-arg "GO_IMAGE=$GOLANG_IMAGE"
+    done_step "modules calendard imports, compiled"
+  fi
+
+  step "$CALENDARD_IMAGE"
+  build "$CALENDARD_IMAGE" docker/Dockerfile "$ctx" --build-arg "GO_IMAGE=$DEPS_IMAGE" \
+    --build-arg RUNTIME_IMAGE=scratch --build-arg GOFLAGS=-mod=vendor
+  done_step "docker/Dockerfile, $(docker image inspect -f '{{.Size}}' "$CALENDARD_IMAGE" | awk '{printf "%.1f MB", $1/1e6}')"
+fi
 
 cat >"$ENV_FILE" <<ENV
 # Written by docker/offline-images.sh: images built here from Debian packages, in place of the
