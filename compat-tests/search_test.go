@@ -87,7 +87,10 @@ func TestCompatSearch(t *testing.T) {
 			same++
 			continue
 		}
-		why, ok := searchDifference(r, res)
+		why, ok := extensionDeclared(res)
+		if !ok {
+			why, ok = searchDifference(r, res)
+		}
 		if !ok {
 			t.Error(describe(res) + "\n    " + why)
 			continue
@@ -95,7 +98,7 @@ func TestCompatSearch(t *testing.T) {
 		named++
 		t.Logf("named difference: %s: %s", res.c.Name, why)
 	}
-	t.Logf("with Meilisearch: %d read cases as recorded, %d search answers differ as named above, over %d service starts (%s waiting for the index)",
+	t.Logf("with Meilisearch: %d read cases as recorded, %d answers differ as named above, over %d service starts (%s waiting for the index)",
 		same, named, starts, waited.Round(time.Millisecond))
 }
 
@@ -139,6 +142,23 @@ func searchReady(ctx context.Context, set *Set, s *Service) error {
 		return fmt.Errorf("search=Marathn answered %d with %q events: not through Meilisearch", a.Status, a.Headers.Get("X-TEC-Total"))
 	}
 	return nil
+}
+
+// extensionDeclared accepts an answer whose only differences are arguments calendard declares as
+// extensions (the namespace index and /doc list orderby=relevance when Meilisearch is configured:
+// the issue asks every extension documented there).
+func extensionDeclared(res result) (string, bool) {
+	if res.err != nil || len(res.diffs) == 0 {
+		return "", false
+	}
+	var paths []string
+	for _, d := range res.diffs {
+		if d.Want != "(absent)" || !strings.Contains(fmt.Sprint(d.Got), "calendard extension") {
+			return "", false
+		}
+		paths = append(paths, d.Path)
+	}
+	return "extension arguments declared: " + strings.Join(paths, ", "), true
 }
 
 // searchKeys are the lists whose search= Meilisearch answers, by the answer's list key.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -57,11 +58,15 @@ type Index struct {
 	// prints and termPrints are the fingerprints (wpdb.SearchPrints, TermPrints) read before the
 	// documents last synced from them; nil until the first full sync.
 	prints, termPrints map[int64]uint64
+	// applied holds the prints of the documents written to the live indexes since the last
+	// round (merged into prints when it succeeds).
+	applied map[int64]uint64
 
 	synced  atomic.Bool  // a full sync succeeded and nothing is pending
 	healthy atomic.Bool  // the last call to Meilisearch succeeded
 	down    atomic.Bool  // an outage has been logged (logged once)
 	work    atomic.Int64 // changes seen but not yet applied (0: the index is current)
+	written atomic.Int64 // documents written (enqueued), for the tests
 }
 
 // New connects to Meilisearch (no request is made yet).
@@ -218,16 +223,13 @@ func (ix *Index) syncOnce(ctx context.Context) error {
 	if err == nil && (first || check || terms) {
 		termPrints, err = ix.db.TermPrints(ctx)
 	}
-	if err == nil && full {
-		since := ix.watermarkValue()
-		if first {
-			// Until a first sync succeeded every document may be stale (a failed one moved the
-			// watermark part way).
-			since = ""
-		}
-		err = ix.resync(ctx, ix.cfg.Prefix, since)
+	if err == nil && (full || first) {
+		// The first sync seeds the prints from the documents: the comparison below finds what
+		// changed while calendard was away (and every document of an index built before
+		// documents carried prints).
+		err = ix.resync(ctx, ix.cfg.Prefix, ix.watermarkValue(), first)
 	}
-	if err == nil && !first {
+	if err == nil {
 		ids = append(ids, ix.changedPosts(prints)...)
 		var evs []int64
 		if evs, err = ix.db.EventsWithTermIDs(ctx, ix.changedTerms(termPrints)); err == nil {
@@ -239,18 +241,26 @@ func (ix *Index) syncOnce(ctx context.Context) error {
 		ids = slices.Compact(ids)
 		err = ix.apply(ctx, ix.cfg.Prefix, ids)
 	}
+	ix.mu.Lock()
+	applied := ix.applied
+	ix.applied = map[int64]uint64{}
+	if err == nil {
+		if prints != nil {
+			ix.prints = prints
+		}
+		// The documents just written carry newer prints than a comparison read before them.
+		maps.Copy(ix.prints, applied)
+		if termPrints != nil {
+			ix.termPrints = termPrints
+		}
+	} else if first {
+		ix.prints = nil // seeded part way: the next round starts over
+	}
+	ix.mu.Unlock()
 	if err != nil {
 		requeue()
 		return err
 	}
-	ix.mu.Lock()
-	if prints != nil {
-		ix.prints = prints
-	}
-	if termPrints != nil {
-		ix.termPrints = termPrints
-	}
-	ix.mu.Unlock()
 	ix.markHealthy()
 	ix.synced.Store(true)
 	ix.work.Add(-work)
@@ -303,8 +313,11 @@ func (ix *Index) noteModified(m string) {
 
 // resync brings the indexes named by prefix up to date with the database: posts modified at or
 // after the watermark are re-read (all of them when there is none), and documents whose post is
-// gone are deleted (deletion detection by comparing the ID sets).
-func (ix *Index) resync(ctx context.Context, prefix, since string) error {
+// gone are deleted (deletion detection by comparing the ID sets). With seed (the first sync of a
+// running calendard), nothing is re-read by its modification time: the prints the documents carry
+// become the ones the caller compares the database's with, so a restart re-indexes only what
+// changed while calendard was away.
+func (ix *Index) resync(ctx context.Context, prefix, since string, seed bool) error {
 	all, err := ix.db.IndexablePosts(ctx, "")
 	if err != nil {
 		return err
@@ -316,15 +329,25 @@ func (ix *Index) resync(ctx context.Context, prefix, since string) error {
 	var changed []int64
 	newest := since
 	for _, p := range all {
-		if since == "" || p.ModifiedGMT >= since {
+		if !seed && (since == "" || p.ModifiedGMT >= since) {
 			changed = append(changed, p.ID)
 		}
 		newest = max(newest, p.ModifiedGMT)
 	}
+	seeded := map[int64]uint64{}
 	for _, k := range kinds {
-		have, err := ix.documentIDs(ctx, prefix+"_"+k)
+		docs, err := ix.documentPrints(ctx, prefix+"_"+k)
 		if err != nil {
 			return err
+		}
+		have := make([]int64, 0, len(docs))
+		for id, p := range docs {
+			have = append(have, id)
+			if typeKind(inDB[id]) == k && p != "" {
+				if n, err := strconv.ParseUint(p, 10, 64); err == nil {
+					seeded[id] = n
+				}
+			}
 		}
 		var gone []string
 		for _, id := range have {
@@ -350,6 +373,11 @@ func (ix *Index) resync(ctx context.Context, prefix, since string) error {
 			}
 		}
 	}
+	if seed {
+		ix.mu.Lock()
+		ix.prints = seeded
+		ix.mu.Unlock()
+	}
 	if err := ix.apply(ctx, prefix, changed); err != nil {
 		return err
 	}
@@ -369,25 +397,41 @@ func typeKind(postType string) string {
 	return ""
 }
 
-// documentIDs lists every document ID in an index, page by page.
+// documentIDs lists every document ID in an index.
 func (ix *Index) documentIDs(ctx context.Context, uid string) ([]int64, error) {
-	var out []int64
+	docs, err := ix.documentPrints(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, 0, len(docs))
+	for id := range docs {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// documentPrints lists every document of an index with the print it was built from ("" for a
+// document written before documents carried one), page by page.
+func (ix *Index) documentPrints(ctx context.Context, uid string) (map[int64]string, error) {
+	out := map[int64]string{}
 	const page = 10000
 	for offset := int64(0); ; offset += page {
 		var res meilisearch.DocumentsResult
 		err := ix.client.Index(uid).GetDocumentsWithContext(ctx, &meilisearch.DocumentsQuery{
-			Offset: offset, Limit: page, Fields: []string{"id"}}, &res)
+			Offset: offset, Limit: page, Fields: []string{"id", "print"}}, &res)
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range res.Results {
 			var d struct {
-				ID int64 `json:"id"`
+				ID    int64  `json:"id"`
+				Print string `json:"print"`
 			}
 			if err := h.DecodeInto(&d); err != nil {
 				return nil, err
 			}
-			out = append(out, d.ID)
+			out[d.ID] = d.Print
 		}
 		if int64(len(res.Results)) < page {
 			return out, nil
@@ -415,10 +459,17 @@ func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, b
 	for _, id := range ids {
 		listed[id] = true
 	}
+	live := prefix == ix.cfg.Prefix
 	for len(ids) > 0 {
 		n := min(batch, len(ids))
 		chunk := ids[:n]
 		ids = ids[n:]
+		// Each document carries the print of what it is built from, read before it: a change
+		// made after the print shows as a difference at the next comparison.
+		prints, err := ix.db.SearchPrintsOf(ctx, printedMeta, chunk)
+		if err != nil {
+			return err
+		}
 		posts, err := ix.db.PostsByIDs(ctx, chunk)
 		if err != nil {
 			return err
@@ -459,16 +510,32 @@ func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, b
 			for _, id := range events {
 				inBatch[id] = true
 			}
+			var extra []int64
 			for _, id := range more {
 				if !listed[id] && !inBatch[id] {
 					inBatch[id] = true
 					events = append(events, id)
+					extra = append(extra, id)
 				}
 			}
+			extraPrints, err := ix.db.SearchPrintsOf(ctx, printedMeta, extra)
+			if err != nil {
+				return err
+			}
+			maps.Copy(prints, extraPrints)
 		}
 		docs, err := ix.eventDocuments(ctx, events)
 		if err != nil {
 			return err
+		}
+		printDocs(docs, prints)
+		if live {
+			ix.mu.Lock()
+			if ix.applied == nil {
+				ix.applied = map[int64]uint64{}
+			}
+			maps.Copy(ix.applied, prints)
+			ix.mu.Unlock()
 		}
 		if err := ix.upsert(ctx, prefix+"_"+KindEvents, docs, q); err != nil {
 			return err
@@ -481,6 +548,7 @@ func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, b
 			for _, id := range lk.ids {
 				docs = append(docs, linkedDocument(posts[id]))
 			}
+			printDocs(docs, prints)
 			if err := ix.upsert(ctx, prefix+"_"+lk.kind, docs, q); err != nil {
 				return err
 			}
@@ -496,12 +564,21 @@ func (ix *Index) applyBatches(ctx context.Context, prefix string, ids []int64, b
 	return nil
 }
 
+// printDocs sets each document's print.
+func printDocs(docs []map[string]any, prints map[int64]uint64) {
+	for _, d := range docs {
+		id, _ := d["id"].(int64)
+		d["print"] = strconv.FormatUint(prints[id], 10)
+	}
+}
+
 // upsert writes documents and waits until they are searchable, or, with q, only enqueues the
 // write (q.wait waits).
 func (ix *Index) upsert(ctx context.Context, uid string, docs []map[string]any, q *taskQueue) error {
 	if len(docs) == 0 {
 		return nil
 	}
+	ix.written.Add(int64(len(docs)))
 	pk := "id"
 	add := func() (*meilisearch.TaskInfo, error) {
 		return ix.client.Index(uid).AddDocumentsWithContext(ctx, docs, &meilisearch.DocumentOptions{PrimaryKey: &pk})

@@ -521,6 +521,55 @@ func TestChangesTheWatermarkCannotSeeReachTheIndex(t *testing.T) {
 	}
 }
 
+// TestARestartReindexesOnlyWhatChangedMeanwhile starts a second index over the same Meilisearch
+// indexes (a calendard restart) after direct changes the watermark cannot see: its first sync
+// compares the prints the documents carry with the database's and writes only the changed posts.
+func TestARestartReindexesOnlyWhatChangedMeanwhile(t *testing.T) {
+	m := sharedMeili(t)
+	c := newCalendar(t, m, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if c.ix.written.Load() < 150 {
+		t.Fatalf("the first index wrote %d documents, want every event, venue and organizer", c.ix.written.Load())
+	}
+	linked, err := c.db.EventsLinkedTo(ctx, []int64{12})
+	if err != nil || len(linked) == 0 {
+		t.Fatalf("events at venue 12: %v %v", linked, err)
+	}
+	for _, q := range []string{
+		"UPDATE wp_postmeta SET meta_value = 'Wollongong' WHERE post_id = 12 AND meta_key = '_VenueCity'",
+		"UPDATE wp_posts SET post_title = 'Numbat Fair' WHERE ID = 41",
+	} {
+		if _, err := c.raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again := New(Config{URL: m.URL, Key: m.Key, Prefix: prefixOf(t), RetryMax: 200 * time.Millisecond}, c.db)
+	again.Start(ctx)
+	deadline := time.Now().Add(60 * time.Second)
+	for !again.Usable() {
+		if time.Now().After(deadline) {
+			t.Fatal("the restarted index did not become usable")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	want := int64(1 + 1 + len(linked)) // venue 12, event 41, the events at venue 12
+	if slices.Contains(linked, 41) {
+		want--
+	}
+	if got := again.written.Load(); got != want {
+		t.Errorf("the restart wrote %d documents, want %d (venue 12, event 41 and the %d events at the venue)", got, want, len(linked))
+	}
+	for _, tc := range []struct {
+		kind, q string
+		id      int64
+	}{{KindEvents, "Wollongong", linked[0]}, {KindVenues, "Wollongong", 12}, {KindEvents, "Numbat", 41}} {
+		if !c.indexed(t, tc.kind, tc.q, tc.id) {
+			t.Errorf("%s %d not found by %q after the restart", tc.kind, tc.id, tc.q)
+		}
+	}
+}
+
 // TestReindexSwapsWithoutAnEmptyWindow rebuilds while readers search the live index: every read
 // sees the whole answer, before and after the swap.
 func TestReindexSwapsWithoutAnEmptyWindow(t *testing.T) {

@@ -214,22 +214,36 @@ func (db *DB) VenuesNear(ctx context.Context, lat, lng, radiusKM float64) ([]Ven
 }
 
 // SearchPrints are checksums of what the search index's documents are built from, per post: the
-// post row's searchable columns, the given meta keys and the post's term relationships. The index
-// compares them at each reconcile to find the changes the watermark cannot see (a bare UPDATE of a
-// meta value or a column without post_modified_gmt). Three statements; the database computes a
-// checksum per row and the rows are summed per post here: a GROUP BY post_id walks postmeta in
-// post_id order, row by row, ten times slower than one scan.
+// post row's searchable columns, the given meta keys and the post's terms (relationship, name and
+// slug). The index compares them at each reconcile, and with the prints its documents carry at
+// start, to find the changes the watermark cannot see (a bare UPDATE of a meta value or a column
+// without post_modified_gmt). Three statements; the database computes a checksum per row and the
+// rows are summed per post here: a GROUP BY post_id walks postmeta in post_id order, row by row,
+// ten times slower than one scan.
 func (db *DB) SearchPrints(ctx context.Context, metaKeys []string) (map[int64]uint64, error) {
+	return db.searchPrints(ctx, metaKeys, nil)
+}
+
+// SearchPrintsOf is SearchPrints of the given posts only.
+func (db *DB) SearchPrintsOf(ctx context.Context, metaKeys []string, ids []int64) (map[int64]uint64, error) {
+	if len(ids) == 0 {
+		return map[int64]uint64{}, nil
+	}
+	return db.searchPrints(ctx, metaKeys, ids)
+}
+
+func (db *DB) searchPrints(ctx context.Context, metaKeys []string, ids []int64) (map[int64]uint64, error) {
 	out := map[int64]uint64{}
-	if err := db.scanPrints(ctx, db.postPrintsSQL(), nil, out, 0); err != nil {
+	if err := db.scanPrints(ctx, db.postPrintsSQL(len(ids)), int64Args(ids), out, 0); err != nil {
 		return nil, err
 	}
 	if len(metaKeys) > 0 {
-		if err := db.scanPrints(ctx, db.metaPrintsSQL(len(metaKeys)), stringArgs(metaKeys), out, 1); err != nil {
+		args := append(stringArgs(metaKeys), int64Args(ids)...)
+		if err := db.scanPrints(ctx, db.metaPrintsSQL(len(metaKeys), len(ids)), args, out, 1); err != nil {
 			return nil, err
 		}
 	}
-	if err := db.scanPrints(ctx, db.relationPrintsSQL(), nil, out, 2); err != nil {
+	if err := db.scanPrints(ctx, db.relationPrintsSQL(len(ids)), int64Args(ids), out, 2); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -237,22 +251,33 @@ func (db *DB) SearchPrints(ctx context.Context, metaKeys []string) (map[int64]ui
 
 const indexedTypes = "('tribe_events', 'tribe_venue', 'tribe_organizer')"
 
+// inIDs restricts a print statement to n posts (0: all).
+func inIDs(col string, n int) string {
+	if n == 0 {
+		return ""
+	}
+	return " AND " + col + " IN (" + placeholders(n) + ")"
+}
+
 // postPrintsSQL checksums the columns an index document reads from the post row.
-func (db *DB) postPrintsSQL() string {
+func (db *DB) postPrintsSQL(ids int) string {
 	return "SELECT ID, CRC32(CONCAT_WS(CHAR(31), post_type, post_status, post_password, post_author, post_title, post_excerpt, post_content)) FROM " +
-		db.t("posts") + " WHERE post_type IN " + indexedTypes + " AND post_status <> 'auto-draft'"
+		db.t("posts") + " WHERE post_type IN " + indexedTypes + " AND post_status <> 'auto-draft'" + inIDs("ID", ids)
 }
 
 // metaPrintsSQL checksums every row of the given meta keys (meta_id included: which row is first
 // decides get_post_meta's single value).
-func (db *DB) metaPrintsSQL(keys int) string {
+func (db *DB) metaPrintsSQL(keys, ids int) string {
 	return "SELECT post_id, CRC32(CONCAT_WS(CHAR(31), meta_id, meta_key, meta_value)) FROM " + db.t("postmeta") +
-		" WHERE meta_key IN (" + placeholders(keys) + ")"
+		" WHERE meta_key IN (" + placeholders(keys) + ")" + inIDs("post_id", ids)
 }
 
-// relationPrintsSQL lists every term relationship (term names are compared apart: TermPrints).
-func (db *DB) relationPrintsSQL() string {
-	return "SELECT object_id, CRC32(term_taxonomy_id) FROM " + db.t("term_relationships")
+// relationPrintsSQL checksums every term relationship with its term's name and slug (a document
+// holds the names).
+func (db *DB) relationPrintsSQL(ids int) string {
+	return "SELECT tr.object_id, CRC32(CONCAT_WS(CHAR(31), tr.term_taxonomy_id, t.name, t.slug)) FROM " + db.t("term_relationships") +
+		" tr JOIN " + db.t("term_taxonomy") + " tt ON tt.term_taxonomy_id = tr.term_taxonomy_id JOIN " + db.t("terms") +
+		" t ON t.term_id = tt.term_id WHERE 1 = 1" + inIDs("tr.object_id", ids)
 }
 
 // scanPrints adds (id, checksum) rows into out: the post rows (part 0) make the entries, the meta
