@@ -62,6 +62,36 @@ func TestChangesTheWatermarkCannotSeeShowInTheSearchPrints(t *testing.T) {
 				}
 			})
 		}
+		t.Run("a term renamed directly changes the prints of the events carrying it, and only theirs", func(t *testing.T) {
+			var id int64
+			if err := s.DB.sql.QueryRowContext(ctx, "SELECT MAX(term_id) FROM wp_term_taxonomy WHERE taxonomy = 'post_tag' AND count > 0").Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			want, err := s.DB.EventsWithTermIDs(ctx, []int64{id})
+			if err != nil || len(want) == 0 {
+				t.Fatalf("events with tag %d: %v %v", id, want, err)
+			}
+			before, err := s.DB.SearchPrints(ctx, keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exec("UPDATE wp_terms SET name = 'Quokka Tag' WHERE term_id = " + strconv.FormatInt(id, 10))
+			after, err := s.DB.SearchPrints(ctx, keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var changed []int64
+			for pid, p := range after {
+				if before[pid] != p {
+					changed = append(changed, pid)
+				}
+			}
+			slices.Sort(changed)
+			slices.Sort(want)
+			if !slices.Equal(changed, want) {
+				t.Fatalf("changed prints %v, want the events with the tag %v", changed, want)
+			}
+		})
 		t.Run("a term renamed directly moves the watermark and its print", func(t *testing.T) {
 			f := s.DB.Changes()
 			if _, err := f.Poll(ctx); err != nil {
