@@ -60,9 +60,7 @@ func serveMetrics(cfg *Config, reg *prometheus.Registry) (stop func(), err error
 		return stop, nil
 	}
 	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
-	if debugMux != nil {
-		debugMux.Handle("/metrics", h)
-	}
+	debugMetrics.Store(&h)
 	if cfg.MetricsAddr == "" {
 		return stop, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,8 +30,8 @@ func init() {
 	}
 }
 
-// debugMux is the diagnostics listener's (nil: none); serve adds /metrics to it.
-var debugMux *http.ServeMux
+// debugMetrics is what the diagnostics listener serves at /metrics (serve sets it; none before).
+var debugMetrics atomic.Pointer[http.Handler]
 
 // startDebug serves the diagnostics on addr, which must be a loopback address.
 func startDebug(addr string) error {
@@ -46,8 +47,14 @@ func startDebug(addr string) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	debugMux = mux
 	mux.Handle("/debug/vars", expvar.Handler())
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		if h := debugMetrics.Load(); h != nil {
+			(*h).ServeHTTP(w, r)
+			return
+		}
+		http.NotFound(w, r)
+	})
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
