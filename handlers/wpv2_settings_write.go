@@ -6,16 +6,79 @@ import (
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
 )
 
-// settingsArgs are the settings schema as endpoint arguments: each setting's type, null allowed (it
-// resets the option).
+// settingDoc is what register_setting gives a setting beyond its type: label, description,
+// default and schema keywords, as the settings schema shows them.
+type settingDoc struct {
+	title, description string
+	def                any
+	format             string
+	enum               []string
+}
+
+var settingDocs = map[string]settingDoc{
+	"title":                  {title: "Title", description: "Site title."},
+	"description":            {title: "Tagline", description: "Site tagline."},
+	"url":                    {description: "Site URL.", format: "uri"},
+	"email":                  {description: "This address is used for admin purposes, like new user notification.", format: "email"},
+	"timezone":               {description: "A city in the same timezone as you."},
+	"date_format":            {description: "A date format for all date strings."},
+	"time_format":            {description: "A time format for all time strings."},
+	"start_of_week":          {description: "A day number of the week that the week should start on."},
+	"language":               {description: "WordPress locale code.", def: "en_US"},
+	"use_smilies":            {description: "Convert emoticons like :-) and :-P to graphics on display.", def: true},
+	"default_category":       {description: "Default post category."},
+	"default_post_format":    {description: "Default post format."},
+	"posts_per_page":         {title: "Maximum posts per page", description: "Blog pages show at most.", def: 10},
+	"show_on_front":          {title: "Show on front", description: "What to show on the front page"},
+	"page_on_front":          {title: "Page on front", description: "The ID of the page that should be displayed on the front page"},
+	"page_for_posts":         {description: "The ID of the page that should display the latest posts"},
+	"default_ping_status":    {description: "Allow link notifications from other blogs (pingbacks and trackbacks) on new articles.", enum: []string{"open", "closed"}},
+	"default_comment_status": {title: "Allow comments on new posts", description: "Allow people to submit comments on new posts.", enum: []string{"open", "closed"}},
+	"site_logo":              {title: "Logo", description: "Site logo."},
+	"site_icon":              {title: "Icon", description: "Site icon."},
+}
+
+// settingSchema is one setting's property of the settings schema.
+func settingSchema(s coreSetting) *phpjson.Object {
+	d := settingDocs[s.name]
+	o := phpjson.Obj("type", s.typ, "title", d.title, "description", d.description, "default", d.def)
+	if d.format != "" {
+		o.Set("format", d.format)
+	}
+	if d.enum != nil {
+		o.Set("enum", strList(d.enum...))
+	}
+	return o
+}
+
+// settingsSchema is WP_REST_Settings_Controller::get_item_schema (OPTIONS).
+func settingsSchema(*Request) *phpjson.Object {
+	props := phpjson.NewObject()
+	for _, s := range coreSettings {
+		props.Set(s.name, settingSchema(s))
+	}
+	return phpjson.Obj("$schema", "http://json-schema.org/draft-04/schema#", "title", "settings", "type", "object", "properties", props)
+}
+
+// settingsArgs are the settings schema as endpoint arguments (get_endpoint_args_for_item_schema
+// drops the defaults): each setting's type, null allowed (it resets the option).
 func settingsArgs() []*Arg {
 	args := make([]*Arg, 0, len(coreSettings))
 	for _, s := range coreSettings {
 		s := s
-		args = append(args, &Arg{Name: s.name, Type: s.typ,
+		d := settingDocs[s.name]
+		doc := phpjson.Obj("title", d.title, "description", d.description, "type", s.typ)
+		if d.format != "" {
+			doc.Set("format", d.format)
+		}
+		if d.enum != nil {
+			doc.Set("enum", strList(d.enum...))
+		}
+		args = append(args, &Arg{Name: s.name, Type: s.typ, Schema: doc,
 			Validate: func(_ *Request, v any) error {
 				if v == nil {
 					return nil
