@@ -54,3 +54,18 @@ type CorePostLister interface {
 	// CorePosts loads posts as CorePost does, in the order given; missing IDs are skipped.
 	CorePosts(ctx context.Context, ids []int64) ([]*CorePost, error)
 }
+
+// CoreUser is the public profile the wp/v2 users controller shows.
+type CoreUser struct {
+	ID                                       int64
+	DisplayName, URL, Nicename, Email, About string
+	// PublishedPosts counts the user's published posts of any type (count_user_posts, which
+	// lets anyone see an author's profile).
+	PublishedPosts int
+}
+
+// CoreUserReader loads users for the wp/v2 routes.
+type CoreUserReader interface {
+	// CoreUser returns the user, or nil when there is none.
+	CoreUser(ctx context.Context, id int64) (*CoreUser, error)
+}

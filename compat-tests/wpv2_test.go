@@ -34,7 +34,6 @@ var wpv2Served = []struct {
 	{"PUT", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
 	{"PATCH", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
 	{"POST", regexp.MustCompile(`^/wp/v2/settings$`)},
-	{"OPTIONS", regexp.MustCompile(`^/wp/v2/settings$`)},
 	// Term routes of the calendar's taxonomies: lists, singles, writes, HEAD and OPTIONS.
 	{"GET", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},
 	{"HEAD", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},
@@ -48,13 +47,8 @@ var wpv2Served = []struct {
 // wpv2Pending are served requests whose recorded answer calendard does not give yet, each with the
 // reason; the test fails if one of them starts to pass (so the list stays true).
 var wpv2Pending = map[string]string{
-	"wpv2-events/single/embed":          "_embed (embedded author, terms, media) is not served",
-	"wpv2-venues/single/embed":          "_embed (embedded author, terms, media) is not served",
-	"wpv2-organizers/single/embed":      "_embed (embedded author, terms, media) is not served",
-	"wpv2-events/list/embed":            "_embed (embedded author, terms, media) is not served",
-	"wpv2-events/list/embed-author":     "_embed (embedded author) is not served",
-	"wpv2-events/list/embed-term":       "_embed (embedded terms) is not served",
-	"wpv2-events/list/embed-admin-edit": "_embed (embedded author, terms, media) is not served",
+	"wpv2-events/list/embed":            "_embed: the featured media (wp/v2/media) is not served",
+	"wpv2-events/list/embed-admin-edit": "_embed: the featured media (wp/v2/media) is not served",
 	"wpv2-types/list":                   "calendard lists only the post types it serves (not post, page, media, ...)",
 	"wpv2-types/list-edit-admin":        "calendard lists only the post types it serves (not post, page, media, ...)",
 	"wpv2-taxonomies/list":              "calendard lists only the taxonomies it serves (not category, nav_menu, ...)",

@@ -54,7 +54,8 @@ func (s *Server) coreRouteTable() []*Route {
 	}
 	routes = append(routes, registryRoutes()...)
 	routes = append(routes, coreTermRoutes()...)
-	routes = append(routes, &Route{Path: "/settings", Schema: settingsSchema, Endpoints: []*Endpoint{
+	routes = append(routes, usersRoutes()...)
+	routes = append(routes, &Route{Path: "/settings", Endpoints: []*Endpoint{
 		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: settings},
 		{Methods: []string{"POST", "PUT", "PATCH"}, Args: settingsArgs(), Permission: settingsPermission, Handler: settingsUpdate},
 	}})
