@@ -197,7 +197,8 @@ func (ix *Index) syncOnce(ctx context.Context) error {
 	for id := range ix.pending {
 		ids = append(ids, id)
 	}
-	full, terms, check := ix.full || !ix.synced.Load(), ix.terms, ix.check
+	recovering := !ix.synced.Load() // after an outage: the index may have lost documents
+	full, terms, check := ix.full || recovering, ix.terms, ix.check
 	ix.pending = map[int64]bool{}
 	ix.full, ix.terms, ix.check = false, false, false
 	first := ix.prints == nil
@@ -227,7 +228,7 @@ func (ix *Index) syncOnce(ctx context.Context) error {
 		// The first sync seeds the prints from the documents: the comparison below finds what
 		// changed while calendard was away (and every document of an index built before
 		// documents carried prints).
-		err = ix.resync(ctx, ix.cfg.Prefix, ix.watermarkValue(), first)
+		err = ix.resync(ctx, ix.cfg.Prefix, ix.watermarkValue(), first, check || recovering)
 	}
 	if err == nil {
 		ids = append(ids, ix.changedPosts(prints)...)
@@ -316,8 +317,11 @@ func (ix *Index) noteModified(m string) {
 // gone are deleted (deletion detection by comparing the ID sets). With seed (the first sync of a
 // running calendard), nothing is re-read by its modification time: the prints the documents carry
 // become the ones the caller compares the database's with, so a restart re-indexes only what
-// changed while calendard was away.
-func (ix *Index) resync(ctx context.Context, prefix, since string, seed bool) error {
+// changed while calendard was away. Without list, and once prints are known, the deleted posts are
+// found in memory (the prints' IDs against the database's) instead of listing every document from
+// Meilisearch: a watermark move costs no listing; the reconcile, the first sync and the one after an
+// outage list, which also re-reads documents the index lost.
+func (ix *Index) resync(ctx context.Context, prefix, since string, seed, list bool) error {
 	all, err := ix.db.IndexablePosts(ctx, "")
 	if err != nil {
 		return err
@@ -333,6 +337,32 @@ func (ix *Index) resync(ctx context.Context, prefix, since string, seed bool) er
 			changed = append(changed, p.ID)
 		}
 		newest = max(newest, p.ModifiedGMT)
+	}
+	ix.mu.Lock()
+	known := ix.prints != nil && prefix == ix.cfg.Prefix
+	var gone []string
+	for id := range ix.prints {
+		if _, ok := inDB[id]; !ok && known && !seed && !list {
+			gone = append(gone, strconv.FormatInt(id, 10))
+			delete(ix.prints, id)
+		}
+	}
+	ix.mu.Unlock()
+	if known && !seed && !list {
+		if len(gone) > 0 {
+			for _, k := range kinds {
+				if err := ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
+					return ix.client.Index(prefix+"_"+k).DeleteDocumentsWithContext(ctx, gone, nil)
+				}); err != nil {
+					return err
+				}
+			}
+		}
+		if err := ix.apply(ctx, prefix, changed); err != nil {
+			return err
+		}
+		ix.noteModified(newest)
+		return nil
 	}
 	seeded := map[int64]uint64{}
 	for _, k := range kinds {

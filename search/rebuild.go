@@ -71,5 +71,5 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) er
 			return err
 		}
 	}
-	return ix.resync(ctx, ix.cfg.Prefix, since, false)
+	return ix.resync(ctx, ix.cfg.Prefix, since, false, true)
 }

@@ -570,6 +570,23 @@ func TestARestartReindexesOnlyWhatChangedMeanwhile(t *testing.T) {
 	}
 }
 
+// TestDocumentsTheIndexLostAreRewrittenAtTheReconcile deletes a document in Meilisearch behind
+// calendard's back: a watermark move does not list the index (deletions are found in memory), the
+// reconcile does, and writes it again.
+func TestDocumentsTheIndexLostAreRewrittenAtTheReconcile(t *testing.T) {
+	c := newCalendarReconciling(t, sharedMeili(t), nil, time.Second)
+	ctx := context.Background()
+	if err := c.ix.waitTask(ctx, func() (*TaskInfo, error) {
+		return c.ix.client.Index(c.ix.UID(KindEvents)).DeleteDocumentWithContext(ctx, "41", nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c.eventually(t, "event 41 written again", func() bool {
+		ids, err := c.ix.documentIDs(ctx, c.ix.UID(KindEvents))
+		return err == nil && slices.Contains(ids, 41)
+	})
+}
+
 // TestReindexSwapsWithoutAnEmptyWindow rebuilds while readers search the live index: every read
 // sees the whole answer, before and after the swap.
 func TestReindexSwapsWithoutAnEmptyWindow(t *testing.T) {
