@@ -58,9 +58,83 @@ func (h *corePosts) writeArgs(update bool) []*Arg {
 		&Arg{Name: "template", Type: "string", Description: "The theme file to use to display the post.", Validate: h.validTemplate},
 	)
 	for _, tax := range h.taxonomies {
-		args = append(args, coreTermListArg(tax.base))
+		args = append(args, coreTermListArg(tax.base, tax.name))
+	}
+	for _, a := range args {
+		if a.Schema == nil {
+			a.Schema = h.writeArgSchema(a.Name)
+		}
 	}
 	return args
+}
+
+// writeArgSchema is an argument's description in route answers (OPTIONS, indexes): the property of
+// the posts schema without its context, readonly and default keywords.
+func (h *corePosts) writeArgSchema(name string) *phpjson.Object {
+	text := func(what, raw, rendered string, extra ...any) *phpjson.Object {
+		props := phpjson.Obj("raw", phpjson.Obj("description", raw, "type", "string", "context", strList("edit")),
+			"rendered", phpjson.Obj("description", rendered, "type", "string", "context", strList("view", "edit", "embed"), "readonly", true))
+		for i := 0; i+1 < len(extra); i += 2 {
+			props.Set(extra[i].(string), extra[i+1])
+		}
+		return phpjson.Obj("description", "The "+what+" for the post.", "type", "object", "properties", props)
+	}
+	protected := func(what string) *phpjson.Object {
+		return phpjson.Obj("description", "Whether the "+what+" is protected with a password.", "type", "boolean",
+			"context", strList("view", "edit", "embed"), "readonly", true)
+	}
+	switch name {
+	case "date":
+		return phpjson.Obj("description", "The date the post was published, in the site's timezone.", "type", strList("string", "null"), "format", "date-time")
+	case "date_gmt":
+		return phpjson.Obj("description", "The date the post was published, as GMT.", "type", strList("string", "null"), "format", "date-time")
+	case "slug":
+		return phpjson.Obj("description", "An alphanumeric identifier for the post unique to its type.", "type", "string")
+	case "status":
+		return phpjson.Obj("description", "A named status for the post.", "type", "string", "enum", strList(coreWritableStatuses...))
+	case "password":
+		return phpjson.Obj("description", "A password to protect access to the content and excerpt.", "type", "string")
+	case "title":
+		return text("title", "Title for the post, as it exists in the database.", "HTML title for the post, transformed for display.")
+	case "content":
+		o := text("content", "Content for the post, as it exists in the database.", "HTML content for the post, transformed for display.",
+			"block_version", phpjson.Obj("description", "Version of the content block format used by the post.", "type", "integer",
+				"context", strList("edit"), "readonly", true),
+			"protected", protected("content"))
+		rendered, _ := o.Get("properties")
+		r, _ := rendered.(*phpjson.Object).Get("rendered")
+		r.(*phpjson.Object).Set("context", strList("view", "edit"))
+		return o
+	case "excerpt":
+		return text("excerpt", "Excerpt for the post, as it exists in the database.", "HTML excerpt for the post, transformed for display.",
+			"protected", protected("excerpt"))
+	case "author":
+		return phpjson.Obj("description", "The ID for the author of the post.", "type", "integer")
+	case "featured_media":
+		return phpjson.Obj("description", "The ID of the featured media for the post.", "type", "integer")
+	case "meta":
+		props := phpjson.NewObject()
+		for _, k := range h.meta {
+			if k.multi {
+				desc := "Event Organizers"
+				if k.key == "_EventVenueID" {
+					desc = "Event Venue"
+				}
+				props.Set(k.key, phpjson.Obj("type", "array",
+					"items", phpjson.Obj("type", "number", "title", "", "description", desc, "default", 0)))
+				continue
+			}
+			var def any = ""
+			if k.typ == "boolean" {
+				def = false
+			}
+			props.Set(k.key, phpjson.Obj("type", k.typ, "title", "", "description", "", "default", def))
+		}
+		return phpjson.Obj("description", "Meta fields.", "type", "object", "properties", props)
+	case "template":
+		return phpjson.Obj("description", "The theme file to use to display the post.", "type", "string")
+	}
+	return nil
 }
 
 // coreDateArg is a date-time property: a string WordPress can parse (rest_parse_date), or null.
@@ -81,9 +155,10 @@ func coreDateArg(name, desc string) *Arg {
 }
 
 // coreTermListArg is a taxonomy's property: an array of term IDs.
-func coreTermListArg(base string) *Arg {
-	return &Arg{Name: base, Type: "array", ItemsType: "integer",
-		Description: fmt.Sprintf("The terms assigned to the post in the %s taxonomy.", base),
+func coreTermListArg(base, taxonomy string) *Arg {
+	desc := fmt.Sprintf("The terms assigned to the post in the %s taxonomy.", taxonomy)
+	return &Arg{Name: base, Type: "array", ItemsType: "integer", Description: desc,
+		Schema: phpjson.Obj("description", desc, "type", "array", "items", phpjson.Obj("type", "integer")),
 		Validate: func(_ *Request, v any) error {
 			items, ok := restArray(v)
 			if !ok {
