@@ -20,6 +20,8 @@ type CorePostQuery struct {
 	Search          []SearchTerm
 	SearchColumns   []string
 	SearchAnonymous bool
+	// SearchExact (search_semantics=exact) matches whole column values, not substrings.
+	SearchExact bool
 	// Date bounds, exclusive, as site-local DB datetimes (WP_Date_Query with inclusive false).
 	After, Before, ModifiedAfter, ModifiedBefore *string
 	// Tax is the tax_query; TaxRelation "AND" (default) or "OR".

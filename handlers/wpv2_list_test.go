@@ -200,3 +200,17 @@ func TestCoreIndexListsWhatIsServed(t *testing.T) {
 		}
 	}
 }
+
+// TestCoreListSearchExactMatchesWholeValues: search_semantics=exact matches a column's whole value
+// (WP_Query's exact; a quoted phrase is one term), a plain search any substring.
+func TestCoreListSearchExactMatchesWholeValues(t *testing.T) {
+	for name, st := range storeFixtures(t, handlers.Config{}) {
+		t.Run(name+"_exact_search_finds_only_the_whole_title", func(t *testing.T) {
+			exact := postListIDs(t, call(t, st.srv, "GET", "/wp-json/wp/v2/tribe_events?per_page=100&_fields=id&search=%22Community%20Meetup%22&search_semantics=exact", nil, ""))
+			loose := postListIDs(t, call(t, st.srv, "GET", "/wp-json/wp/v2/tribe_events?per_page=100&_fields=id&search=Meetup", nil, ""))
+			if len(exact) != 1 || exact[0] != 38 || len(loose) <= 1 {
+				t.Errorf("exact %v, substring %v", exact, loose)
+			}
+		})
+	}
+}

@@ -58,7 +58,11 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 		}
 		var terms []string
 		for _, t := range q.Search {
-			like := "%" + escapeLike(t.Text) + "%"
+			wild := "%"
+			if q.SearchExact {
+				wild = ""
+			}
+			like := wild + escapeLike(t.Text) + wild
 			var parts []string
 			for _, c := range cols {
 				if t.Exclude {
