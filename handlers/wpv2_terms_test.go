@@ -231,3 +231,39 @@ func TestCoreTermOptionsAllowWhatTheUserMay(t *testing.T) {
 		})
 	}
 }
+
+// TestCoreTermEmbedsItsParent: _embed on a child category embeds its parent (the "up" link) in the
+// embed context, which leaves out count, description, parent and meta.
+func TestCoreTermEmbedsItsParent(t *testing.T) {
+	srv, _, _ := fixtureServerIn(t, eventsNow, "we")
+	for _, tc := range []struct{ name, path string }{
+		{"single_embeds_music_as_jazz_parent", "/wp-json/wp/v2/tribe_events_cat/3?_embed"},
+		{"list_item_embeds_music_when_up_is_asked", "/wp-json/wp/v2/tribe_events_cat?include=3&_embed=up"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := call(t, srv, "GET", tc.path, nil, "")
+			item := a.body
+			if item == nil {
+				var items []map[string]any
+				if err := json.Unmarshal([]byte(a.raw), &items); err != nil || len(items) != 1 {
+					t.Fatalf("%d %s", a.status, a.raw)
+				}
+				item = items[0]
+			}
+			emb, _ := item["_embedded"].(map[string]any)
+			up, _ := emb["up"].([]any)
+			if a.status != 200 || len(up) != 1 {
+				t.Fatalf("%d %s", a.status, a.raw)
+			}
+			parent, _ := up[0].(map[string]any)
+			if parent["id"] != float64(2) || parent["name"] != "Music" || parent["link"] != "http://127.0.0.1:8088/events/category/music/" {
+				t.Errorf("embedded parent %v", parent)
+			}
+			for _, k := range []string{"count", "description", "parent", "meta"} {
+				if _, has := parent[k]; has {
+					t.Errorf("embedded parent has %s", k)
+				}
+			}
+		})
+	}
+}
