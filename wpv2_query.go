@@ -9,6 +9,8 @@ type CorePostQuery struct {
 	// Statuses are the post_status values asked for, in the order WordPress registers them; nil
 	// is "any": every status but the ones excluded from search (trash, auto-draft).
 	Statuses []string
+	// Parent is post_parent (revisions of a post); nil: any.
+	Parent *int64
 	// Include (post__in) and Exclude (post__not_in); nil or empty: no condition.
 	Include, Exclude []int64
 	// Authors (author__in) and AuthorsExclude (author__not_in).
@@ -28,7 +30,7 @@ type CorePostQuery struct {
 	Tax         []CoreTaxClause
 	TaxRelation string
 	// OrderBy is the WP_Query orderby: date, ID, title, post_name, modified, author, parent,
-	// post__in, post_name__in, relevance; Desc the order.
+	// post__in, post_name__in, relevance, or "date ID" (revisions); Desc the order.
 	OrderBy string
 	Desc    bool
 	// Offset and Limit of the page (posts_per_page).

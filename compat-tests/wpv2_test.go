@@ -28,6 +28,7 @@ var wpv2Served = []struct {
 	{"GET", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)$`)},
 	{"HEAD", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)(/\d+)?$`)},
 	{"GET", regexp.MustCompile(`^/wp/v2/(types|taxonomies)(/[\w-]+)?$`)},
+	{"GET", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+/revisions$`)},
 	// Create and update of the calendar's post types, and the settings update.
 	{"POST", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)$`)},
 	{"POST", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},

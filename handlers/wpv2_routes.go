@@ -51,6 +51,9 @@ func (s *Server) coreRouteTable() []*Route {
 			{Methods: []string{"DELETE"}, Args: []*Arg{coreIDArg(), coreTyped("force", "boolean", "Whether to bypass Trash and force deletion.", false)},
 				Permission: h.deletePermission, Handler: h.delete},
 		}})
+		// The revisions controller registers right after its post type's controller.
+		routes = append(routes, &Route{Path: "/" + pt + `/(?P<parent>[\d]+)/revisions`, Endpoints: []*Endpoint{
+			{Methods: []string{"GET"}, Args: h.revisionsArgs(), Permission: h.revisionsPermission, Handler: h.revisions}}})
 	}
 	routes = append(routes, registryRoutes()...)
 	routes = append(routes, coreTermRoutes()...)

@@ -36,6 +36,9 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 		s.args = append(s.args, args...)
 	}
 	w.WriteString("1=1")
+	if q.Parent != nil {
+		add(P+".post_parent = ?", *q.Parent)
+	}
 	if len(q.Include) > 0 {
 		add(P+".ID IN ("+placeholders(len(q.Include))+")", int64Args(q.Include)...)
 	}
@@ -170,6 +173,8 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 	column := map[string]string{"date": "post_date", "title": "post_title", "post_name": "post_name",
 		"modified": "post_modified", "author": "post_author", "parent": "post_parent"}
 	switch q.OrderBy {
+	case "date ID":
+		order = append(order, P+".post_date "+dir, P+".ID "+dir)
 	case "ID":
 		order = append(order, P+".ID "+dir)
 		if q.EndsFrom != nil && site.UseCustomTables {

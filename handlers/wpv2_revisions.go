@@ -1,0 +1,207 @@
+package handlers
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+	"github.com/calendard/calendard/internal/phpjson"
+	"github.com/calendard/calendard/internal/wptext"
+)
+
+// GET /wp/v2/<type>/<parent>/revisions: WP_REST_Revisions_Controller::get_items for the calendar's
+// post types (the plugin registers them with revisions support).
+
+func (h *corePosts) revisionsArgs() []*Arg {
+	intItems := schema("type", "integer")
+	return []*Arg{
+		schemaArg("parent", false, schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
+		registryContextArg(),
+		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), absint),
+		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"minimum", 1, "maximum", 100), absint),
+		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"), sanitizeTextParam),
+		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		schemaArg("order", false, schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
+			"enum", strList("asc", "desc")), nil),
+		schemaArg("orderby", false, schema("description", "Sort collection by object attribute.", "type", "string", "default", "date",
+			"enum", strList("date", "id", "include", "relevance", "slug", "include_slugs", "title")), nil),
+	}
+}
+
+// revisionsParent is get_parent: the post of this type the route names.
+func (h *corePosts) revisionsParent(r *Request) (*calendard.CorePost, error) {
+	reader, ok := r.srv.deps.Posts.(calendard.CorePostReader)
+	if !ok {
+		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
+	}
+	invalid := &calendard.Error{Code: "rest_post_invalid_parent", Message: "Invalid post parent ID.", Status: 404}
+	id := php.Int(r.Value("parent"))
+	if id <= 0 {
+		return nil, invalid
+	}
+	p, err := reader.CorePost(r.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil || p.Type != h.postType {
+		return nil, invalid
+	}
+	return p, nil
+}
+
+// revisionsPermission is get_items_permissions_check: edit_post on the parent.
+func (h *corePosts) revisionsPermission(r *Request) error {
+	p, err := h.revisionsParent(r)
+	if err != nil {
+		return err
+	}
+	if !r.canEdit(p.Post) {
+		return &calendard.Error{Code: "rest_cannot_read", Message: "Sorry, you are not allowed to view revisions of this post.", Status: authCode(r)}
+	}
+	return nil
+}
+
+// revisions is get_items.
+func (h *corePosts) revisions(r *Request) (*Response, error) {
+	parent, err := h.revisionsParent(r)
+	if err != nil {
+		return nil, err
+	}
+	lister, canList := r.srv.deps.Posts.(calendard.CorePostLister)
+	if !canList {
+		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
+	}
+	q := calendard.CorePostQuery{PostType: "revision", Statuses: []string{"inherit"}, Parent: &parent.ID, OrderBy: "date ID", Desc: true}
+	for _, v := range restSanitizeArray(r.Value("include")) {
+		q.Include = append(q.Include, php.Int(v))
+	}
+	for _, v := range restSanitizeArray(r.Value("exclude")) {
+		q.Exclude = append(q.Exclude, php.Int(v))
+	}
+	if search, _ := r.Value("search").(string); search != "" {
+		q.Search = calendard.ParseSearch(search)
+		q.SearchAnonymous = !r.User.LoggedIn()
+	}
+	// The orderby parameter (date by default) replaces wp_get_post_revisions' "date ID".
+	orderby, _ := r.Value("orderby").(string)
+	q.OrderBy = map[string]string{"id": "ID", "include": "post__in", "slug": "post_name", "include_slugs": "post_name__in"}[orderby]
+	if q.OrderBy == "" {
+		q.OrderBy = orderby
+	}
+	q.Desc = r.Value("order") != "asc"
+	page := int(php.Int(r.Value("page")))
+	if page < 1 {
+		page = 1
+	}
+	perPage := int(php.Int(r.Value("per_page")))
+	paged := perPage > 0
+	if paged {
+		q.Limit, q.Offset = perPage, (page-1)*perPage
+	} else {
+		q.Limit = math.MaxInt32 // posts_per_page -1: every revision
+	}
+	offset := 0
+	if off, has := r.Param("offset"); has {
+		offset = int(php.Int(off))
+		q.Offset = offset
+	}
+	ids, total, err := lister.CorePostIDs(r.ctx, r.Site, q)
+	if err != nil {
+		return nil, err
+	}
+	maxPages := 0
+	if paged {
+		maxPages = int(math.Ceil(float64(total) / float64(perPage)))
+	} else if total > 0 {
+		maxPages = 1
+	}
+	if total > 0 {
+		if offset >= total {
+			return nil, &calendard.Error{Code: "rest_revision_invalid_offset_number", Message: "The offset number requested is larger than or equal to the number of available revisions.", Status: 400}
+		}
+		if offset == 0 && page > maxPages {
+			return nil, &calendard.Error{Code: "rest_revision_invalid_page_number", Message: "The page number requested is larger than the number of pages available.", Status: 400}
+		}
+	}
+	items := []any{}
+	if r.Method != "HEAD" && len(ids) > 0 {
+		revs, err := lister.CorePosts(r.ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, rev := range revs {
+			items = append(items, h.revisionItem(r, rev.Post, parent.Post, r.context()))
+		}
+	}
+	resp := ok(items).Header("X-WP-Total", itoa(int64(total))).Header("X-WP-TotalPages", itoa(int64(maxPages)))
+	base := addQueryArg(restURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)+"/revisions"), objectKVs(urlencodeDeep(r.query)))
+	var links []string
+	if page > 1 {
+		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(int64(min(page-1, maxPages)))}})+`>; rel="prev"`)
+	}
+	if maxPages > page {
+		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(int64(page + 1))}})+`>; rel="next"`)
+	}
+	if len(links) > 0 {
+		resp.Header("Link", strings.Join(links, ", "))
+	}
+	return resp, nil
+}
+
+// revisionItem is WP_REST_Revisions_Controller::prepare_item_for_response: the revision's own
+// fields, the parent type's registered meta, and a link to the parent.
+func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx string) *phpjson.Object {
+	savedID := r.Render.PostID
+	r.Render.PostID = int(rev.ID)
+	defer func() { r.Render.PostID = savedID }()
+	edit, embed := ctx == "edit", ctx == "embed"
+	o := phpjson.Obj("author", rev.Author, "date", restDate(rev.Date))
+	if !embed {
+		o.Set("date_gmt", restDate(rev.DateGMT))
+	}
+	o.Set("id", rev.ID)
+	if !embed {
+		o.Set("modified", restDate(rev.Modified))
+		o.Set("modified_gmt", restDate(rev.ModifiedGMT))
+	}
+	o.Set("parent", rev.Parent)
+	o.Set("slug", rev.Name)
+	if !embed {
+		guid := phpjson.Obj("rendered", rev.GUID)
+		if edit {
+			guid.Set("raw", rev.GUID)
+		}
+		o.Set("guid", guid)
+	}
+	title := phpjson.NewObject()
+	if edit {
+		title.Set("raw", rev.Title)
+	}
+	o.Set("title", title.Set("rendered", wptext.Title(rev.Title)))
+	if !embed {
+		content := phpjson.NewObject()
+		if edit {
+			content.Set("raw", rev.Content)
+		}
+		o.Set("content", content.Set("rendered", wptext.TheContent(rev.Content, r.Render)))
+	}
+	excerpt := phpjson.NewObject()
+	if edit {
+		excerpt.Set("raw", rev.Excerpt)
+	}
+	rendered := ""
+	if rev.Excerpt != "" {
+		rendered = wptext.TheExcerpt(rev.Excerpt, r.Render)
+	}
+	o.Set("excerpt", excerpt.Set("rendered", rendered))
+	if !embed {
+		o.Set("meta", h.metaObject(rev))
+	}
+	o.Set("_links", phpjson.Obj("parent", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)))}))
+	return o
+}
