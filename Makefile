@@ -90,10 +90,10 @@ microbench:
 compat:
 	$(GO) test -count=1 -timeout 30m -v ./compat-tests/ 2>&1 | grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
 
-# compat-search replays every read case of site-a with Meilisearch configured (make compat replays
-# only the search= cases so: TestCompatSearch); the differences it allows are named in its log.
+# compat-search replays every read case of site-a with Meilisearch configured (TestCompatSearch,
+# part of make compat); the differences it allows are named in its log.
 compat-search:
-	COMPAT_SEARCH=all $(GO) test -count=1 -timeout 30m -v -run '^TestCompatSearch$$' ./compat-tests/ 2>&1 \
+	$(GO) test -count=1 -timeout 30m -v -run '^TestCompatSearch$$' ./compat-tests/ 2>&1 \
 		| grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
 
 # Docker (README, "Docker"). docker-images builds, with no registry, images standing in for the
