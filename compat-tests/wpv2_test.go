@@ -35,6 +35,8 @@ var wpv2Served = []struct {
 	{"PUT", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
 	{"PATCH", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
 	{"POST", regexp.MustCompile(`^/wp/v2/settings$`)},
+	{"OPTIONS", regexp.MustCompile(`^/wp/v2/settings$`)},
+	{"OPTIONS", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)(/\d+)?$`)},
 	// Term routes of the calendar's taxonomies: lists, singles, writes, HEAD and OPTIONS.
 	{"GET", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},
 	{"HEAD", regexp.MustCompile(`^/wp/v2/(tags|tribe_events_cat)(/\d+)?$`)},

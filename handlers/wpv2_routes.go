@@ -41,11 +41,11 @@ func (s *Server) coreRouteTable() []*Route {
 		}}}}}
 	for _, pt := range []string{calendard.PostTypeEvent, calendard.PostTypeVenue, calendard.PostTypeOrganizer} {
 		h := newCorePosts(pt)
-		routes = append(routes, &Route{Path: "/" + pt, Endpoints: []*Endpoint{
+		routes = append(routes, &Route{Path: "/" + pt, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: h.collectionArgs(), Permission: h.listPermission, Handler: h.list},
 			{Methods: []string{"POST"}, Args: h.writeArgs(false), Permission: h.createPermission, Handler: h.create},
 		}})
-		routes = append(routes, &Route{Path: "/" + pt + `/(?P<id>[\d]+)`, Endpoints: []*Endpoint{
+		routes = append(routes, &Route{Path: "/" + pt + `/(?P<id>[\d]+)`, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: coreGetArgs(), Permission: h.readPermission, Handler: h.get},
 			{Methods: []string{"POST", "PUT", "PATCH"}, Args: h.writeArgs(true), Permission: h.updatePermission, Handler: h.update},
 			{Methods: []string{"DELETE"}, Args: []*Arg{coreIDArg(), coreTyped("force", "boolean", "Whether to bypass Trash and force deletion.", false)},
@@ -58,7 +58,7 @@ func (s *Server) coreRouteTable() []*Route {
 	routes = append(routes, registryRoutes()...)
 	routes = append(routes, coreTermRoutes()...)
 	routes = append(routes, usersRoutes()...)
-	routes = append(routes, &Route{Path: "/settings", Endpoints: []*Endpoint{
+	routes = append(routes, &Route{Path: "/settings", Schema: settingsSchema, Endpoints: []*Endpoint{
 		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: settings},
 		{Methods: []string{"POST", "PUT", "PATCH"}, Args: settingsArgs(), Permission: settingsPermission, Handler: settingsUpdate},
 	}})
@@ -97,7 +97,7 @@ func coreTyped(name, typ, desc string, def any) *Arg {
 // coreContextArg is get_context_param(default view).
 func coreContextArg() *Arg {
 	return &Arg{Name: "context", Type: "string", HasDefault: true, Default: func(*Request) any { return "view" },
-		Description: "Scope under which the request is made; determines fields present in response.",
+		Description: "Scope under which the request is made; determines fields present in response.", Schema: coreContextSchema(),
 		Validate: func(_ *Request, v any) error {
 			if s, ok := v.(string); ok {
 				switch s {
