@@ -358,13 +358,18 @@ func (ix *Index) resync(ctx context.Context, prefix, since string, seed, list bo
 				}
 			}
 		}
-		if err := ix.apply(ctx, prefix, changed); err != nil {
+		more, err := ix.eventsLinkedToRemoved(ctx, gone)
+		if err != nil {
+			return err
+		}
+		if err := ix.apply(ctx, prefix, append(changed, more...)); err != nil {
 			return err
 		}
 		ix.noteModified(newest)
 		return nil
 	}
 	seeded := map[int64]uint64{}
+	var removed []string
 	for _, k := range kinds {
 		docs, err := ix.documentPrints(ctx, prefix+"_"+k)
 		if err != nil {
@@ -401,8 +406,14 @@ func (ix *Index) resync(ctx context.Context, prefix, since string, seed, list bo
 			}); err != nil {
 				return err
 			}
+			removed = append(removed, gone...)
 		}
 	}
+	more, err := ix.eventsLinkedToRemoved(ctx, removed)
+	if err != nil {
+		return err
+	}
+	changed = append(changed, more...)
 	if seed {
 		ix.mu.Lock()
 		ix.prints = seeded
@@ -413,6 +424,18 @@ func (ix *Index) resync(ctx context.Context, prefix, since string, seed, list bo
 	}
 	ix.noteModified(newest)
 	return nil
+}
+
+// eventsLinkedToRemoved lists the events whose venue or organizer meta names a removed post: their
+// documents carry its name and coordinates.
+func (ix *Index) eventsLinkedToRemoved(ctx context.Context, removed []string) ([]int64, error) {
+	var ids []int64
+	for _, s := range removed {
+		if id, err := strconv.ParseInt(s, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ix.db.EventsLinkedTo(ctx, ids)
 }
 
 func typeKind(postType string) string {

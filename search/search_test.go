@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -450,10 +451,32 @@ func TestDirectDatabaseChangesReachTheIndex(t *testing.T) {
 		if err := c.raw.QueryRow("SELECT MIN(ID) FROM wp_posts WHERE post_type = 'tribe_organizer' AND post_status = 'publish'").Scan(&id); err != nil {
 			t.Fatal(err)
 		}
+		var name string
+		if err := c.raw.QueryRow("SELECT post_title FROM wp_posts WHERE ID = ?", id).Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		linked, err := c.db.EventsLinkedTo(context.Background(), []int64{id})
+		if err != nil || len(linked) == 0 {
+			t.Fatalf("events of organizer %d: %v %v", id, linked, err)
+		}
+		shows := func() bool {
+			var doc struct {
+				Organizer []string `json:"organizer"`
+			}
+			err := c.ix.client.Index(c.ix.UID(KindEvents)).GetDocumentWithContext(context.Background(),
+				strconv.FormatInt(linked[0], 10), &meilisearch.DocumentQuery{Fields: []string{"organizer"}}, &doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return slices.Contains(doc.Organizer, text(name))
+		}
+		if !shows() {
+			t.Fatalf("event %d's document does not show organizer %q to begin with", linked[0], name)
+		}
 		exec("DELETE FROM wp_posts WHERE ID = ?", id)
-		c.eventually(t, "the organizer deleted from the index", func() bool {
+		c.eventually(t, "the organizer deleted from the index, and from its events' documents", func() bool {
 			all, err := c.ix.documentIDs(context.Background(), c.ix.UID(KindOrganizers))
-			return err == nil && !slices.Contains(all, id)
+			return err == nil && !slices.Contains(all, id) && !shows()
 		})
 	})
 }
