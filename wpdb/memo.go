@@ -171,5 +171,5 @@ func (s *Store) CountTerms(ctx context.Context, q calendard.TermQuery) (int, err
 
 func termQueryKey(method string, q calendard.TermQuery) string {
 	return memoKey(method, q.Taxonomy, q.ObjectIDs, q.Include, q.Exclude, q.Slugs, q.Parent, q.NonEmpty, q.Search,
-		q.OrderBy, q.OrderIDs, q.Desc, q.Limit, q.Offset)
+		q.OrderBy, q.OrderIDs, q.OrderSlugs, q.Desc, q.Limit, q.Offset)
 }
