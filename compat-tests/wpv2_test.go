@@ -29,6 +29,8 @@ var wpv2Served = []struct {
 	{"HEAD", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)(/\d+)?$`)},
 	{"GET", regexp.MustCompile(`^/wp/v2/(types|taxonomies)(/[\w-]+)?$`)},
 	{"GET", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+/revisions$`)},
+	// A single route with a non-numeric ID is no route at all (rest_no_route).
+	{"GET", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/[^/]*\D[^/]*$`)},
 	// Create and update of the calendar's post types, and the settings update.
 	{"POST", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)$`)},
 	{"POST", regexp.MustCompile(`^/wp/v2/(tribe_events|tribe_venue|tribe_organizer)/\d+$`)},
