@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path"
 	"strconv"
@@ -33,8 +34,10 @@ const (
 	envCalendardImage = "COMPAT_CALENDARD_IMAGE"
 	envDockerRequired = "COMPAT_DOCKER_REQUIRED"
 	envRedisImage     = "COMPAT_REDIS_IMAGE"
+	envMeiliImage     = "COMPAT_MEILI_IMAGE"
 	defaultDBImage    = "mariadb:10.11"
 	defaultRedisImage = "redis:7.0"
+	defaultMeiliImage = "getmeili/meilisearch:v1.21"
 )
 
 // SQLServer is what the stores need of the MySQL-compatible server: the local MariaDB
@@ -114,6 +117,68 @@ func redisFor(ctx context.Context, t *testing.T, docker bool) string {
 	})
 	fmt.Printf("compat: response cache of the mysql store: %s in a container, port %d\n", image, port)
 	return fmt.Sprintf("redis://127.0.0.1:%d/0", port)
+}
+
+// meiliFor returns the URL and master key of the Meilisearch a search suite runs against: with
+// COMPAT_DB=docker and an engine, a container of COMPAT_MEILI_IMAGE (the official image by
+// default, or the one docker/offline-images.sh builds) on the host network; otherwise the local
+// binary (internal/testenv). The first line it prints says which.
+func meiliFor(ctx context.Context, t *testing.T) (url, key string) {
+	t.Helper()
+	if os.Getenv(envDB) == "docker" {
+		if err := dockerReachable(ctx); err == nil {
+			return meiliContainer(ctx, t)
+		} else if os.Getenv(envDockerRequired) == "1" {
+			t.Fatalf("no Docker engine reachable: %v", err)
+		}
+	}
+	dir := t.TempDir()
+	m, err := testenv.StartMeilisearch(dir)
+	if err != nil {
+		t.Fatalf("starting Meilisearch: %v", err)
+	}
+	t.Cleanup(m.Stop)
+	fmt.Println("compat: search: local Meilisearch process (internal/testenv)")
+	return m.URL, m.Key
+}
+
+func meiliContainer(ctx context.Context, t *testing.T) (string, string) {
+	image := envOr(envMeiliImage, defaultMeiliImage)
+	port, err := testenv.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "compat-" + strconv.Itoa(port) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	c, err := hostNetwork(ctx, testcontainers.ContainerRequest{
+		Image: image,
+		// The official image and the offline one both read these; development mode takes any key.
+		Env: map[string]string{"MEILI_HTTP_ADDR": "127.0.0.1:" + strconv.Itoa(port), "MEILI_MASTER_KEY": key,
+			"MEILI_ENV": "development", "MEILI_NO_ANALYTICS": "true", "MEILI_MAX_INDEXING_THREADS": "2"},
+	})
+	if err != nil {
+		t.Fatalf("starting %s: %v", image, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = c.Terminate(ctx)
+	})
+	// On the host network the engine maps no port to wait on: ask /health on the chosen one.
+	health := "http://127.0.0.1:" + strconv.Itoa(port) + "/health"
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get(health)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not answer %s: %v\n%s", image, health, err, containerLogs(ctx, c))
+		}
+	}
+	fmt.Printf("compat: search: %s in a container started by testcontainers-go, port %d\n", image, port)
+	return "http://127.0.0.1:" + strconv.Itoa(port), key
 }
 
 func envOr(k, def string) string {

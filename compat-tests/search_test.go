@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/calendard/calendard/internal/testenv"
 )
 
 // TestCompatSearch replays the recorded read cases with Meilisearch configured (CALENDAR_MEILI_URL,
@@ -33,18 +32,8 @@ func TestCompatSearch(t *testing.T) {
 	if err := deriveFixture(ctx, db, set, "compat_search", nil); err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "calendard-compat-meili-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	meili, err := testenv.StartMeilisearch(dir)
-	if err != nil {
-		t.Fatalf("starting Meilisearch: %v", err)
-	}
-	t.Cleanup(func() {
-		meili.Stop()
-		_ = os.RemoveAll(dir)
-	})
+	// A local Meilisearch process, or with COMPAT_DB=docker a container (containers.go).
+	meiliURL, meiliKey := meiliFor(ctx, t)
 	store, err := NewMySQLStore(ctx, db, "compat_search", "compat_search_run")
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +55,7 @@ func TestCompatSearch(t *testing.T) {
 	}
 	starts, waited := 0, time.Duration(0)
 	r := &runner{t: t, ctx: ctx, set: set, bin: bin, store: store, spellings: []string{"tribe/events/v1"},
-		env: map[string]string{"CALENDAR_MEILI_URL": meili.URL, "CALENDAR_MEILI_KEY": meili.Key, "CALENDAR_MEILI_INDEX_PREFIX": "compat"},
+		env: map[string]string{"CALENDAR_MEILI_URL": meiliURL, "CALENDAR_MEILI_KEY": meiliKey, "CALENDAR_MEILI_INDEX_PREFIX": "compat"},
 		ready: func(s *Service) error {
 			starts++
 			start := time.Now()
