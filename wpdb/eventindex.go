@@ -1076,15 +1076,23 @@ const (
 	metaOrganizer = "_EventOrganizerID"
 )
 
-// loadIndexEvents reads the list keys of every event (ids nil) or of the given posts, in one read
-// transaction so the parts agree; mark, when given, gets the change feed's watermark read first in
-// that transaction, the database state the events are.
+// loadIndexEvents reads the list keys of every event (ids nil) or of the given posts; mark, when
+// given, gets the change feed's watermark read first, the database state the events are.
+//
+// The posts (and their search text, the costliest part to fold) and the keys stored beside them
+// (meta, occurrences, terms) are read side by side for a whole build, each in its own read
+// transaction on its own connection: on two cores that halves the first start at 100k events. The
+// second transaction starts once the first holds its snapshot (the watermark, or the first post
+// read), so it sees that state or a later one; a change that lands in between is after the
+// watermark and after the build began, and the build re-reads it as it re-reads any change that
+// lands while it runs (Build's patched list, the feed's next poll). A patch (ids given) is small and
+// reads everything in one transaction.
 func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mark *watermark) (map[int64]*ixEvent, error) {
 	out := map[int64]*ixEvent{}
 	if ids != nil && len(ids) == 0 {
 		return out, nil
 	}
-	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: db.dialect == MySQL})
+	tx, err := db.beginIndexRead(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -1094,25 +1102,47 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 			return nil, err
 		}
 	}
-	in := func(col string) (string, []any) {
-		if ids == nil {
-			return "", nil
-		}
-		return " AND " + col + " IN (" + placeholders(len(ids)) + ")", int64Args(ids)
+
+	var keys *ixKeys
+	var keysErr error
+	keysDone := make(chan struct{})
+	started := false
+	startKeys := func() {
+		started = true
+		go func() {
+			defer close(keysDone)
+			tx2, err := db.beginIndexRead(ctx)
+			if err != nil {
+				keysErr = err
+				return
+			}
+			defer tx2.Rollback()
+			keys, keysErr = db.loadIndexKeys(ctx, tx2, mode, nil)
+		}()
+	}
+	parallel := ids == nil
+	if parallel && mark != nil {
+		startKeys()
 	}
 
-	cond, args := in("ID")
+	cond, args := idCond("ID", ids)
 	rows, err := tx.QueryContext(ctx, "SELECT ID, post_status, post_date, post_parent, post_title, post_excerpt, post_content, post_password FROM "+db.t("posts")+
 		" WHERE post_type = ?"+cond, append([]any{calendard.PostTypeEvent}, args...)...)
 	if err != nil {
+		if started {
+			<-keysDone
+		}
 		return nil, err
 	}
+	var scanErr error
 	for rows.Next() {
+		if parallel && !started {
+			startKeys()
+		}
 		e := &ixEvent{}
 		var status, postDate, title, excerpt, content, password string
-		if err := rows.Scan(&e.id, &status, &postDate, &e.parent, &title, &excerpt, &content, &password); err != nil {
-			rows.Close()
-			return nil, err
+		if scanErr = rows.Scan(&e.id, &status, &postDate, &e.parent, &title, &excerpt, &content, &password); scanErr != nil {
+			break
 		}
 		e.status, e.statusID = internStatus(status)
 		e.text = searchText(title, excerpt, content)
@@ -1122,10 +1152,55 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		out[e.id] = e
 	}
 	rows.Close()
+	switch {
+	case started:
+		<-keysDone
+	case parallel:
+		keys = &ixKeys{} // no event at all: nothing to join
+	default:
+		if scanErr == nil && rows.Err() == nil {
+			keys, keysErr = db.loadIndexKeys(ctx, tx, mode, ids)
+		}
+	}
+	if scanErr != nil {
+		return nil, scanErr
+	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if keysErr != nil {
+		return nil, keysErr
+	}
+	keys.applyTo(out)
+	return out, nil
+}
 
+// beginIndexRead starts a read-only transaction for the index. On SQLite that is a deferred BEGIN,
+// a WAL snapshot: the store's DSN makes other transactions BEGIN IMMEDIATE, which would hold the
+// write lock, and keep every writer waiting, for as long as a build reads.
+func (db *DB) beginIndexRead(ctx context.Context) (*sql.Tx, error) {
+	return db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+}
+
+// idCond narrows a query to ids (nil: no condition).
+func idCond(col string, ids []int64) (string, []any) {
+	if ids == nil {
+		return "", nil
+	}
+	return " AND " + col + " IN (" + placeholders(len(ids)) + ")", int64Args(ids)
+}
+
+// ixKeys are the list keys stored beside the posts, by post ID (posts that turn out not to be
+// events are dropped when they are applied).
+type ixKeys struct {
+	hidden, featured map[int64]bool
+	lists            idListsByEvent
+	rows             map[int64][]ixRow
+}
+
+// loadIndexKeys reads the meta, occurrence and term keys of every post (ids nil) or of ids.
+func (db *DB) loadIndexKeys(ctx context.Context, q queryer, mode ixMode, ids []int64) (*ixKeys, error) {
+	k := &ixKeys{hidden: map[int64]bool{}, featured: map[int64]bool{}, lists: idListsByEvent{}, rows: map[int64][]ixRow{}}
 	startKey, endKey := "_EventStartDate", "_EventEndDate"
 	if mode.utc {
 		startKey, endKey = "_EventStartDateUTC", "_EventEndDateUTC"
@@ -1135,37 +1210,32 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		keys = append(keys, startKey, endKey)
 	}
 	starts, ends := map[int64][]string{}, map[int64][]string{}
-	lists := idListsByEvent{}
-	cond, args = in("post_id")
-	rows, err = tx.QueryContext(ctx, "SELECT post_id, meta_key, meta_value FROM "+db.t("postmeta")+
+	cond, args := idCond("post_id", ids)
+	rows, err := q.QueryContext(ctx, "SELECT post_id, meta_key, meta_value FROM "+db.t("postmeta")+
 		" WHERE meta_key IN ("+placeholders(len(keys))+")"+cond+" ORDER BY meta_id", append(stringArgs(keys), args...)...)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
 		var id int64
-		var k, v nullString
-		if err := rows.Scan(&id, &k, &v); err != nil {
+		var key, v nullString
+		if err := rows.Scan(&id, &key, &v); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		e := out[id]
-		if e == nil {
-			continue
-		}
-		switch canonicalKey(k.String, keys) {
+		switch canonicalKey(key.String, keys) {
 		case metaHidden:
-			e.hidden = true
+			k.hidden[id] = true
 		case metaFeatured:
-			e.featured = true
+			k.featured[id] = true
 		case metaVenue:
 			if v.Valid { // CAST(NULL) is NULL, never IN (...)
-				l := lists.of(id)
+				l := k.lists.of(id)
 				l.venues = append(l.venues, castSigned(v.String))
 			}
 		case metaOrganizer:
 			if v.Valid {
-				l := lists.of(id)
+				l := k.lists.of(id)
 				l.orgs = append(l.orgs, castSigned(v.String))
 			}
 		case startKey:
@@ -1188,8 +1258,8 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		if mode.utc {
 			cols = "start_date_utc, end_date_utc"
 		}
-		cond, args = in("post_id")
-		rows, err = tx.QueryContext(ctx, "SELECT post_id, "+cols+" FROM "+db.t("tec_occurrences")+" WHERE 1=1"+cond, args...)
+		cond, args = idCond("post_id", ids)
+		rows, err = q.QueryContext(ctx, "SELECT post_id, "+cols+" FROM "+db.t("tec_occurrences")+" WHERE 1=1"+cond, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -1200,8 +1270,8 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 				rows.Close()
 				return nil, err
 			}
-			if ev := out[id]; ev != nil && s.Valid && e.Valid {
-				ev.rows = append(ev.rows, newRow(s.String, e.String))
+			if s.Valid && e.Valid {
+				k.rows[id] = append(k.rows[id], newRow(s.String, e.String))
 			}
 		}
 		rows.Close()
@@ -1210,18 +1280,17 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		}
 	} else {
 		for id, ss := range starts {
-			ev := out[id]
 			for _, s := range ss {
 				for _, e := range ends[id] {
-					ev.rows = append(ev.rows, newRow(s, e))
+					k.rows[id] = append(k.rows[id], newRow(s, e))
 				}
 			}
 		}
 	}
 
 	taxonomies := []string{calendard.TaxonomyCategory, calendard.TaxonomyTag}
-	cond, args = in("tr.object_id")
-	rows, err = tx.QueryContext(ctx, "SELECT tr.object_id, tt.taxonomy, tt.term_id FROM "+db.t("term_relationships")+" tr JOIN "+
+	cond, args = idCond("tr.object_id", ids)
+	rows, err = q.QueryContext(ctx, "SELECT tr.object_id, tt.taxonomy, tt.term_id FROM "+db.t("term_relationships")+" tr JOIN "+
 		db.t("term_taxonomy")+" tt ON tt.term_taxonomy_id = tr.term_taxonomy_id WHERE tt.taxonomy IN (?, ?)"+cond,
 		append(stringArgs(taxonomies), args...)...)
 	if err != nil {
@@ -1234,38 +1303,36 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		if err := rows.Scan(&id, &tax, &term); err != nil {
 			return nil, err
 		}
-		e := out[id]
-		if e == nil {
-			continue
-		}
-		l := lists.of(id)
+		l := k.lists.of(id)
 		if canonicalKey(tax, taxonomies) == calendard.TaxonomyCategory {
 			l.cats = append(l.cats, term)
 		} else {
 			l.tags = append(l.tags, term)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	// Pack the rows and IDs into large blocks: a few allocations for the whole calendar instead of
-	// several per event, and the collector has that many fewer objects to mark.
+	return k, rows.Err()
+}
+
+// applyTo sets the keys of the events in out, packing rows and IDs into large blocks: a few
+// allocations for the whole calendar instead of several per event, and the collector has that
+// many fewer objects to mark.
+func (k *ixKeys) applyTo(out map[int64]*ixEvent) {
 	var idArena []int64
 	var rowArena []ixRow
 	for id, e := range out {
-		if len(e.rows) > 0 {
-			if cap(rowArena)-len(rowArena) < len(e.rows) {
-				rowArena = make([]ixRow, 0, max(len(e.rows), 8<<10))
+		e.hidden, e.featured = k.hidden[id], k.featured[id]
+		if rows := k.rows[id]; len(rows) > 0 {
+			if cap(rowArena)-len(rowArena) < len(rows) {
+				rowArena = make([]ixRow, 0, max(len(rows), 8<<10))
 			}
 			from := len(rowArena)
-			rowArena = append(rowArena, e.rows...)
+			rowArena = append(rowArena, rows...)
 			e.rows = rowArena[from:len(rowArena):len(rowArena)]
 		}
-		if l := lists[id]; l != nil {
+		if l := k.lists[id]; l != nil {
 			e.setIDs(&idArena, l.cats, l.tags, l.venues, l.orgs)
 		}
 	}
-	return out, nil
 }
 
 // idLists collects an event's IDs while the build reads them.
