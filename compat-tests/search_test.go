@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // TestCompatSearch replays the recorded read cases with Meilisearch configured (CALENDAR_MEILI_URL,
