@@ -163,7 +163,34 @@ func (l *Linked) SearchLinked(ctx context.Context, postType, search string) ([]i
 		}
 		return l.LinkedService.SearchLinked(ctx, postType, search)
 	}
-	return ids, nil
+	// The answer holds every venue or organizer the plugin's substring match finds, as well as
+	// Meilisearch's word, prefix and typo matches: a word found only inside a longer word ("Vía"
+	// in "Víale") is no match for Meilisearch. The IDs only narrow the list, so their order does
+	// not matter; the substring match is one query over a small table, memoized per change.
+	exact, err := l.LinkedService.SearchLinked(ctx, postType, search)
+	if err != nil {
+		return nil, err
+	}
+	return union(ids, exact), nil
+}
+
+// union is a followed by the IDs of b that a lacks.
+func union(a, b []int64) []int64 {
+	seen := make(map[int64]bool, len(a))
+	out := make([]int64, 0, len(a)+len(b))
+	for _, id := range a {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, id := range b {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // Geo finds venues by coordinates through the index's _geoRadius, or exactly in SQL (haversine

@@ -864,6 +864,27 @@ func TestVenueAndOrganizerSearchGoesThroughTheIndex(t *testing.T) {
 			}
 		}
 	})
+	t.Run("every find_like match inside a longer word is found too", func(t *testing.T) {
+		// Meilisearch matches words and prefixes; the plugin matches substrings ("ub" in "Club").
+		checked := 0
+		for _, q := range []string{"Vía", "ub", "arbour"} {
+			want, err := c.db.SearchLinked(ctx, calendard.PostTypeVenue, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := linked.SearchLinked(ctx, calendard.PostTypeVenue, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := missingFrom(got, want); len(m) > 0 {
+				t.Fatalf("search=%s misses %v (find_like %v, answer %v)", q, m, want, got)
+			}
+			checked += len(want)
+		}
+		if checked < 3 {
+			t.Errorf("only %d find_like matches checked", checked)
+		}
+	})
 	t.Run("a trashed venue is never found", func(t *testing.T) {
 		got, err := linked.SearchLinked(ctx, calendard.PostTypeVenue, "Trashed")
 		if err != nil {
