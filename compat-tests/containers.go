@@ -110,11 +110,7 @@ func redisFor(ctx context.Context, t *testing.T, docker bool) string {
 	if err != nil {
 		t.Fatalf("starting %s: %v", image, err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = c.Terminate(ctx)
-	})
+	terminateAtCleanup(t, c)
 	fmt.Printf("compat: response cache of the mysql store: %s in a container, port %d\n", image, port)
 	return fmt.Sprintf("redis://127.0.0.1:%d/0", port)
 }
@@ -158,11 +154,7 @@ func meiliContainer(ctx context.Context, t *testing.T) (string, string) {
 	if err != nil {
 		t.Fatalf("starting %s: %v", image, err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = c.Terminate(ctx)
-	})
+	terminateAtCleanup(t, c)
 	// On the host network the engine maps no port to wait on: ask /health on the chosen one.
 	health := "http://127.0.0.1:" + strconv.Itoa(port) + "/health"
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
@@ -179,6 +171,15 @@ func meiliContainer(ctx context.Context, t *testing.T) (string, string) {
 	}
 	fmt.Printf("compat: search: %s in a container started by testcontainers-go, port %d\n", image, port)
 	return "http://127.0.0.1:" + strconv.Itoa(port), key
+}
+
+// terminateAtCleanup removes a container the test started when the test ends.
+func terminateAtCleanup(t *testing.T, c testcontainers.Container) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = c.Terminate(ctx)
+	})
 }
 
 func envOr(k, def string) string {

@@ -36,11 +36,7 @@ func replayImage(t *testing.T, ctx context.Context, set *Set, db *dbContainer, i
 	if err != nil {
 		t.Fatalf("starting %s: %v", image, err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = c.Terminate(ctx)
-	})
+	terminateAtCleanup(t, c)
 	// The image's HEALTHCHECK runs every 10 s: the first verdict comes within about that.
 	if err := waitHealthy(ctx, c, 45*time.Second); err != nil {
 		t.Fatalf("%s: %v", image, err)

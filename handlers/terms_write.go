@@ -112,13 +112,8 @@ func (r *Request) singleTerm(t *calendard.Term, idx *termIndex) *phpjson.Object 
 	return rec
 }
 
-// create is POST /categories and /tags: wp_insert_term, then 201 with the term and a Location on the
-// core route.
-func (h *termsHandler) create(r *Request) (*Response, error) {
-	parent, err := h.parentParam(r)
-	if err != nil {
-		return nil, err
-	}
+// newTermArgs is what a create request sends for wp_insert_term (both namespaces).
+func (h *termsHandler) newTermArgs(r *Request, parent *int64) calendard.TermArgs {
 	args := calendard.TermArgs{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical}
 	if s := termTextParam(r, "name"); s != nil {
 		args.Name = *s
@@ -132,7 +127,17 @@ func (h *termsHandler) create(r *Request) (*Response, error) {
 	if parent != nil {
 		args.Parent = *parent
 	}
-	t, idx, err := h.insertTerm(r, args, parent)
+	return args
+}
+
+// create is POST /categories and /tags: wp_insert_term, then 201 with the term and a Location on the
+// core route.
+func (h *termsHandler) create(r *Request) (*Response, error) {
+	parent, err := h.parentParam(r)
+	if err != nil {
+		return nil, err
+	}
+	t, idx, err := h.insertTerm(r, h.newTermArgs(r, parent), parent)
 	if err != nil {
 		return nil, err
 	}

@@ -92,18 +92,7 @@ func (h *corePosts) post(r *Request) (*calendard.CorePost, error) {
 	if id <= 0 {
 		return nil, errPostInvalidID
 	}
-	reader, ok := r.srv.deps.Posts.(calendard.CorePostReader)
-	if !ok {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
-	}
-	p, err := reader.CorePost(r.ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil || p.Type != h.postType {
-		return nil, errPostInvalidID
-	}
-	return p, nil
+	return h.byID(r, id)
 }
 
 // ref is the post as map_meta_cap sees it.

@@ -411,20 +411,7 @@ func (h *coreTerms) create(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := calendard.TermArgs{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical}
-	if s := termTextParam(r, "name"); s != nil {
-		args.Name = *s
-	}
-	if s := termTextParam(r, "slug"); s != nil {
-		args.Slug = *s
-	}
-	if s := termTextParam(r, "description"); s != nil {
-		args.Description = *s
-	}
-	if parent != nil {
-		args.Parent = *parent
-	}
-	t, idx, err := h.terms.insertTerm(r, args, parent)
+	t, idx, err := h.terms.insertTerm(r, h.terms.newTermArgs(r, parent), parent)
 	if err != nil {
 		return nil, err
 	}
