@@ -1,7 +1,6 @@
 package calendard
 
 import (
-	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -16,8 +15,10 @@ import (
 // endpoint's Tribe__Date_Utils::build_date_object($request['start_date'], $request['timezone'])) and
 // the zone Tribe__Events__API converts an offset-named event's dates to UTC with
 // (Tribe__Date_Utils::immutable), goes through get_valid_timezone: a "UTC+h[:mm]" name becomes the
-// region PHP's timezone_name_from_abbr('', seconds, 0) names for that offset, so "UTC-8" is
-// America/Los_Angeles, with its daylight saving time.
+// region PHP's timezone_name_from_abbr("", seconds, 0) names for that offset, so "UTC-8" is
+// America/Los_Angeles, with its daylight saving time; offsets PHP has no such region for go through
+// the plugin's own search of PHP's abbreviation list (UTC-10:30 is Pacific/Honolulu, today -10) and
+// end in UTC when that finds none (UTC+6, UTC+13.75, UTC-9.5).
 
 // BuildTimezoneObject is Tribe__Timezones::build_timezone_object($timezone): given is false for a
 // null $timezone (absent parameter), which means the site's zone (wp_timezone_string).
@@ -31,8 +32,8 @@ func BuildTimezoneObject(name string, given bool, site *Site) *time.Location {
 		if loc, ok := offsetRegion(name); ok {
 			return loc
 		}
-		// No region for that offset in PHP's fallback map: PHP then searches its whole
-		// abbreviation list, whose order is not reproduced here; a fixed offset stands in.
+		// Text PHP's arithmetic would throw on (a TypeError, past the plugin's catch): the
+		// offset read as a fixed zone stands in for the fatal error.
 		if loc, err := LoadZone(strings.TrimSpace(name)); err == nil {
 			return loc
 		}
@@ -59,37 +60,66 @@ func isUTCOffsetName(name string) bool {
 	return strings.HasPrefix(n, "UTC") && len(n) > 3
 }
 
-// offsetRegion is Tribe__Timezones::generate_timezone_string_from_utc_offset for the offsets PHP's
-// fallback map knows: the seconds are hours*3600 + minutes*60 of the text around the colon (so
-// "UTC-5:30" is -4:30, as in the plugin), looked up with isdst 0.
+// offsetRegion is Tribe__Timezones::generate_timezone_string_from_utc_offset: the seconds are
+// hours*3600 + minutes*60 of the text around the colon (so "UTC-5:30" is -4:30, as in the plugin),
+// truncated to an integer as PHP passes them on; timezone_name_from_abbr("", seconds, 0) finds them
+// in timelib's fallback map (isdst 0) or fails, and then the plugin takes the first standard-time
+// zone of that offset in timezone_abbreviations_list(), or else "UTC". ok is false only for text
+// PHP cannot multiply (a TypeError in PHP 8).
 func offsetRegion(name string) (*time.Location, bool) {
-	off := strings.Replace(name, "UTC", "", 1)
+	off := name
 	if !strings.Contains(off, ":") {
 		off += ":00"
 	}
+	off = strings.ReplaceAll(off, "UTC", "")
 	parts := strings.SplitN(off, ":", 3)
-	if !php.IsNumericString(parts[0]) || !php.IsNumericString(parts[1]) {
+	if !phpNumericOperand(parts[0]) || !phpNumericOperand(parts[1]) {
 		return nil, false
 	}
-	secs := php.Float(parts[0])*3600 + php.Float(parts[1])*60
-	if secs != math.Trunc(secs) {
-		return nil, false
+	secs := int(php.Float(parts[0])*3600 + php.Float(parts[1])*60)
+	region, ok := phpFallbackRegion[secs]
+	if !ok {
+		region, ok = phpAbbrListStandardZone[secs]
 	}
-	region, ok := phpFallbackRegion[int(secs)/60]
-	if !ok || int(secs)%60 != 0 {
-		return nil, false
+	if !ok {
+		return time.UTC, true
 	}
 	loc, err := LoadZone(region)
-	return loc, err == nil
+	if err != nil {
+		return time.UTC, true
+	}
+	return loc, true
 }
 
-// phpFallbackRegion is timelib's fallback map (ext/date/lib/fallbackmap.h) for isdst 0: the region
-// timezone_name_from_abbr(”, offset, 0) returns, by offset in minutes.
+// phpNumericOperand reports a string PHP 8 accepts in arithmetic: numeric, or with a numeric
+// prefix (a warning); anything else throws a TypeError.
+func phpNumericOperand(s string) bool {
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := false
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i, digits = i+1, true
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i, digits = i+1, true
+		}
+	}
+	return digits
+}
+
+// phpFallbackRegion is timelib's fallback map (fallbackmap.h) for isdst 0: the region
+// timezone_name_from_abbr("", offset, 0) returns, by offset in seconds.
 var phpFallbackRegion = map[int]string{
-	-660: "Pacific/Apia", -600: "Pacific/Honolulu", -540: "America/Anchorage", -480: "America/Los_Angeles",
-	-420: "America/Denver", -360: "America/Chicago", -300: "America/New_York", -270: "America/Caracas",
-	-240: "America/Halifax", -180: "America/Sao_Paulo", -60: "Atlantic/Azores", 0: "Europe/London",
-	60: "Europe/Paris", 120: "Europe/Helsinki", 180: "Europe/Moscow", 240: "Asia/Dubai", 300: "Asia/Karachi",
-	330: "Asia/Kolkata", 345: "Asia/Katmandu", 360: "Asia/Novosibirsk", 420: "Asia/Krasnoyarsk",
-	480: "Asia/Shanghai", 540: "Asia/Tokyo", 600: "Australia/Melbourne", 720: "Pacific/Auckland",
+	-660 * 60: "Pacific/Apia", -600 * 60: "Pacific/Honolulu", -540 * 60: "America/Anchorage",
+	-480 * 60: "America/Los_Angeles", -420 * 60: "America/Denver", -360 * 60: "America/Chicago",
+	-300 * 60: "America/New_York", -270 * 60: "America/Caracas", -240 * 60: "America/Halifax",
+	-180 * 60: "America/Sao_Paulo", -60 * 60: "Atlantic/Azores", 0: "Europe/London", 60 * 60: "Europe/Paris",
+	120 * 60: "Europe/Helsinki", 180 * 60: "Europe/Moscow", 240 * 60: "Asia/Dubai", 300 * 60: "Asia/Karachi",
+	330 * 60: "Asia/Kolkata", 345 * 60: "Asia/Katmandu", 420 * 60: "Asia/Krasnoyarsk", 480 * 60: "Asia/Shanghai",
+	540 * 60: "Asia/Tokyo", 600 * 60: "Australia/Melbourne", 720 * 60: "Pacific/Auckland",
 }

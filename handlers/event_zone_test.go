@@ -62,6 +62,20 @@ func TestEventDatesWithTimezone(t *testing.T) {
 		{"UTC+12 in the southern winter is Auckland's standard time", "UTC+12",
 			"2027-07-01 10:00:00", "2027-07-01 11:00:00",
 			"2027-07-01 10:00:00", "2027-07-01 11:00:00", "2027-06-30 22:00:00", "2027-06-30 23:00:00", "UTC+12", "3600"},
+		// Offsets timelib's fallback map has no standard-time region for: the plugin walks PHP's
+		// abbreviation list for the first standard-time zone of the offset, else UTC.
+		{"UTC+9.5 is found in PHP's abbreviation list: Adelaide, on summer time in January", "UTC+9.5",
+			"2027-01-10 10:00:00", "2027-01-10 11:00:00",
+			"2027-01-10 10:00:00", "2027-01-10 11:00:00", "2027-01-09 23:30:00", "2027-01-10 00:30:00", "UTC+9.5", "3600"},
+		{"UTC-10.5 is found as Honolulu's old standard time, and converts at Honolulu's -10 today", "UTC-10.5",
+			"2027-07-01 10:00:00", "2027-07-01 11:00:00",
+			"2027-07-01 10:00:00", "2027-07-01 11:00:00", "2027-07-01 20:00:00", "2027-07-01 21:00:00", "UTC-10.5", "3600"},
+		{"UTC+6 has no standard-time zone in PHP's lists: the dates are taken as UTC", "UTC+6",
+			"2027-07-01 10:00:00", "2027-07-01 11:00:00",
+			"2027-07-01 10:00:00", "2027-07-01 11:00:00", "2027-07-01 10:00:00", "2027-07-01 11:00:00", "UTC+6", "3600"},
+		{"UTC+13.75 has none either: UTC", "UTC+13.75",
+			"2027-07-01 10:00:00", "2027-07-01 11:00:00",
+			"2027-07-01 10:00:00", "2027-07-01 11:00:00", "2027-07-01 10:00:00", "2027-07-01 11:00:00", "UTC+13.75", "3600"},
 	}
 	for name, s := range servedStores(t, recordedNow, "dz") {
 		for _, c := range cases {
