@@ -190,6 +190,10 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 	// trims (PHP's trim), and for users without unfiltered_html kses_init_filters adds
 	// wp_filter_kses to titles and wp_filter_post_kses to content and excerpts.
 	p.Title = strings.Trim(p.Title, " \t\n\r\x00\x0B")
+	// default-filters.php adds convert_invalid_entities to content_save_pre and excerpt_save_pre
+	// for everyone, before kses_init_filters adds kses at the same priority: it runs first.
+	p.Content = wptext.ConvertInvalidEntities(p.Content)
+	p.Excerpt = wptext.ConvertInvalidEntities(p.Excerpt)
 	if !user.Can("unfiltered_html") {
 		uploads := site.SiteURL + "/wp-content/uploads"
 		p.Title = wptext.FilterKses(p.Title)

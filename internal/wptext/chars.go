@@ -194,3 +194,24 @@ func replaceInsecureHomeURL(s string, rc *RenderContext) string {
 	return strings.NewReplacer("http://"+https, "https://"+https,
 		escaped, strings.ReplaceAll("https://"+https, "/", `\/`)).Replace(s)
 }
+
+// ConvertInvalidEntities is convert_invalid_entities (content_save_pre and excerpt_save_pre, for
+// every user): the numeric references &#128; to &#159;, which name C1 controls, become the
+// characters Windows-1252 puts there (five unassigned ones are dropped). strtr matches the exact
+// spellings only: "&#0128;" or "&#x80;" are left alone.
+func ConvertInvalidEntities(s string) string {
+	if !strings.Contains(s, "&#1") {
+		return s
+	}
+	return winUniReplacer.Replace(s)
+}
+
+var winUniReplacer = strings.NewReplacer(
+	"&#128;", "&#8364;", "&#129;", "", "&#130;", "&#8218;", "&#131;", "&#402;", "&#132;", "&#8222;",
+	"&#133;", "&#8230;", "&#134;", "&#8224;", "&#135;", "&#8225;", "&#136;", "&#710;", "&#137;", "&#8240;",
+	"&#138;", "&#352;", "&#139;", "&#8249;", "&#140;", "&#338;", "&#141;", "", "&#142;", "&#381;",
+	"&#143;", "", "&#144;", "", "&#145;", "&#8216;", "&#146;", "&#8217;", "&#147;", "&#8220;",
+	"&#148;", "&#8221;", "&#149;", "&#8226;", "&#150;", "&#8211;", "&#151;", "&#8212;", "&#152;", "&#732;",
+	"&#153;", "&#8482;", "&#154;", "&#353;", "&#155;", "&#8250;", "&#156;", "&#339;", "&#157;", "",
+	"&#158;", "&#382;", "&#159;", "&#376;",
+)
