@@ -19,9 +19,15 @@ type Site struct {
 	HomeURL string // no trailing slash, e.g. "http://127.0.0.1:8088"
 	// StoredHomeURL is the home option as stored (no trailing slash), before any override: what
 	// WordPress writes into the GUIDs of new posts.
-	StoredHomeURL    string
-	SiteURL          string // WordPress address (uploads live under it)
-	PrettyPermalinks bool   // permalink_structure is set: REST root is /wp-json/, permalinks are paths
+	StoredHomeURL string
+	SiteURL       string // WordPress address (uploads live under it)
+	// UploadsURL is wp_upload_dir()'s baseurl: the upload_url_path option, else siteurl with
+	// /wp-content/uploads (or with a custom upload_path).
+	UploadsURL string
+	// UploadsDir is its basedir when calendard can know it (an absolute upload_path option), else "":
+	// wp_get_attachment_url swaps it for UploadsURL at the start of a stored file path.
+	UploadsDir       string
+	PrettyPermalinks bool // permalink_structure is set: REST root is /wp-json/, permalinks are paths
 	Charset          string
 
 	// TimezoneString is what TEC shows as the site zone: timezone_string, or "UTC+2"-style from gmt_offset.

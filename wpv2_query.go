@@ -11,6 +11,8 @@ type CorePostQuery struct {
 	Statuses []string
 	// Parent is post_parent (revisions of a post); nil: any.
 	Parent *int64
+	// ParentIn (post_parent__in) and ParentNotIn (post_parent__not_in): attachments' parent filters.
+	ParentIn, ParentNotIn []int64
 	// Include (post__in) and Exclude (post__not_in); nil or empty: no condition.
 	Include, Exclude []int64
 	// Authors (author__in) and AuthorsExclude (author__not_in).

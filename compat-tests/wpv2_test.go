@@ -52,12 +52,10 @@ var wpv2Served = []struct {
 // wpv2Pending are served requests whose recorded answer calendard does not give yet, each with the
 // reason; the test fails if one of them starts to pass (so the list stays true).
 var wpv2Pending = map[string]string{
-	"wpv2-events/list/embed":            "_embed: the featured media (wp/v2/media) is not served",
-	"wpv2-events/list/embed-admin-edit": "_embed: the featured media (wp/v2/media) is not served",
-	"wpv2-types/list":                   "calendard lists only the post types it serves (not post, page, media, ...)",
-	"wpv2-types/list-edit-admin":        "calendard lists only the post types it serves (not post, page, media, ...)",
-	"wpv2-taxonomies/list":              "calendard lists only the taxonomies it serves (not category, nav_menu, ...)",
-	"wpv2-taxonomies/list-edit-admin":   "calendard lists only the taxonomies it serves (not category, nav_menu, ...)",
+	"wpv2-types/list":                 "calendard lists only the post types it serves (not post, page, media, ...)",
+	"wpv2-types/list-edit-admin":      "calendard lists only the post types it serves (not post, page, media, ...)",
+	"wpv2-taxonomies/list":            "calendard lists only the taxonomies it serves (not category, nav_menu, ...)",
+	"wpv2-taxonomies/list-edit-admin": "calendard lists only the taxonomies it serves (not category, nav_menu, ...)",
 }
 
 func wpv2IsServed(c *Case) bool {

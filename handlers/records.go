@@ -444,10 +444,30 @@ func keyString(k any) string {
 	return s
 }
 
-// uploadURL is wp_get_attachment_url for a file relative to the uploads directory.
+// uploadURL is wp_get_attachment_url for a non-empty _wp_attached_file: a path holding
+// wp-content/uploads is re-rooted at the uploads URL (its part after that, then its base name),
+// anything else is taken as relative to the uploads URL. A path under the uploads directory is
+// re-rooted only when that directory is known (Site.UploadsDir): calendard does not know ABSPATH.
 func (r *Request) uploadURL(file string) string {
-	if strings.HasPrefix(file, "http://") || strings.HasPrefix(file, "https://") {
-		return file
+	base := r.Site.UploadsURL
+	if base == "" {
+		base = r.Site.SiteURL + "/wp-content/uploads"
 	}
-	return r.Site.SiteURL + "/wp-content/uploads/" + file
+	if dir := r.Site.UploadsDir; dir != "" && strings.HasPrefix(file, dir) {
+		// str_replace($uploads['basedir'], $uploads['baseurl'], $file): every occurrence.
+		return strings.ReplaceAll(file, dir, base)
+	}
+	if _, after, found := strings.Cut(file, "wp-content/uploads"); found {
+		// _wp_get_attachment_relative_path: the directory part after wp-content/uploads.
+		dir := ""
+		if i := strings.LastIndex(after, "/"); i >= 0 {
+			dir = strings.Trim(after[:i], "/")
+		}
+		u := base + "/" + dir
+		if !strings.HasSuffix(u, "/") {
+			u += "/"
+		}
+		return u + path.Base(file)
+	}
+	return base + "/" + file
 }

@@ -48,18 +48,28 @@ func (h *corePosts) collectionArgs() []*Arg {
 			"enum", strList("asc", "desc")), nil),
 		schemaArg("orderby", false, schema("description", "Sort collection by post attribute.", "type", "string", "default", "date",
 			"enum", strList("author", "date", "id", "include", "modified", "parent", "relevance", "slug", "include_slugs", "title")), nil),
+	}
+	if h.attachment {
+		args = append(args,
+			schemaArg("parent", false, schema("description", "Limit result set to items with particular parent IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+			schemaArg("parent_exclude", false, schema("description", "Limit result set to all items except those of a particular parent ID.", "type", "array",
+				"items", intItems, "default", []any{}), nil))
+	}
+	args = append(args,
 		schemaArg("search_columns", false, schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
 			"items", schema("enum", strList("post_title", "post_content", "post_excerpt"), "type", "string")), nil),
 		schemaArg("slug", false, schema("description", "Limit result set to posts with one or more specific slugs.", "type", "array",
 			"items", schema("type", "string")), nil),
-		h.statusArg(),
-	}
+		h.statusArg())
 	if len(h.taxonomies) > 0 {
 		args = append(args, schemaArg("tax_relation", false, schema("description", "Limit result set based on relationship between multiple taxonomies.",
 			"type", "string", "enum", strList("AND", "OR")), nil))
 		for _, tax := range h.taxonomies {
 			args = append(args, listTaxArg(tax, false), listTaxArg(tax, true))
 		}
+	}
+	if h.attachment {
+		args = append(args, mediaTypeArgs()...)
 	}
 	return args
 }
@@ -107,15 +117,20 @@ func listLocalDate(site *calendard.Site, v string) string {
 // needs the type's edit capability (private also passes with read_private), and each is checked
 // against the whole parameter's schema.
 func (h *corePosts) statusArg() *Arg {
-	s := schema("default", "publish", "description", "Limit result set to posts assigned one or more statuses.", "type", "array",
-		"items", schema("enum", strList(append(append([]string{}, coreStatuses...), "any")...), "type", "string"))
+	// The attachments controller defaults to inherit and lists only its own statuses.
+	def, enum := "publish", append(append([]string{}, coreStatuses...), "any")
+	if h.attachment {
+		def, enum = "inherit", []string{"inherit", "private", "trash"}
+	}
+	s := schema("default", def, "description", "Limit result set to posts assigned one or more statuses.", "type", "array",
+		"items", schema("enum", strList(enum...), "type", "string"))
 	a := schemaArg("status", false, s, nil)
 	a.Validate = nil
 	caps := calendard.CapsOf(h.postType)
 	a.Sanitize = func(r *Request, v any) (any, error) {
 		statuses := wpParseSlugList(v)
 		for _, st := range statuses {
-			if st == "publish" {
+			if st == def {
 				continue
 			}
 			if r.User.Can(caps.Edit) || (st == "private" && r.User.Can(caps.ReadPrivate)) {
@@ -291,6 +306,9 @@ var eventQueryDateKeys = regexp.MustCompile(`_Event(Start|End)Date(UTC)?`)
 // listQuery turns the sanitized parameters into the WP_Query of get_items.
 func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 	q := calendard.CorePostQuery{PostType: h.postType}
+	if h.attachment && (!php.Empty(r.Value("media_type")) || !php.Empty(r.Value("mime_type"))) {
+		return q, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not filter media by type.", Status: 501}
+	}
 	ints := func(name string) []int64 {
 		var out []int64
 		for _, v := range restSanitizeArray(r.Value(name)) {
@@ -300,6 +318,9 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 	}
 	q.Include, q.Exclude = ints("include"), ints("exclude")
 	q.Authors, q.AuthorsExclude = ints("author"), ints("author_exclude")
+	if h.attachment {
+		q.ParentIn, q.ParentNotIn = ints("parent"), ints("parent_exclude")
+	}
 	for _, v := range restSanitizeArray(r.Value("slug")) {
 		s, _ := php.String(v)
 		q.Slugs = append(q.Slugs, wptext.SanitizeTitle(s))
@@ -514,7 +535,7 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 	}
 	resp := ok(items)
 	resp.Header("X-WP-Total", itoa(int64(total))).Header("X-WP-TotalPages", itoa(int64(maxPages)))
-	base := addQueryArg(restURL(r.Site, "/wp/v2/"+h.postType), objectKVs(urlencodeDeep(r.query)))
+	base := addQueryArg(restURL(r.Site, "/wp/v2/"+h.base), objectKVs(urlencodeDeep(r.query)))
 	var links []string
 	if page > 1 {
 		prev := page - 1

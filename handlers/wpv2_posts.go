@@ -18,6 +18,10 @@ import (
 // (WP_REST_Posts_Controller as the plugin registers its types: rest_base = the post type name).
 type corePosts struct {
 	postType string
+	// base is the rest_base: the post type's name for the plugin's types, "media" for attachments.
+	base string
+	// attachment: the attachments controller (its own fields, no revisions, comments allowed).
+	attachment bool
 	// viewable types (events) get class_list, permalink_template, generated_slug and the
 	// rel="alternate" Link header; venues and organizers are not publicly queryable.
 	viewable bool
@@ -67,7 +71,7 @@ func coreMetaFor(postType string) []coreMetaKey {
 }
 
 func newCorePosts(postType string) *corePosts {
-	cp := &corePosts{postType: postType, meta: coreMetaFor(postType)}
+	cp := &corePosts{postType: postType, base: postType, meta: coreMetaFor(postType)}
 	if postType == calendard.PostTypeEvent {
 		cp.viewable = true
 		cp.taxonomies = []coreTaxonomy{{calendard.TaxonomyTag, "tags"}, {calendard.TaxonomyCategory, calendard.TaxonomyCategory}}
@@ -114,13 +118,32 @@ func (r *Request) canDelete(p *calendard.Post) bool {
 	return r.User.CanDeletePost(ref)
 }
 
-// canReadCore is check_read_permission: published, or read_post.
+// canReadCore is check_read_permission: published, or read_post (which sees an attachment's
+// inherited status); an inheriting post is readable when its parent is, or when it has none.
 func (r *Request) canReadCore(p *calendard.Post) bool {
+	return r.canReadDepth(p, 0)
+}
+
+func (r *Request) canReadDepth(p *calendard.Post, depth int) bool {
 	if p.Status == "publish" {
 		return true
 	}
 	ref, _ := r.ref(p)
-	return r.User.CanReadPost(ref)
+	if p.Status == "inherit" {
+		ref.Status = r.postStatus(p)
+	}
+	if r.User.CanReadPost(ref) {
+		return true
+	}
+	if p.Status != "inherit" {
+		return false
+	}
+	if p.Parent > 0 && depth < 8 {
+		if parent := r.corePost(p.Parent); parent != nil {
+			return r.canReadDepth(parent.Post, depth+1)
+		}
+	}
+	return true
 }
 
 // context is the request's context parameter (view by default).
@@ -254,6 +277,9 @@ func gmtFromLocal(site *calendard.Site, local string) string {
 // item is prepare_item_for_response in a context; links adds _links as the response does (the
 // "previous" of a permanent delete is the data alone).
 func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links bool) *phpjson.Object {
+	if h.attachment {
+		return h.mediaItem(r, cp, ctx)
+	}
 	p := cp.Post
 	edit, embed := ctx == "edit", ctx == "embed"
 	// Shortcodes see the post as the global $post (setup_postdata): "audio-<ID>-<n>".
@@ -262,41 +288,7 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 	defer func() { r.Render.PostID = savedID }()
 	canEdit := r.canEdit(p)
 	o := phpjson.NewObject()
-	o.Set("id", p.ID)
-	o.Set("date", restDate(p.Date))
-	if !embed {
-		gmt := p.DateGMT
-		if gmt == calendard.ZeroDate {
-			gmt = gmtFromLocal(r.Site, p.Date)
-		}
-		o.Set("date_gmt", restDate(gmt))
-		guid := phpjson.Obj("rendered", p.GUID)
-		if edit {
-			guid.Set("raw", p.GUID)
-		}
-		o.Set("guid", guid)
-		o.Set("modified", restDate(p.Modified))
-		mgmt := p.ModifiedGMT
-		if mgmt == calendard.ZeroDate {
-			mgmt = gmtFromLocal(r.Site, p.Modified)
-		}
-		o.Set("modified_gmt", restDate(mgmt))
-	}
-	if edit {
-		o.Set("password", p.Password)
-	}
-	o.Set("slug", p.Name)
-	if !embed {
-		o.Set("status", p.Status)
-	}
-	o.Set("type", p.Type)
-	o.Set("link", r.permalink(p))
-	title := phpjson.NewObject()
-	if edit {
-		title.Set("raw", p.Title)
-	}
-	title.Set("rendered", wptext.Title(p.Title))
-	o.Set("title", title)
+	postHead(r, o, p, ctx, r.permalink(p), true)
 
 	// can_access_password_content: editors in the edit context, or the right ?password=.
 	protected := p.Password != ""
@@ -332,11 +324,7 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 	}
 	rendered := ""
 	if readable {
-		text := p.Excerpt
-		if text == "" {
-			text = wptext.TrimExcerpt(p.Content, r.Render)
-		}
-		rendered = wptext.TheExcerpt(text, r.Render)
+		rendered = theExcerpt(r, p)
 	}
 	excerpt.Set("rendered", rendered)
 	excerpt.Set("protected", protected)
@@ -367,6 +355,57 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 		o.Set("_links", h.links(r, cp, edit))
 	}
 	return o
+}
+
+// theExcerpt is the excerpt through get_the_excerpt (wp_trim_excerpt makes one from the content
+// when there is none) and the_excerpt.
+func theExcerpt(r *Request, p *calendard.Post) string {
+	text := p.Excerpt
+	if text == "" {
+		text = wptext.TrimExcerpt(p.Content, r.Render)
+	}
+	return wptext.TheExcerpt(text, r.Render)
+}
+
+// postHead sets the fields every post type's answer starts with, in prepare_item_for_response's
+// order: id, dates, guid, password (types whose schema keeps it), slug, status, type, link, title.
+func postHead(r *Request, o *phpjson.Object, p *calendard.Post, ctx, link string, password bool) {
+	edit, embed := ctx == "edit", ctx == "embed"
+	o.Set("id", p.ID)
+	o.Set("date", restDate(p.Date))
+	if !embed {
+		gmt := p.DateGMT
+		if gmt == calendard.ZeroDate {
+			gmt = gmtFromLocal(r.Site, p.Date)
+		}
+		o.Set("date_gmt", restDate(gmt))
+		guid := phpjson.Obj("rendered", p.GUID)
+		if edit {
+			guid.Set("raw", p.GUID)
+		}
+		o.Set("guid", guid)
+		o.Set("modified", restDate(p.Modified))
+		mgmt := p.ModifiedGMT
+		if mgmt == calendard.ZeroDate {
+			mgmt = gmtFromLocal(r.Site, p.Modified)
+		}
+		o.Set("modified_gmt", restDate(mgmt))
+	}
+	if edit && password {
+		o.Set("password", p.Password)
+	}
+	o.Set("slug", p.Name)
+	if !embed {
+		o.Set("status", p.Status)
+	}
+	o.Set("type", p.Type)
+	o.Set("link", link)
+	title := phpjson.NewObject()
+	if edit {
+		title.Set("raw", p.Title)
+	}
+	title.Set("rendered", wptext.Title(p.Title))
+	o.Set("title", title)
 }
 
 // generatedSlug is get_sample_permalink($id, $title, ”)'s slug: the sanitized title made unique
@@ -501,7 +540,7 @@ func prepareMetaValue(v, typ string) any {
 // targetHints, as the response carries them.
 func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjson.Object {
 	p := cp.Post
-	self := restURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(p.ID, 10))
+	self := restURL(r.Site, "/wp/v2/"+h.base+"/"+strconv.FormatInt(p.ID, 10))
 	allow := []any{"GET"}
 	if r.canEdit(p) {
 		allow = append(allow, "POST", "PUT", "PATCH")
@@ -511,21 +550,28 @@ func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjso
 	}
 	l := phpjson.NewObject()
 	l.Set("self", []any{phpjson.Obj("href", self, "targetHints", phpjson.Obj("allow", allow))})
-	l.Set("collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+h.postType))})
+	l.Set("collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+h.base))})
 	l.Set("about", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/types/"+h.postType))})
 	if p.Author != 0 {
 		l.Set("author", []any{phpjson.Obj("embeddable", true, "href", restURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(p.Author, 10)))})
 	}
-	revBase := "/wp/v2/" + h.postType + "/" + strconv.FormatInt(p.ID, 10) + "/revisions"
-	l.Set("version-history", []any{phpjson.Obj("count", cp.Revisions, "href", restURL(r.Site, revBase))})
-	if cp.Revisions > 0 {
-		l.Set("predecessor-version", []any{phpjson.Obj("id", cp.LatestRevision,
-			"href", restURL(r.Site, revBase+"/"+strconv.FormatInt(cp.LatestRevision, 10)))})
+	if h.attachment {
+		// Attachments support comments and no revisions.
+		l.Set("replies", []any{phpjson.Obj("embeddable", true, "href", withID(restURL(r.Site, "/wp/v2/comments"), "post", p.ID))})
+	} else {
+		revBase := "/wp/v2/" + h.postType + "/" + strconv.FormatInt(p.ID, 10) + "/revisions"
+		l.Set("version-history", []any{phpjson.Obj("count", cp.Revisions, "href", restURL(r.Site, revBase))})
+		if cp.Revisions > 0 {
+			l.Set("predecessor-version", []any{phpjson.Obj("id", cp.LatestRevision,
+				"href", restURL(r.Site, revBase+"/"+strconv.FormatInt(cp.LatestRevision, 10)))})
+		}
 	}
 	if thumb := php.Int(p.Meta.Value("_thumbnail_id")); thumb > 0 {
 		l.Set("wp:featuredmedia", []any{phpjson.Obj("embeddable", true, "href", restURL(r.Site, "/wp/v2/media/"+strconv.FormatInt(thumb, 10)))})
 	}
-	l.Set("wp:attachment", []any{phpjson.Obj("href", withID(restURL(r.Site, "/wp/v2/media"), "parent", p.ID))})
+	if !h.attachment {
+		l.Set("wp:attachment", []any{phpjson.Obj("href", withID(restURL(r.Site, "/wp/v2/media"), "parent", p.ID))})
+	}
 	if len(h.taxonomies) > 0 {
 		terms := []any{}
 		for _, tax := range h.taxonomies {
@@ -539,7 +585,13 @@ func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjso
 			l.Set("wp:action-"+rel, []any{phpjson.Obj("href", self)})
 		}
 	}
-	l.Set("curies", []any{phpjson.Obj("name", "wp", "href", "https://api.w.org/{rel}", "templated", true)})
+	// get_compact_response_links adds the curie only when a relation uses it.
+	for _, k := range l.Keys() {
+		if strings.HasPrefix(k, "wp:") {
+			l.Set("curies", []any{phpjson.Obj("name", "wp", "href", "https://api.w.org/{rel}", "templated", true)})
+			break
+		}
+	}
 	return l
 }
 
@@ -552,7 +604,7 @@ func withID(u, key string, id int64) string {
 func (h *corePosts) actions(r *Request) []string {
 	caps := calendard.CapsOf(h.postType)
 	var rels []string
-	if r.User.Can(caps.Publish) {
+	if !h.attachment && r.User.Can(caps.Publish) {
 		rels = append(rels, "publish")
 	}
 	if r.User.Can("unfiltered_html") {

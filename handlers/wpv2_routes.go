@@ -39,6 +39,9 @@ func (s *Server) coreRouteTable() []*Route {
 			{Name: "namespace", HasDefault: true, Default: func(*Request) any { return NamespaceCore }},
 			{Name: "context", HasDefault: true, Default: func(*Request) any { return "view" }},
 		}}}}}
+	// Attachments register before the plugin's types, as create_initial_rest_routes walks the
+	// post types in registration order.
+	routes = append(routes, mediaRoutes()...)
 	for _, pt := range []string{calendard.PostTypeEvent, calendard.PostTypeVenue, calendard.PostTypeOrganizer} {
 		h := newCorePosts(pt)
 		routes = append(routes, &Route{Path: "/" + pt, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{

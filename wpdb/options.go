@@ -19,7 +19,7 @@ import (
 var siteOptions = []string{
 	"home", "siteurl", "permalink_structure", "blog_charset", "timezone_string", "gmt_offset",
 	"posts_per_page", "tribe_events_calendar_options", "tec_ct1_migration_state", "tec_custom_tables_v1_active",
-	"using_application_passwords", "upload_url_path", "tag_base",
+	"using_application_passwords", "upload_url_path", "upload_path", "tag_base",
 	"page_on_front", "page_for_posts", "wp_page_for_privacy_policy", "blogname", "blogdescription",
 }
 
@@ -93,6 +93,7 @@ func siteFromOptions(opts map[string]string, prefix string, ov SiteOverrides) (*
 		home = over
 	}
 	s.HomeURL, s.SiteURL = home, siteURL
+	s.UploadsURL, s.UploadsDir = uploadsURL(siteURL, opts["upload_path"], opts["upload_url_path"])
 	if c := opts["blog_charset"]; c != "" {
 		s.Charset = c
 	}
@@ -490,3 +491,36 @@ func (s *Store) Quiescent() bool {
 
 // Index returns the event index (nil unless Start built one).
 func (s *Store) Index() *EventIndex { return s.index }
+
+// uploadsURL is _wp_upload_dir's baseurl and basedir for a single site (no UPLOADS constant, which
+// only wp-config.php could set): upload_url_path when truthy (as stored: "0" is PHP-false); else
+// WP_CONTENT_URL/uploads (WP_CONTENT_URL is siteurl/wp-content) for an empty or default upload_path
+// and for an absolute one (path_join then gives the path itself, so "$upload_path === $dir"), and
+// trailingslashit(siteurl)/upload_path for a relative one. dir is basedir when it is known without
+// the server's ABSPATH: the absolute upload_path; "" otherwise.
+func uploadsURL(siteURL, uploadPath, uploadURLPath string) (url, dir string) {
+	p := strings.Trim(uploadPath, " \t\n\r\x00\x0B")
+	if p != "" && p != "wp-content/uploads" && pathIsAbsolute(p) {
+		dir = p
+	}
+	if uploadURLPath != "" && uploadURLPath != "0" {
+		return uploadURLPath, dir
+	}
+	if p == "" || p == "wp-content/uploads" || dir != "" {
+		return siteURL + "/wp-content/uploads", dir
+	}
+	return siteURL + "/" + p, dir
+}
+
+// pathIsAbsolute is path_is_absolute without its file-system checks (a stream wrapper or
+// realpath() of an existing path): not starting with ".", then a Windows drive ("C:\\"), or a
+// leading slash or backslash.
+func pathIsAbsolute(p string) bool {
+	if p == "" || p[0] == '.' {
+		return false
+	}
+	if len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && p[2] == '\\' {
+		return true
+	}
+	return p[0] == '/' || p[0] == '\\'
+}

@@ -39,6 +39,12 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 	if q.Parent != nil {
 		add(P+".post_parent = ?", *q.Parent)
 	}
+	if len(q.ParentIn) > 0 {
+		add(P+".post_parent IN ("+placeholders(len(q.ParentIn))+")", int64Args(q.ParentIn)...)
+	}
+	if len(q.ParentNotIn) > 0 {
+		add(P+".post_parent NOT IN ("+placeholders(len(q.ParentNotIn))+")", int64Args(q.ParentNotIn)...)
+	}
 	if len(q.Include) > 0 {
 		add(P+".ID IN ("+placeholders(len(q.Include))+")", int64Args(q.Include)...)
 	}
