@@ -195,7 +195,11 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 	p.Content = wptext.ConvertInvalidEntities(p.Content)
 	p.Excerpt = wptext.ConvertInvalidEntities(p.Excerpt)
 	if !user.Can("unfiltered_html") {
-		uploads := site.SiteURL + "/wp-content/uploads"
+		// _wp_kses_allow_pdf_objects compares with the host of wp_upload_dir()'s url.
+		uploads := site.UploadsURL
+		if uploads == "" {
+			uploads = site.SiteURL + "/wp-content/uploads"
+		}
 		p.Title = wptext.FilterKses(p.Title)
 		p.Content = wptext.FilterPostKses(p.Content, uploads)
 		p.Excerpt = wptext.FilterPostKses(p.Excerpt, uploads)

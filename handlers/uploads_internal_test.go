@@ -1,0 +1,36 @@
+package handlers
+
+import (
+	"testing"
+
+	calendard "github.com/calendard/calendard"
+)
+
+// uploadURL is wp_get_attachment_url for a stored _wp_attached_file: a file under basedir has
+// basedir swapped for baseurl, a path holding wp-content/uploads keeps its directory after it (pre-2.7
+// uploads), anything else is relative to baseurl. Rules read from wp-includes/post.php.
+func TestUploadURLIsWPGetAttachmentURL(t *testing.T) {
+	cdn := &calendard.Site{SiteURL: "http://example.test", UploadsURL: "https://cdn.example.com/media"}
+	abs := &calendard.Site{SiteURL: "http://example.test", UploadsURL: "http://example.test/wp-content/uploads", UploadsDir: "/srv/media"}
+	cases := []struct {
+		name string
+		site *calendard.Site
+		file string
+		want string
+	}{
+		{"a relative file under upload_url_path", cdn, "2026/11/a.jpg", "https://cdn.example.com/media/2026/11/a.jpg"},
+		{"an old absolute path under wp-content/uploads keeps its year/month", cdn, "/var/www/wp-content/uploads/2008/05/b.png", "https://cdn.example.com/media/2008/05/b.png"},
+		{"a file directly in wp-content/uploads", cdn, "/var/www/wp-content/uploads/c.png", "https://cdn.example.com/media/c.png"},
+		{"a file under the known absolute upload_path", abs, "/srv/media/2026/11/d.jpg", "http://example.test/wp-content/uploads/2026/11/d.jpg"},
+		{"a relative file on a site with an absolute upload_path", abs, "2026/11/e.jpg", "http://example.test/wp-content/uploads/2026/11/e.jpg"},
+		{"no uploads URL known: siteurl's wp-content/uploads", &calendard.Site{SiteURL: "http://example.test"}, "f.jpg", "http://example.test/wp-content/uploads/f.jpg"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &Request{Site: c.site}
+			if got := r.uploadURL(c.file); got != c.want {
+				t.Errorf("uploadURL(%q) = %q, want %q", c.file, got, c.want)
+			}
+		})
+	}
+}
