@@ -46,6 +46,11 @@ type EventFilter struct {
 
 	Search          []SearchTerm
 	SearchAnonymous bool // anonymous searches never match password-protected posts
+	// SearchAlso lists events that match the search's terms without holding them as substrings
+	// (Meilisearch's word, prefix and typo matches): an event passes the search when it holds
+	// every term that is not excluded or its ID is listed, and holds no excluded term. It widens a
+	// search only; without Search it does nothing.
+	SearchAlso []int64
 
 	CategoryIDs  []int64 // already widened to descendants
 	TagIDs       []int64

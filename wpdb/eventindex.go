@@ -182,6 +182,9 @@ type ixSnapshot struct {
 	// the snapshot's life: the same category list asked again costs no merge.
 	unions  sync.Map // string -> []int32
 	unionsN atomic.Int32
+	// listed is listedIDs' answer.
+	listedOnce sync.Once
+	listed     []int64
 }
 
 // postings map an ID to positions in main, ascending: in list order, so that a start-date range
@@ -517,6 +520,7 @@ type ixQuery struct {
 	sMin, sMax, eMin, eMax int64
 	search                 []foldedTerm
 	include                map[int64]bool
+	also                   map[int64]bool // SearchAlso: events that pass the terms not excluded
 }
 
 type foldedTerm struct {
@@ -583,6 +587,12 @@ func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*i
 		q.include = make(map[int64]bool, len(f.Include))
 		for _, id := range f.Include {
 			q.include[id] = true
+		}
+	}
+	if len(f.SearchAlso) > 0 {
+		q.also = make(map[int64]bool, len(f.SearchAlso))
+		for _, id := range f.SearchAlso {
+			q.also[id] = true
 		}
 	}
 	return q, true
@@ -733,14 +743,18 @@ func (q *ixQuery) matchEvent(e *ixEvent, skipPostings bool) bool {
 	return anyIn(e.cats(), f.CategoryIDs) && anyIn(e.tags(), f.TagIDs) && anyIn(e.venues(), f.VenueIDs) && anyIn(e.orgs(), f.OrganizerIDs)
 }
 
-// matchText applies the search terms.
+// matchText applies the search terms (an event of SearchAlso needs only lack the excluded ones).
 func (q *ixQuery) matchText(e *ixEvent) bool {
+	also := q.also[e.id]
 	for i := range q.search {
 		t := &q.search[i]
-		if !t.exclude && !e.grams.holds(&t.grams) {
-			return false
+		if t.exclude {
+			if strings.Contains(e.text, t.text) {
+				return false
+			}
+			continue
 		}
-		if strings.Contains(e.text, t.text) == t.exclude {
+		if !also && (!e.grams.holds(&t.grams) || !strings.Contains(e.text, t.text)) {
 			return false
 		}
 	}
@@ -875,7 +889,7 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 			for k := 0; k < n; k++ {
 				i := at(k)
 				if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
-					!s.grams[i].holds(&must)) {
+					(!s.grams[i].holds(&must) && !q.also[s.main[i].id])) {
 					continue
 				}
 				consider(s.main[i], kinds <= 1)
@@ -1004,6 +1018,53 @@ func mergeUnion(a, b []int32) []int32 {
 func lowerBound32(a []int32, v int32) int {
 	i, _ := slices.BinarySearch(a, v)
 	return i
+}
+
+// SearchMatches returns the IDs of the events a list can show (not hidden, with dates) whose title,
+// excerpt or content holds every term not excluded, as the list's search tests them, and the IDs
+// of every event a list can show; both ascending, listed shared (not to be modified). ok is false
+// when the index cannot answer for site: not built, another date mode, or a rebuild pending.
+// An IDs-only pass: no order, no record, no other filter.
+func (x *EventIndex) SearchMatches(site *calendard.Site, terms []calendard.SearchTerm) (matches, listed []int64, ok bool) {
+	s := x.snap.Load()
+	if s == nil || modeOf(site) != s.mode || x.Stale() {
+		return nil, nil, false
+	}
+	q := &ixQuery{}
+	for _, t := range terms {
+		if !t.Exclude {
+			folded := likeFold(t.Text)
+			q.search = append(q.search, foldedTerm{text: folded, grams: gramsOf(folded)})
+		}
+	}
+	must := q.mustGrams()
+	for i, e := range s.main {
+		if s.grams[i].holds(&must) && q.matchText(e) {
+			matches = append(matches, e.id)
+		}
+	}
+	for _, e := range s.slow {
+		if q.matchText(e) {
+			matches = append(matches, e.id)
+		}
+	}
+	slices.Sort(matches)
+	return matches, s.listedIDs(), true
+}
+
+// listedIDs is the IDs of main and slow, ascending, computed once per snapshot.
+func (s *ixSnapshot) listedIDs() []int64 {
+	s.listedOnce.Do(func() {
+		s.listed = make([]int64, 0, len(s.main)+len(s.slow))
+		for _, e := range s.main {
+			s.listed = append(s.listed, e.id)
+		}
+		for _, e := range s.slow {
+			s.listed = append(s.listed, e.id)
+		}
+		slices.Sort(s.listed)
+	})
+	return s.listed
 }
 
 // FindEvents answers from the index when it can; ok is false when the caller must ask SQL.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,6 +149,12 @@ func randomFilter(r *rand.Rand, v indexFilterValues) calendard.EventFilter {
 		if r.IntN(2) == 0 { // search alone, so that enough searches match something
 			f = calendard.EventFilter{Search: f.Search, SearchAnonymous: f.SearchAnonymous, Statuses: f.Statuses}
 		}
+		if r.IntN(3) == 0 { // events the search finds whatever their text (Meilisearch's matches)
+			f.SearchAlso = []int64{}
+			for n := r.IntN(12); n > 0; n-- {
+				f.SearchAlso = append(f.SearchAlso, v.id[r.IntN(len(v.id))])
+			}
+		}
 	}
 	f.Limit = []int{1, 5, 10, 50}[r.IntN(4)]
 	f.Offset = []int{0, 0, 0, 3, 10, 40, 90}[r.IntN(7)]
@@ -260,7 +267,7 @@ func describeFilter(f calendard.EventFilter) string {
 	if f.PostParent != nil {
 		par = fmt.Sprint(*f.PostParent)
 	}
-	return fmt.Sprintf("search=%+v anon=%v ", f.Search, f.SearchAnonymous) + fmt.Sprintf("status=%v start>=%s end<=%s sb=%s sa=%s eb=%s ea=%s venues=%v orgs=%v cats=%v tags=%v featured=%s include=%v parent=%s limit=%d offset=%d",
+	return fmt.Sprintf("search=%+v also=%v anon=%v ", f.Search, f.SearchAlso, f.SearchAnonymous) + fmt.Sprintf("status=%v start>=%s end<=%s sb=%s sa=%s eb=%s ea=%s venues=%v orgs=%v cats=%v tags=%v featured=%s include=%v parent=%s limit=%d offset=%d",
 		f.Statuses, s(f.StartOnOrAfter), s(f.EndOnOrBefore), s(f.StartsBefore), s(f.StartsAfter), s(f.EndsBefore), s(f.EndsAfter),
 		f.VenueIDs, f.OrganizerIDs, f.CategoryIDs, f.TagIDs, b, f.Include, par, f.Limit, f.Offset)
 }
@@ -502,4 +509,59 @@ func TestPollWaitKeepsThePollUnderItsShareOfACore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSearchMatchesAreTheListsSubstringMatches holds the IDs-only search (what Meilisearch's
+// answers are joined with) to the list's own search: the same events, whatever their status or
+// dates, for words, fragments, accents and several terms; excluded terms play no part.
+func TestSearchMatchesAreTheListsSubstringMatches(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		site, err := s.LoadSite(ctx, SiteOverrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := NewEventIndex(s.DB, nil)
+		if _, _, ok := x.SearchMatches(site, calendard.ParseSearch("Night")); ok {
+			t.Fatal("an index not built answered")
+		}
+		if err := x.Build(ctx, site); err != nil {
+			t.Fatal(err)
+		}
+		every := []string{"publish", "draft", "private", "pending", "future", "trash", "auto-draft"}
+		all, _, err := s.DB.FindEvents(ctx, site, calendard.EventFilter{Statuses: every, Limit: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, q := range []string{"Night", "ight", "a", "CAFE", "Marathon Summit", `"Jazz Night"`, "Night -Midnight", "zzqx"} {
+			t.Run(q+" finds what the list's search finds", func(t *testing.T) {
+				terms := calendard.ParseSearch(q)
+				got, listed, ok := x.SearchMatches(site, terms)
+				if !ok {
+					t.Fatal("the built index declined")
+				}
+				var positive []calendard.SearchTerm
+				for _, term := range terms {
+					if !term.Exclude {
+						positive = append(positive, term)
+					}
+				}
+				want, _, err := s.DB.FindEvents(ctx, site, calendard.EventFilter{Statuses: every, Search: positive, Limit: 1 << 20})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w := slices.Sorted(slices.Values(eventIDs(want))); !slices.Equal(got, w) {
+					t.Fatalf("SearchMatches %v, the list's search %v", got, w)
+				}
+				if l := slices.Sorted(slices.Values(eventIDs(all))); !slices.Equal(listed, l) {
+					t.Fatalf("listed %d IDs, the list of every status %d", len(listed), len(l))
+				}
+				found += len(got)
+			})
+		}
+		if found < 20 {
+			t.Errorf("only %d matches in all: the test is too weak", found)
+		}
+	})
 }

@@ -70,17 +70,7 @@ func (q *eventQuery) apply(f *calendard.EventFilter) {
 	bound(f.EndsAfter, q.end, ">")
 
 	if len(f.Search) > 0 {
-		var parts []string
-		for _, t := range f.Search {
-			like := "%" + escapeLike(t.Text) + "%"
-			if t.Exclude {
-				parts = append(parts, "(p.post_title NOT LIKE ? AND p.post_excerpt NOT LIKE ? AND p.post_content NOT LIKE ?)")
-			} else {
-				parts = append(parts, "(p.post_title LIKE ? OR p.post_excerpt LIKE ? OR p.post_content LIKE ?)")
-			}
-			q.args = append(q.args, like, like, like)
-		}
-		q.where = append(q.where, "("+strings.Join(parts, " AND ")+")")
+		q.search(f.Search, f.SearchAlso)
 		if f.SearchAnonymous {
 			q.add("p.post_password = ''")
 		}
@@ -136,6 +126,34 @@ func (q *eventQuery) apply(f *calendard.EventFilter) {
 	if f.ReadableBy != nil {
 		cond, args := readableSQL("p", f.ReadableBy)
 		q.add(cond, args...)
+	}
+}
+
+// search adds the keyword search: every term not excluded as a substring of the title, excerpt or
+// content (or the event among also), and no excluded term in any of them.
+func (q *eventQuery) search(terms []calendard.SearchTerm, also []int64) {
+	var must, not []string
+	var mustArgs, notArgs []any
+	for _, t := range terms {
+		like := "%" + escapeLike(t.Text) + "%"
+		if t.Exclude {
+			not = append(not, "(p.post_title NOT LIKE ? AND p.post_excerpt NOT LIKE ? AND p.post_content NOT LIKE ?)")
+			notArgs = append(notArgs, like, like, like)
+		} else {
+			must = append(must, "(p.post_title LIKE ? OR p.post_excerpt LIKE ? OR p.post_content LIKE ?)")
+			mustArgs = append(mustArgs, like, like, like)
+		}
+	}
+	if len(must) > 0 {
+		cond := strings.Join(must, " AND ")
+		if len(also) > 0 {
+			cond = "(" + cond + ") OR p.ID IN (" + placeholders(len(also)) + ")"
+			mustArgs = append(mustArgs, int64Args(also)...)
+		}
+		q.add("("+cond+")", mustArgs...)
+	}
+	if len(not) > 0 {
+		q.add("("+strings.Join(not, " AND ")+")", notArgs...)
 	}
 }
 
