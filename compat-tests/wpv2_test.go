@@ -50,13 +50,9 @@ var wpv2Served = []struct {
 }
 
 // wpv2Pending are served requests whose recorded answer calendard does not give yet, each with the
-// reason; the test fails if one of them starts to pass (so the list stays true).
-var wpv2Pending = map[string]string{
-	"wpv2-types/list":                 "calendard lists only the post types it serves (not post, page, media, ...)",
-	"wpv2-types/list-edit-admin":      "calendard lists only the post types it serves (not post, page, media, ...)",
-	"wpv2-taxonomies/list":            "calendard lists only the taxonomies it serves (not category, nav_menu, ...)",
-	"wpv2-taxonomies/list-edit-admin": "calendard lists only the taxonomies it serves (not category, nav_menu, ...)",
-}
+// reason; the test fails if one of them starts to pass (so the list stays true). It is empty: every
+// recorded case must answer as recorded.
+var wpv2Pending = map[string]string{}
 
 func wpv2IsServed(c *Case) bool {
 	route := c.Route()
@@ -244,6 +240,11 @@ func TestCompatWPV2(t *testing.T) {
 			}
 			t.Logf("wp/v2 (%s): %d cases as recorded, %d pending, %d not served yet (of %d)", st.name, passed,
 				len(wpv2Pending), readSkipped+writeSkipped, len(set.Cases))
+			// Every case of the set is served: one left out (an unserved route, or a write sequence cut
+			// short) fails the test rather than shrinking it.
+			if readSkipped+writeSkipped > 0 {
+				t.Errorf("%d recorded cases are not replayed (see wpv2Served)", readSkipped+writeSkipped)
+			}
 		})
 	}
 }

@@ -11,14 +11,17 @@ import (
 // GET /wp/v2/types and /wp/v2/taxonomies (WP_REST_Post_Types_Controller, WP_REST_Taxonomies_Controller)
 // for the post types and taxonomies calendard serves under wp/v2.
 
-// registryJSON is what register_post_type and register_taxonomy hold for the calendar's types and
-// taxonomies on the reference (WordPress 6.9 with The Events Calendar 6.17): labels, capabilities,
-// supports, block template, icon and visibility, in the edit context's field order, types and
-// taxonomies in registration order. The controllers below only choose fields and add links.
+// registryJSON is what register_post_type and register_taxonomy hold for the plugin's event, venue
+// and organizer types and its event category taxonomy on the reference (The Events Calendar 6.17):
+// labels, capabilities, supports, block template, icon and visibility, in the edit context's field
+// order. WordPress core's types and taxonomies (and the plugin's calendar embeds) are built from
+// their registration arguments (wpv2_registry.go).
 //
 //go:embed wpv2_registry.json
 var registryJSON []byte
 
+// coreRegistry is every type and taxonomy shown in REST, in registration order: core's, then the
+// plugin's on init (venues, organizers, events, then calendar embeds; event categories last).
 var coreRegistry = func() struct{ types, taxonomies *phpjson.Object } {
 	v, err := phpjson.Decode(registryJSON)
 	if err != nil {
@@ -27,7 +30,65 @@ var coreRegistry = func() struct{ types, taxonomies *phpjson.Object } {
 	o := v.(*phpjson.Object)
 	t, _ := o.Get("types")
 	x, _ := o.Get("taxonomies")
-	return struct{ types, taxonomies *phpjson.Object }{t.(*phpjson.Object), x.(*phpjson.Object)}
+	pluginTypes, pluginTaxonomies := t.(*phpjson.Object), x.(*phpjson.Object)
+
+	// The post types in registration order with their 'taxonomies' argument (for the plugin's
+	// types in the JSON, the taxonomies they are shown with).
+	type typeReg struct {
+		name       string
+		def        *postTypeDef
+		taxonomies []string
+	}
+	var regs []typeReg
+	for i := range corePostTypes {
+		regs = append(regs, typeReg{corePostTypes[i].name, &corePostTypes[i], corePostTypes[i].taxonomies})
+	}
+	for _, name := range pluginTypes.Keys() {
+		e, _ := pluginTypes.Get(name)
+		tx, _ := e.(*phpjson.Object).Get("taxonomies")
+		var names []string
+		for _, n := range tx.([]any) {
+			names = append(names, n.(string))
+		}
+		regs = append(regs, typeReg{name: name, taxonomies: names})
+	}
+	regs = append(regs, typeReg{calendarEmbedType.name, &calendarEmbedType, calendarEmbedType.taxonomies})
+
+	taxonomies := phpjson.NewObject()
+	for _, d := range coreTaxonomies {
+		types := append([]string(nil), d.objectTypes...)
+		for _, r := range regs {
+			if slices.Contains(r.taxonomies, d.name) && !slices.Contains(types, r.name) {
+				types = append(types, r.name)
+			}
+		}
+		taxonomies.Set(d.name, taxonomyEntryOf(d, types))
+	}
+	for _, name := range pluginTaxonomies.Keys() {
+		e, _ := pluginTaxonomies.Get(name)
+		taxonomies.Set(name, e)
+	}
+	typesOf := func(postType string) []string {
+		var out []string
+		for _, name := range taxonomies.Keys() {
+			e, _ := taxonomies.Get(name)
+			ts, _ := e.(*phpjson.Object).Get("types")
+			if slices.Contains(ts.([]any), any(postType)) {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	types := phpjson.NewObject()
+	for _, r := range regs {
+		if r.def == nil {
+			e, _ := pluginTypes.Get(r.name)
+			types.Set(r.name, e)
+			continue
+		}
+		types.Set(r.name, postTypeEntry(*r.def, typesOf(r.name)))
+	}
+	return struct{ types, taxonomies *phpjson.Object }{types, taxonomies}
 }()
 
 // typeFieldContexts and taxonomyFieldContexts are the contexts of each schema property.
@@ -95,7 +156,7 @@ func typesPermission(r *Request) error {
 		return nil
 	}
 	for _, name := range coreRegistry.types.Keys() {
-		if r.User.Can(calendard.CapsOf(name).Edit) {
+		if r.User.Can(typeEditCap(name)) {
 			return nil
 		}
 	}
@@ -107,7 +168,7 @@ func typesList(r *Request) (*Response, error) {
 	out := phpjson.NewObject()
 	ctx := r.context()
 	for _, name := range coreRegistry.types.Keys() {
-		if ctx == "edit" && !r.User.Can(calendard.CapsOf(name).Edit) {
+		if ctx == "edit" && !r.User.Can(typeEditCap(name)) {
 			continue
 		}
 		out.Set(name, registryItem(r, typeEntry(name), typeFieldContexts, ctx, "types"))
@@ -122,7 +183,7 @@ func typeGet(r *Request) (*Response, error) {
 	if entry == nil {
 		return nil, &calendard.Error{Code: "rest_type_invalid", Message: "Invalid post type.", Status: 404}
 	}
-	if r.context() == "edit" && !r.User.Can(calendard.CapsOf(name).Edit) {
+	if r.context() == "edit" && !r.User.Can(typeEditCap(name)) {
 		return nil, &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit posts in this post type.", Status: authCode(r)}
 	}
 	return ok(registryItem(r, entry, typeFieldContexts, r.context(), "types")), nil
@@ -148,9 +209,32 @@ func taxonomiesOfRequest(r *Request) []string {
 	return out
 }
 
+// registryCap is a capability a registered type or taxonomy names.
+func registryCap(entry *phpjson.Object, key string) string {
+	if entry == nil {
+		return "do_not_allow"
+	}
+	caps, _ := entry.Get("capabilities")
+	c, _ := caps.(*phpjson.Object)
+	if c == nil {
+		return "do_not_allow"
+	}
+	v, _ := c.Get(key)
+	s, _ := v.(string)
+	return s
+}
+
+// typeEditCap is the type's cap->edit_posts.
+func typeEditCap(name string) string { return registryCap(typeEntry(name), "edit_posts") }
+
+// assignTermsCap is the taxonomy's cap->assign_terms as current_user_can checks it: the core
+// taxonomies' own capabilities are meta capabilities map_meta_cap turns into edit_posts.
 func assignTermsCap(taxonomy string) string {
-	_, assign := coreTermCaps(taxonomy)
-	return assign
+	c := registryCap(taxonomyEntry(taxonomy), "assign_terms")
+	if c == "assign_categories" || c == "assign_post_tags" {
+		return "edit_posts"
+	}
+	return c
 }
 
 // taxonomiesPermission is WP_REST_Taxonomies_Controller::get_items_permissions_check.
