@@ -78,15 +78,24 @@ func hasWord(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) >= 0
 }
 
-// Events answers event lists with `search=` from the index, everything else (and every filter,
-// order, count and page) from the exact path it wraps. While the index is not usable, or when a
-// search fails, the wrapped service answers the whole filter itself: the plugin's substring match.
+// Events answers event lists with `search=`: the plugin's substring match (the exact path it wraps)
+// joined with Meilisearch's word, prefix and typo matches, handed to the exact path as
+// EventFilter.SearchAlso; every other filter, the order, the count and the pages are the exact
+// path's. While the index is not usable, or when a search fails, the wrapped service answers alone:
+// the plugin's substring match.
 type Events struct {
 	calendard.EventService
 	Index *Index
-	// MaxIDs bounds the matches handed to the exact path (an SQL IN list); a search matching more
-	// is answered by the exact substring match instead. 0: 30,000.
+	// MaxIDs bounds the IDs handed to the exact path beside the substring match (an SQL IN list);
+	// a search with more is answered by the substring match alone. 0: 30,000.
 	MaxIDs int
+}
+
+func (e *Events) maxIDs() int {
+	if e.MaxIDs == 0 {
+		return 30_000
+	}
+	return e.MaxIDs
 }
 
 // FindEvents implements calendard.EventService.
@@ -94,53 +103,37 @@ func (e *Events) FindEvents(ctx context.Context, site *calendard.Site, f calenda
 	if len(f.Search) == 0 || e.Index == nil || !e.Index.Usable() {
 		return e.EventService.FindEvents(ctx, site, f)
 	}
-	q, rest := Query(f.Search)
+	q, _ := Query(f.Search)
 	if q == "" {
 		return e.EventService.FindEvents(ctx, site, f)
 	}
-	filter := ""
-	if f.SearchAnonymous {
-		filter = "password_protected = false"
-	}
-	ids, err := e.Index.IDs(ctx, KindEvents, q, filter, nil)
+	also, err := e.beyondSubstring(ctx, site, f, q)
 	if err != nil {
 		if ctx.Err() == nil {
 			e.Index.failed(err)
 		}
 		return e.EventService.FindEvents(ctx, site, f)
 	}
-	limit := e.MaxIDs
-	if limit == 0 {
-		limit = 30_000
-	}
-	if len(ids) > limit {
+	if len(also) > e.maxIDs() {
 		return e.EventService.FindEvents(ctx, site, f)
 	}
 	g := f
-	g.Search = rest
-	g.Include = intersect(f.Include, ids)
+	g.SearchAlso = also
 	return e.EventService.FindEvents(ctx, site, g)
 }
 
-// intersect keeps the IDs of restrict (nil: no restriction) that are in ids, never returning nil.
-func intersect(restrict, ids []int64) []int64 {
-	if restrict == nil {
-		if ids == nil {
-			return []int64{}
-		}
-		return ids
+// beyondSubstring returns the events Meilisearch matches (the substring match's own are found by
+// the exact path).
+func (e *Events) beyondSubstring(ctx context.Context, site *calendard.Site, f calendard.EventFilter, q string) ([]int64, error) {
+	return e.Index.IDs(ctx, KindEvents, q, searchFilter(f), nil)
+}
+
+// searchFilter is the Meilisearch filter every event search carries.
+func searchFilter(f calendard.EventFilter) string {
+	if f.SearchAnonymous {
+		return "password_protected = false"
 	}
-	keep := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		keep[id] = true
-	}
-	out := []int64{}
-	for _, id := range restrict {
-		if keep[id] {
-			out = append(out, id)
-		}
-	}
-	return out
+	return ""
 }
 
 // Linked answers venue and organizer `search=` from the index (the plugin's find_like otherwise).
@@ -244,36 +237,28 @@ func geoRadiusFilter(lat, lng, km float64) string {
 func geoPoint(lat, lng float64) string { return fmt.Sprintf("_geoPoint(%s, %s)", num(lat), num(lng)) }
 
 // FindEventsByRelevance is FindEvents ordered by Meilisearch's ranking (orderby=relevance, an
-// extension): the same events and total, best match first. Without a usable index the plugin's
-// order stands.
+// extension): the same events and total, Meilisearch's matches best first, then the events only the
+// substring match finds (a word inside a longer word, which Meilisearch does not rank) in the
+// plugin's order. Without a usable index the plugin's order stands.
 func (e *Events) FindEventsByRelevance(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	if len(f.Search) == 0 || e.Index == nil || !e.Index.Usable() {
 		return e.EventService.FindEvents(ctx, site, f)
 	}
-	q, rest := Query(f.Search)
+	q, _ := Query(f.Search)
 	if q == "" {
 		return e.EventService.FindEvents(ctx, site, f)
 	}
-	filter := ""
-	if f.SearchAnonymous {
-		filter = "password_protected = false"
-	}
-	ids, err := e.Index.IDs(ctx, KindEvents, q, filter, nil)
-	limit := e.MaxIDs
-	if limit == 0 {
-		limit = 30_000
-	}
-	if err != nil || len(ids) > limit {
+	ids, err := e.Index.IDs(ctx, KindEvents, q, searchFilter(f), nil)
+	if err != nil || len(ids) > e.maxIDs() {
 		if err != nil && ctx.Err() == nil {
 			e.Index.failed(err)
 		}
 		return e.EventService.FindEvents(ctx, site, f)
 	}
-	// Every match passing the other filters, then ranked and paged here.
+	// Every match passing the other filters, in the plugin's order, then ranked and paged here.
 	g := f
-	g.Search = rest
-	g.Include = intersect(f.Include, ids)
-	g.Offset, g.Limit = 0, max(len(g.Include), 1)
+	g.SearchAlso = ids
+	g.Offset, g.Limit = 0, 1<<31-1
 	all, total, err := e.EventService.FindEvents(ctx, site, g)
 	if err != nil {
 		return nil, 0, err
@@ -282,7 +267,13 @@ func (e *Events) FindEventsByRelevance(ctx context.Context, site *calendard.Site
 	for i, id := range ids {
 		rank[id] = i
 	}
-	slices.SortStableFunc(all, func(a, b *calendard.Event) int { return rank[a.ID] - rank[b.ID] })
+	rankOf := func(ev *calendard.Event) int {
+		if r, ok := rank[ev.ID]; ok {
+			return r
+		}
+		return len(ids) // a substring match only: after the ranked ones
+	}
+	slices.SortStableFunc(all, func(a, b *calendard.Event) int { return rankOf(a) - rankOf(b) })
 	from := min(f.Offset, len(all))
 	to := min(from+f.Limit, len(all))
 	return all[from:to], total, nil

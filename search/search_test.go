@@ -258,11 +258,13 @@ func TestSearchCombinesWithEveryOtherFilter(t *testing.T) {
 
 var wordRe = regexp.MustCompile(`[A-Za-z]{3,}`)
 
-// TestSearchContainsEverySubstringMatchOfWholeWords holds the index to the plugin's search on the
-// recorded site: for every word of every event title, the index's answer contains each event the
-// substring match returns in which the word occurs as a whole word.
-func TestSearchContainsEverySubstringMatchOfWholeWords(t *testing.T) {
+// TestSearchContainsEverySubstringMatch holds the index to the plugin's search on the recorded
+// site: for every word of every event title, a fragment of each longer word and pairs of words,
+// the answer contains every event the substring match returns, a word found only inside a longer
+// one ("Night" in "Midnight") included.
+func TestSearchContainsEverySubstringMatch(t *testing.T) {
 	c := newCalendar(t, sharedMeili(t), nil)
+	c.waitSubstringIndex(t)
 	rows, err := c.raw.Query("SELECT post_title FROM wp_posts WHERE post_type = 'tribe_events'")
 	if err != nil {
 		t.Fatal(err)
@@ -275,6 +277,9 @@ func TestSearchContainsEverySubstringMatchOfWholeWords(t *testing.T) {
 		}
 		for _, w := range wordRe.FindAllString(title, -1) {
 			words[strings.ToLower(w)] = true
+			if len(w) > 5 {
+				words[strings.ToLower(w[1:len(w)-1])] = true // a fragment
+			}
 		}
 	}
 	rows.Close()
@@ -287,42 +292,103 @@ func TestSearchContainsEverySubstringMatchOfWholeWords(t *testing.T) {
 	for i := 0; i+1 < len(queries); i += 3 {
 		queries = append(queries, queries[i]+" "+queries[i+1])
 	}
-	checked, partial := 0, 0
+	queries = append(queries, "a", "Night")
+	checked, inside := 0, 0
 	for _, anonymous := range []bool{true, false} {
 		for _, q := range queries {
 			f := everything(q, anonymous)
 			want, _ := ids(t, c.sql, c.site, f)
 			got, _ := ids(t, c.meili, c.site, f)
-			for _, id := range missingFrom(got, want) {
-				// Allowed only when some word of the query occurs in the event inside a longer word.
-				if c.wholeWords(t, id, q) {
-					t.Errorf("search=%q (anonymous %v): event %d matches every word whole but the index misses it", q, anonymous, id)
-				}
-				partial++
+			if m := missingFrom(got, want); len(m) > 0 {
+				t.Errorf("search=%q (anonymous %v): the index's answer misses the substring matches %v", q, anonymous, m)
 			}
 			checked += len(want)
+			mq, _ := Query(f.Search)
+			alone, err := c.ix.IDs(context.Background(), KindEvents, mq, searchFilter(f), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inside += len(missingFrom(alone, want))
 		}
 	}
-	if checked < 500 {
-		t.Fatalf("only %d substring matches checked", checked)
+	// Without the substring side these would be missing: the test must meet some.
+	if checked < 500 || inside < 20 {
+		t.Fatalf("only %d substring matches checked, %d of them not Meilisearch's", checked, inside)
 	}
-	t.Logf("%d queries, %d substring matches checked; %d matched only inside longer words", 2*len(queries), checked, partial)
+	t.Logf("%d queries, %d substring matches checked; %d of them Meilisearch does not match (a word inside a longer word)", 2*len(queries), checked, inside)
 }
 
-// wholeWords reports whether every word of q occurs as a whole word in the event's title, excerpt
-// or content.
-func (c *calendar) wholeWords(t *testing.T, id int64, q string) bool {
-	var title, excerpt, content string
-	if err := c.raw.QueryRow("SELECT post_title, post_excerpt, post_content FROM wp_posts WHERE ID = ?", id).Scan(&title, &excerpt, &content); err != nil {
-		t.Fatal(err)
+// waitSubstringIndex waits until the store's event index can list the substring matches (it is
+// built in the background), so that searches leave those out of the Meilisearch request.
+func (c *calendar) waitSubstringIndex(t *testing.T) {
+	t.Helper()
+	x := c.store.Index()
+	if x == nil {
+		t.Fatal("the store has no event index")
 	}
-	text := title + " " + excerpt + " " + plain(content)
-	for _, w := range strings.Fields(q) {
-		if !regexp.MustCompile(`(?i)(^|[^\pL\pN])` + regexp.QuoteMeta(w) + `($|[^\pL\pN])`).MatchString(text) {
-			return false
+	c.eventually(t, "the event index built", func() bool {
+		_, _, ok := x.SearchMatches(c.site, calendard.ParseSearch("x"))
+		return ok
+	})
+}
+
+// TestEventSearchIsMeilisearchsMatchesAndTheSubstringMatches: with Meilisearch configured, the
+// answer to an event search= is exactly the events Meilisearch matches and the events the plugin's
+// substring match finds, under every other filter, in the plugin's order, with exact totals and
+// pages. (Before, it was Meilisearch's matches alone: search=Night left out the Midnight events.)
+func TestEventSearchIsMeilisearchsMatchesAndTheSubstringMatches(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	c.waitSubstringIndex(t)
+	ctx := context.Background()
+	from, to := "2025-01-01 00:00:00", "2027-12-31 23:59:59"
+	substringOnly, meiliOnly := 0, 0
+	for _, tc := range []struct {
+		name string
+		f    func(f *calendard.EventFilter)
+	}{
+		{"every status", func(f *calendard.EventFilter) {}},
+		{"anonymous", func(f *calendard.EventFilter) { f.SearchAnonymous = true; f.Statuses = []string{"publish"} }},
+		{"a date window", func(f *calendard.EventFilter) { f.StartOnOrAfter, f.EndOnOrBefore = &from, &to }},
+		{"a page", func(f *calendard.EventFilter) { f.Offset, f.Limit = 2, 3 }},
+		{"a venue", func(f *calendard.EventFilter) { f.VenueIDs = []int64{12, 16, 20} }},
+	} {
+		for _, q := range []string{"Night", "ight", "a", "Marathn", "Concert", "Jazz Night", "Night -Midnight", `"Night Market"`} {
+			t.Run(tc.name+"/search="+q+" is both sets in the plugin's order", func(t *testing.T) {
+				f := everything(q, false)
+				tc.f(&f)
+				all := f
+				all.Offset, all.Limit = 0, 1<<20
+				substring, _ := ids(t, c.sql, c.site, all)
+				mq, _ := Query(f.Search)
+				matched, err := c.ix.IDs(ctx, KindEvents, mq, searchFilter(f), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Meilisearch's matches under the other filters; excluded words still exclude.
+				m := all
+				m.Search, m.Include = nil, append([]int64{}, matched...) // none: no event
+				for _, term := range f.Search {
+					if term.Exclude {
+						m.Search = append(m.Search, term)
+					}
+				}
+				meili, _ := ids(t, c.sql, c.site, m)
+				both := append(slices.Clone(substring), missingFrom(substring, meili)...)
+				page := f
+				page.Search, page.Include = nil, append([]int64{}, both...)
+				want, wantTotal := ids(t, c.sql, c.site, page)
+				got, gotTotal := ids(t, c.meili, c.site, f)
+				if !slices.Equal(got, want) || gotTotal != wantTotal {
+					t.Fatalf("answer %v (total %d), want %v (total %d): substring %v, Meilisearch %v", got, gotTotal, want, wantTotal, substring, meili)
+				}
+				substringOnly += len(missingFrom(meili, substring))
+				meiliOnly += len(missingFrom(substring, meili))
+			})
 		}
 	}
-	return true
+	if substringOnly == 0 || meiliOnly == 0 {
+		t.Fatalf("%d substring-only and %d Meilisearch-only matches: the test must meet both", substringOnly, meiliOnly)
+	}
 }
 
 // TestTotalsAndPagesAreExactBeyondMaxTotalHits searches a word held by every event of a
@@ -816,6 +882,46 @@ func TestRelevanceOrderRanksTheSameEventsBestFirst(t *testing.T) {
 			t.Fatalf("pages %v, whole %v", paged, ranked)
 		}
 	})
+}
+
+// TestRelevanceOrderPutsSubstringOnlyMatchesLast: orderby=relevance lists Meilisearch's matches
+// best first, then the events only the substring match finds ("Night" inside "Midnight", which
+// Meilisearch does not rank) in the plugin's order; the same events and total as the default order.
+func TestRelevanceOrderPutsSubstringOnlyMatchesLast(t *testing.T) {
+	c := newCalendar(t, sharedMeili(t), nil)
+	c.waitSubstringIndex(t)
+	ctx := context.Background()
+	f := everything("Night", false)
+	evs, total, err := c.meili.(*Events).FindEventsByRelevance(ctx, c.site, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, e := range evs {
+		got = append(got, e.ID)
+	}
+	byStart, startTotal := ids(t, c.meili, c.site, f)
+	ranked, err := c.ix.IDs(ctx, KindEvents, "Night", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantRanked, wantRest []int64
+	for _, id := range ranked {
+		if slices.Contains(byStart, id) {
+			wantRanked = append(wantRanked, id)
+		}
+	}
+	for _, id := range byStart {
+		if !slices.Contains(ranked, id) {
+			wantRest = append(wantRest, id)
+		}
+	}
+	if len(wantRanked) == 0 || len(wantRest) == 0 {
+		t.Fatalf("%d ranked and %d substring-only matches: the test needs both", len(wantRanked), len(wantRest))
+	}
+	if want := append(wantRanked, wantRest...); !slices.Equal(got, want) || total != startTotal {
+		t.Fatalf("relevance %v (total %d), want ranked %v then %v (total %d)", got, total, wantRanked, wantRest, startTotal)
+	}
 }
 
 func TestVenueAndOrganizerSearchGoesThroughTheIndex(t *testing.T) {
