@@ -51,6 +51,23 @@ func (db *DB) castInt(expr string) string {
 	return "CAST(" + expr + " AS SIGNED)"
 }
 
+// datetimeCompare is WP_Meta_Query's DATETIME comparison, CAST(expr AS DATETIME) op param, with
+// the bound text as its parameter.
+func (db *DB) datetimeCompare(expr, op string) string {
+	if db.dialect == SQLite {
+		return castDatetimeCmpFunc + "(" + expr + ") " + op + " " + castDatetimeCmpFunc + "(?)"
+	}
+	return "CAST(" + expr + " AS DATETIME) " + op + " ?"
+}
+
+// datetimeValue is CAST(expr AS DATETIME) as a value to sort by (NULL first).
+func (db *DB) datetimeValue(expr string) string {
+	if db.dialect == SQLite {
+		return castDatetimeFunc + "(" + expr + ")"
+	}
+	return "CAST(" + expr + " AS DATETIME)"
+}
+
 // orderByList is MySQL's FIELD(col, ids...): the position of col in the list, 0 when absent.
 func (db *DB) orderByList(col string, ids []int64) string {
 	if db.dialect == SQLite {

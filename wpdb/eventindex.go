@@ -65,7 +65,53 @@ type ixRow struct {
 	irr *ixRowText
 }
 
-type ixRowText struct{ start, end string }
+type ixRowText struct {
+	start, end string
+	// legacy marks a row of meta dates (postmeta snapshot): startN and endN hold the values
+	// MariaDB's CAST compares (legacyAbsent: no such meta), the texts decide the sort value.
+	legacy bool
+}
+
+// legacyAbsent stands for a missing start or end meta row in a legacy row.
+const legacyAbsent = -1
+
+// legacyRow is one (start, end) combination of an event's date meta on a postmeta site; a
+// missing side (no row of the key) is absent. Two texts in the plugin's own form, a real date
+// for the start, are a regular row: MariaDB reads them as their digits.
+func legacyRow(start, end string, hasStart, hasEnd bool) ixRow {
+	if hasStart && hasEnd {
+		sp, sReg := packDate(start)
+		ep, eReg := packDate(end)
+		sn, sOK, sValid := mysqlDatetime(start)
+		en, eOK, _ := mysqlDatetime(end)
+		if sReg && eReg && sOK && eOK && sValid && sp == sn && ep == en {
+			return ixRow{startN: sn, endN: en}
+		}
+	}
+	r := ixRow{startN: legacyAbsent, endN: legacyAbsent, irr: &ixRowText{legacy: true}}
+	if hasStart {
+		r.startN, r.irr.start = mysqlDatetimeCompared(start), strings.Clone(start)
+	}
+	if hasEnd {
+		r.endN, r.irr.end = mysqlDatetimeCompared(end), strings.Clone(end)
+	}
+	return r
+}
+
+// legacyStart is the row's start as CAST(... AS DATETIME) sorts it: null for no row or no date.
+func (r *ixRow) legacyStart() (n int64, null bool) {
+	if r.irr == nil {
+		return r.startN, false
+	}
+	if r.startN == legacyAbsent {
+		return 0, true
+	}
+	n, _, valid := mysqlDatetime(r.irr.start)
+	if !valid {
+		return 0, true // NULLs tie
+	}
+	return n, false
+}
 
 func (r *ixRow) regular() bool { return r.irr == nil }
 
@@ -512,7 +558,10 @@ func mergeOrdered(list []*ixEvent, gone map[*ixEvent]bool, add []*ixEvent) (out 
 
 // ixQuery is an EventFilter prepared for the index: bounds packed, statuses resolved.
 type ixQuery struct {
-	f                                              *calendard.EventFilter
+	f *calendard.EventFilter
+	// legacy is a postmeta snapshot: every bound is met by any of the event's rows on its own
+	// and compares MariaDB's CAST of the meta text (legacyRow), the order is the least CAST start.
+	legacy                                         bool
 	startGE, endLE, startLT, startGT, endLT, endGT *ixBound
 	statusOK                                       func(string) bool
 	statusOKByID                                   *[256]bool
@@ -540,7 +589,7 @@ func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*i
 	if modeOf(site) != s.mode || f.ReadableBy != nil {
 		return nil, false
 	}
-	q := &ixQuery{f: f}
+	q := &ixQuery{f: f, legacy: !s.mode.customTables}
 	for _, t := range f.Search {
 		folded := likeFold(t.Text)
 		q.search = append(q.search, foldedTerm{text: folded, grams: gramsOf(folded), exclude: t.Exclude})
@@ -551,7 +600,7 @@ func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*i
 			return nil
 		}
 		n, regular := packDate(*v)
-		if !regular {
+		if m, inRange, _ := mysqlDatetime(*v); !regular || (q.legacy && (!inRange || m != n)) {
 			ok = false
 		}
 		return &ixBound{s: *v, n: n}
@@ -678,6 +727,30 @@ func (q *ixQuery) matchRow(r *ixRow) bool {
 		dateOK(r, false, q.endLE, 2) && dateOK(r, false, q.endLT, -1) && dateOK(r, false, q.endGT, 1)
 }
 
+// matchLegacy is the postmeta query's date test: each bound met by some row of the event.
+func (q *ixQuery) matchLegacy(e *ixEvent) bool {
+	for _, c := range [...]struct {
+		b     *ixBound
+		start bool
+		want  int
+	}{{q.startGE, true, 0}, {q.startGT, true, 1}, {q.startLT, true, -1}, {q.endLE, false, 2}, {q.endLT, false, -1}, {q.endGT, false, 1}} {
+		if c.b == nil {
+			continue
+		}
+		met := false
+		for i := range e.rows {
+			if dateOK(&e.rows[i], c.start, c.b, c.want) {
+				met = true
+				break
+			}
+		}
+		if !met {
+			return false
+		}
+	}
+	return true
+}
+
 // matchRegular is matchRow for a regular row, on packed dates.
 func (q *ixQuery) matchRegular(start, end int64) bool {
 	return start >= q.sMin && start <= q.sMax && end >= q.eMin && end <= q.eMax
@@ -689,12 +762,15 @@ func dateOK(r *ixRow, start bool, b *ixBound, want int) bool {
 		return true
 	}
 	var c int
-	if r.irr == nil {
+	if r.irr == nil || r.irr.legacy {
+		n := r.endN
 		if start {
-			c = cmp.Compare(r.startN, b.n)
-		} else {
-			c = cmp.Compare(r.endN, b.n)
+			n = r.startN
 		}
+		if n == legacyAbsent {
+			return false // no such meta row: the bound's join finds nothing
+		}
+		c = cmp.Compare(n, b.n)
 	} else if start {
 		c = collate520(r.irr.start, b.s)
 	} else {
@@ -786,6 +862,17 @@ func (q *ixQuery) hitOf(e *ixEvent) (ixHit, bool) {
 		return ixHit{e: e, start: r}, q.matchRegular(r.startN, r.endN)
 	}
 	var best *ixRow
+	if q.legacy {
+		if !q.matchLegacy(e) {
+			return ixHit{}, false
+		}
+		for i := range e.rows {
+			if r := &e.rows[i]; best == nil || compareStart(r, best) < 0 {
+				best = r
+			}
+		}
+		return ixHit{e: e, start: best}, true
+	}
 	for i := range e.rows {
 		r := &e.rows[i]
 		if q.matchRow(r) && (best == nil || compareStart(r, best) < 0) {
@@ -798,6 +885,18 @@ func (q *ixQuery) hitOf(e *ixEvent) (ixHit, bool) {
 func compareStart(a, b *ixRow) int {
 	if a.irr == nil && b.irr == nil {
 		return cmp.Compare(a.startN, b.startN)
+	}
+	if (a.irr != nil && a.irr.legacy) || (b.irr != nil && b.irr.legacy) {
+		// MIN(CAST(start AS DATETIME)): NULL (no row, or no calendar date) first.
+		an, aNull := a.legacyStart()
+		bn, bNull := b.legacyStart()
+		rank := func(null bool) int {
+			if null {
+				return 0
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(rank(aNull), rank(bNull)), cmp.Compare(an, bn))
 	}
 	return collate520(a.startText(), b.startText())
 }
@@ -1257,6 +1356,9 @@ type ixKeys struct {
 	hidden, featured map[int64]bool
 	lists            idListsByEvent
 	rows             map[int64][]ixRow
+	// legacy: a postmeta snapshot, where an event without date meta still lists (no bound joins
+	// it), as one row with neither date.
+	legacy bool
 }
 
 // loadIndexKeys reads the meta, occurrence and term keys of every post (ids nil) or of ids.
@@ -1340,10 +1442,22 @@ func (db *DB) loadIndexKeys(ctx context.Context, q queryer, mode ixMode, ids []i
 			return nil, err
 		}
 	} else {
+		k.legacy = true
 		for id, ss := range starts {
+			es := ends[id]
 			for _, s := range ss {
-				for _, e := range ends[id] {
-					k.rows[id] = append(k.rows[id], newRow(s, e))
+				for _, e := range es {
+					k.rows[id] = append(k.rows[id], legacyRow(s, e, true, true))
+				}
+				if len(es) == 0 {
+					k.rows[id] = append(k.rows[id], legacyRow(s, "", true, false))
+				}
+			}
+		}
+		for id, es := range ends {
+			if len(starts[id]) == 0 {
+				for _, e := range es {
+					k.rows[id] = append(k.rows[id], legacyRow("", e, false, true))
 				}
 			}
 		}
@@ -1382,7 +1496,11 @@ func (k *ixKeys) applyTo(out map[int64]*ixEvent) {
 	var rowArena []ixRow
 	for id, e := range out {
 		e.hidden, e.featured = k.hidden[id], k.featured[id]
-		if rows := k.rows[id]; len(rows) > 0 {
+		rows := k.rows[id]
+		if len(rows) == 0 && k.legacy {
+			rows = []ixRow{legacyRow("", "", false, false)}
+		}
+		if len(rows) > 0 {
 			if cap(rowArena)-len(rowArena) < len(rows) {
 				rowArena = make([]ixRow, 0, max(len(rows), 8<<10))
 			}

@@ -15,8 +15,10 @@ type eventQuery struct {
 	from  string
 	where []string
 	args  []any
-	start string // column expression of the event start
-	end   string
+	start string // expression of the event start to order by
+	end   string // column of the event end (custom tables)
+	// startKey and endKey are the date meta keys of a site on postmeta ("" with custom tables).
+	startKey, endKey string
 }
 
 func (db *DB) newEventQuery(site *calendard.Site) *eventQuery {
@@ -33,11 +35,36 @@ func (db *DB) newEventQuery(site *calendard.Site) *eventQuery {
 		if utc {
 			sk, ek = "_EventStartDateUTC", "_EventEndDateUTC"
 		}
-		q.from = db.t("posts") + " p JOIN " + db.t("postmeta") + " ms ON ms.post_id = p.ID AND ms.meta_key = '" + sk +
-			"' JOIN " + db.t("postmeta") + " me ON me.post_id = p.ID AND me.meta_key = '" + ek + "'"
-		q.start, q.end = "ms.meta_value", "me.meta_value"
+		// The plugin's legacy query (Tribe__Events__Repositories__Event::order_by_date and the
+		// filter_by_* meta queries): the order is CAST(start meta AS DATETIME) over a LEFT JOIN,
+		// so events without dates are listed when no bound asks for one; each bound is a meta
+		// query clause of its own (bound).
+		q.from = db.t("posts") + " p LEFT JOIN " + db.t("postmeta") + " ms ON ms.post_id = p.ID AND ms.meta_key = '" + sk + "'"
+		q.start = db.datetimeValue("ms.meta_value")
+		q.startKey, q.endKey = sk, ek
 	}
 	return q
+}
+
+// bound adds one date bound on the event start (or end): on custom tables a comparison of the
+// occurrence's column; on postmeta WP_Meta_Query's DATETIME clause, which joins the meta key on its
+// own (AND siblings never share a join), so with several rows of a key each bound may be met by a
+// different one, and compares CAST(meta_value AS DATETIME) with the bound.
+func (q *eventQuery) bound(start bool, op, value string) {
+	if q.startKey == "" {
+		col := q.end
+		if start {
+			col = q.start
+		}
+		q.add(col+" "+op+" ?", value)
+		return
+	}
+	key := q.endKey
+	if start {
+		key = q.startKey
+	}
+	q.add("EXISTS (SELECT 1 FROM "+q.db.t("postmeta")+" bm WHERE bm.post_id = p.ID AND bm.meta_key = '"+key+"' AND "+
+		q.db.datetimeCompare("bm.meta_value", op)+")", value)
 }
 
 func (q *eventQuery) add(cond string, args ...any) {
@@ -57,17 +84,17 @@ func (q *eventQuery) apply(f *calendard.EventFilter) {
 	// Events hidden from listings never appear, whatever the parameters.
 	q.add("NOT EXISTS (SELECT 1 FROM " + pm + " hm WHERE hm.post_id = p.ID AND hm.meta_key = '_EventHideFromUpcoming')")
 
-	bound := func(v *string, col, op string) {
+	bound := func(v *string, start bool, op string) {
 		if v != nil {
-			q.add(col+" "+op+" ?", *v)
+			q.bound(start, op, *v)
 		}
 	}
-	bound(f.StartOnOrAfter, q.start, ">=")
-	bound(f.EndOnOrBefore, q.end, "<=")
-	bound(f.StartsBefore, q.start, "<")
-	bound(f.StartsAfter, q.start, ">")
-	bound(f.EndsBefore, q.end, "<")
-	bound(f.EndsAfter, q.end, ">")
+	bound(f.StartOnOrAfter, true, ">=")
+	bound(f.EndOnOrBefore, false, "<=")
+	bound(f.StartsBefore, true, "<")
+	bound(f.StartsAfter, true, ">")
+	bound(f.EndsBefore, false, "<")
+	bound(f.EndsAfter, false, ">")
 
 	if len(f.Search) > 0 {
 		q.search(f.Search, f.SearchAlso)

@@ -27,7 +27,7 @@ import (
 // stopped shows after the first reconcile (CALENDAR_RECONCILE_INTERVAL), as it would have had
 // calendard been running.
 
-const indexFileMagic = "calendard event index v2\n"
+const indexFileMagic = "calendard event index v3\n"
 
 // indexFileSaveDelay gathers the builds of a busy minute into one write of the file.
 var indexFileSaveDelay = 10 * time.Second
@@ -179,7 +179,7 @@ func readIndexFile(path string) (*indexImage, error) {
 	var rows []ixRow
 	for i := range slab {
 		e := &slab[i]
-		r.event(e, &ids, &rows)
+		r.event(e, &ids, &rows, !img.mode.customTables)
 		if r.err != nil {
 			return nil, fmt.Errorf("event %d of %d: %w", i, n, r.err)
 		}
@@ -292,7 +292,8 @@ func cmpErr(a, b error) error {
 	return b
 }
 
-func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow) {
+// legacy: the snapshot is of a postmeta site, whose irregular rows are legacy rows.
+func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow, legacy bool) {
 	e.id = r.int()
 	e.status, e.statusID = internStatus(r.str())
 	e.postDateN = r.int()
@@ -311,7 +312,7 @@ func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow) {
 		for range nr {
 			row := ixRow{startN: r.int(), endN: r.int()}
 			if r.bool() {
-				row.irr = &ixRowText{start: r.str(), end: r.str()}
+				row.irr = &ixRowText{start: r.str(), end: r.str(), legacy: legacy}
 			}
 			*rows = append(*rows, row)
 		}

@@ -55,7 +55,7 @@ func (t *Tx) LinkedEventIDs(ctx context.Context, lq calendard.LinkedEventsQuery)
 	}
 	q.add("EXISTS (SELECT 1 FROM "+t.t("postmeta")+" lm WHERE lm.post_id = p.ID AND lm.meta_key = ? AND "+
 		t.db.castInt("lm.meta_value")+" = ?)", lq.MetaKey, lq.LinkedID)
-	q.add(q.end+" >= ?", lq.EndsOnOrAfter)
+	q.bound(false, ">=", lq.EndsOnOrAfter)
 	limit := lq.Limit
 	if limit <= 0 {
 		limit = 10

@@ -46,6 +46,17 @@ func registerSQLite() error {
 			registerErr = err
 			return
 		}
+		// CAST(x AS DATETIME) as a comparison operand and as a value (mysqldate.go).
+		if err := sqlite.RegisterFunction(castDatetimeCmpFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
+			Scalar: castDatetimeCmpSQL, VolatileArgs: true}); err != nil {
+			registerErr = err
+			return
+		}
+		if err := sqlite.RegisterFunction(castDatetimeFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
+			Scalar: castDatetimeSQL, VolatileArgs: true}); err != nil {
+			registerErr = err
+			return
+		}
 		// crc32(text) as MySQL's CRC32: the watermark's term-name signature and the search index's
 		// fingerprints are the same SQL on both stores.
 		registerErr = sqlite.RegisterFunction("crc32", &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
@@ -59,6 +70,30 @@ func crc32SQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, err
 		return nil, nil
 	}
 	return int64(crc32.ChecksumIEEE([]byte(toText(args[0])))), nil
+}
+
+// castDatetimeCmpFunc and castDatetimeFunc stand in for MySQL's CAST(x AS DATETIME): the packed
+// value it compares as (NULL for NULL), and its value as text ("YYYY-MM-DD hh:mm:ss" or NULL).
+const (
+	castDatetimeCmpFunc = "mysql_datetime_cmp"
+	castDatetimeFunc    = "mysql_datetime"
+)
+
+func castDatetimeCmpSQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	if args[0] == nil {
+		return nil, nil
+	}
+	return mysqlDatetimeCompared(toText(args[0])), nil
+}
+
+func castDatetimeSQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	if args[0] == nil {
+		return nil, nil
+	}
+	if v, ok := mysqlDatetimeValue(toText(args[0])); ok {
+		return v, nil
+	}
+	return nil, nil
 }
 
 // castSignedFunc is the SQLite function standing in for MySQL's CAST(x AS SIGNED).
