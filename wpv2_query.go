@@ -70,6 +70,33 @@ type CoreUser struct {
 	PublishedPosts int
 }
 
+// CoreUserQuery is the WP_User_Query of GET /wp/v2/users.
+type CoreUserQuery struct {
+	Include, Exclude []int64
+	Slugs            []string // user_nicename IN
+	Roles            []string // role__in: the capabilities usermeta names one of them
+	// Search matches SearchColumns: ID exactly, the others as a substring.
+	Search        string
+	SearchColumns []string
+	// PublishedIn, when set, keeps users who authored a published post of one of these types.
+	PublishedIn []string
+	// AuthorsOnly is the deprecated who=authors: a user_level other than 0.
+	AuthorsOnly bool
+	// OrderBy is ID, display_name, user_registered, user_nicename, user_email, user_url, include
+	// (FIELD of Include) or nicename__in (FIELD of Slugs).
+	OrderBy       string
+	Desc          bool
+	Offset, Limit int
+}
+
+// CoreUserLister runs wp/v2 user collection queries.
+type CoreUserLister interface {
+	// CoreUserIDs returns one page of user IDs in the query's order and the total.
+	CoreUserIDs(ctx context.Context, q CoreUserQuery) (ids []int64, total int, err error)
+	// CoreUsers loads the profiles of the users, in the order given (PublishedPosts is not counted).
+	CoreUsers(ctx context.Context, ids []int64) ([]*CoreUser, error)
+}
+
 // CoreUserReader loads users for the wp/v2 routes.
 type CoreUserReader interface {
 	// CoreUser returns the user, or nil when there is none.

@@ -158,10 +158,13 @@ func (s *Server) dispatchEmbedded(parent *Request, href string) any {
 // public profile posts link to as their author, and _embed shows.
 
 func usersRoutes() []*Route {
-	return []*Route{{Path: `/users/(?P<id>[\d]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"},
-		Args: []*Arg{schemaArg("id", false, schema("description", "Unique identifier for the user.", "type", "integer"), nil),
-			registryContextArg()},
-		Permission: userReadPermission, Handler: userGet}}}}
+	return []*Route{
+		{Path: "/users", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: usersListArgs(), Permission: usersListPermission, Handler: usersList}}},
+		{Path: `/users/(?P<id>[\d]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"},
+			Args: []*Arg{schemaArg("id", false, schema("description", "Unique identifier for the user.", "type", "integer"), nil),
+				registryContextArg()},
+			Permission: userReadPermission, Handler: userGet}}},
+	}
 }
 
 var errUserInvalidID = &calendard.Error{Code: "rest_user_invalid_id", Message: "Invalid user ID.", Status: 404}
@@ -211,10 +214,16 @@ func userGet(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := r.context()
-	if ctx == "edit" {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not serve the edit context of users.", Status: 501}
+	if r.context() == "edit" {
+		return nil, errUsersEditContext
 	}
+	return ok(userItem(r, u, r.context())), nil
+}
+
+var errUsersEditContext = &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not serve the edit context of users.", Status: 501}
+
+// userItem is WP_REST_Users_Controller::prepare_item_for_response in the view and embed contexts.
+func userItem(r *Request, u *calendard.CoreUser, ctx string) *phpjson.Object {
 	link := r.Site.HomeURL + "/?author=" + strconv.FormatInt(u.ID, 10)
 	if r.Site.PrettyPermalinks {
 		link = r.Site.HomeURL + "/author/" + u.Nicename + "/"
@@ -240,5 +249,5 @@ func userGet(r *Request) (*Response, error) {
 	o.Set("_links", phpjson.Obj(
 		"self", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(u.ID, 10)), "targetHints", phpjson.Obj("allow", allow))},
 		"collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/users"))}))
-	return ok(o), nil
+	return o
 }

@@ -533,24 +533,26 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 			items = append(items, h.item(r, cp, ctx, true))
 		}
 	}
-	resp := ok(items)
-	resp.Header("X-WP-Total", itoa(int64(total))).Header("X-WP-TotalPages", itoa(int64(maxPages)))
-	base := addQueryArg(restURL(r.Site, "/wp/v2/"+h.base), objectKVs(urlencodeDeep(r.query)))
+	return pagedResponse(r, items, "/wp/v2/"+h.base, int64(page), int64(maxPages), int64(total)), nil
+}
+
+// pagedResponse is a wp/v2 collection's answer: the items, X-WP-Total and X-WP-TotalPages, and the
+// Link prev/next pages of the request's own query (add_query_arg over urlencode_deep'd
+// parameters; prev is at most the last page).
+func pagedResponse(r *Request, items []any, route string, page, maxPages, total int64) *Response {
+	resp := ok(items).Header("X-WP-Total", itoa(total)).Header("X-WP-TotalPages", itoa(maxPages))
+	base := addQueryArg(restURL(r.Site, route), objectKVs(urlencodeDeep(r.query)))
 	var links []string
 	if page > 1 {
-		prev := page - 1
-		if prev > maxPages {
-			prev = maxPages
-		}
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(int64(prev))}})+`>; rel="prev"`)
+		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(min(page-1, maxPages))}})+`>; rel="prev"`)
 	}
 	if maxPages > page {
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(int64(page + 1))}})+`>; rel="next"`)
+		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(page + 1)}})+`>; rel="next"`)
 	}
 	if len(links) > 0 {
 		resp.Header("Link", strings.Join(links, ", "))
 	}
-	return resp, nil
+	return resp
 }
 
 // objectKVs lists an object's members as add_query_arg's array argument.

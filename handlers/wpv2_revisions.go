@@ -3,7 +3,6 @@ package handlers
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/php"
@@ -138,19 +137,8 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 			items = append(items, h.revisionItem(r, rev.Post, parent.Post, r.context()))
 		}
 	}
-	resp := ok(items).Header("X-WP-Total", itoa(int64(total))).Header("X-WP-TotalPages", itoa(int64(maxPages)))
-	base := addQueryArg(restURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)+"/revisions"), objectKVs(urlencodeDeep(r.query)))
-	var links []string
-	if page > 1 {
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(int64(min(page-1, maxPages)))}})+`>; rel="prev"`)
-	}
-	if maxPages > page {
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(int64(page + 1))}})+`>; rel="next"`)
-	}
-	if len(links) > 0 {
-		resp.Header("Link", strings.Join(links, ", "))
-	}
-	return resp, nil
+	return pagedResponse(r, items, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)+"/revisions",
+		int64(page), int64(maxPages), int64(total)), nil
 }
 
 // revisionItem is WP_REST_Revisions_Controller::prepare_item_for_response: the revision's own

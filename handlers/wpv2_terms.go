@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"math"
-	"strings"
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/php"
@@ -359,30 +358,7 @@ func (h *coreTerms) list(r *Request) (*Response, error) {
 	// next page).
 	curPage := int64(math.Ceil(float64(offset)/float64(perPage) + 1))
 	maxPages := int64(math.Ceil(float64(total) / float64(perPage)))
-	resp := ok(items).Header("X-WP-Total", itoa(int64(total))).Header("X-WP-TotalPages", itoa(maxPages))
-	base := addQueryArg(restURL(r.Site, "/"+NamespaceCore+"/"+h.base), kvsOf(urlencodeDeep(r.query)))
-	var links []string
-	if curPage > 1 {
-		prev := min(curPage-1, maxPages)
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: prev}})+`>; rel="prev"`)
-	}
-	if maxPages > curPage {
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: curPage + 1}})+`>; rel="next"`)
-	}
-	if len(links) > 0 {
-		resp.Header("Link", strings.Join(links, ", "))
-	}
-	return resp, nil
-}
-
-// kvsOf lists an object's pairs in order.
-func kvsOf(o *phpjson.Object) []calendard.KV {
-	out := make([]calendard.KV, 0, o.Len())
-	for _, k := range o.Keys() {
-		v, _ := o.Get(k)
-		out = append(out, calendard.KV{Key: k, Value: v})
-	}
-	return out
+	return pagedResponse(r, items, "/"+NamespaceCore+"/"+h.base, curPage, maxPages, int64(total)), nil
 }
 
 // get is GET /wp/v2/<taxonomy>/<id>.

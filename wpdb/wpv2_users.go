@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/calendard/calendard"
 )
@@ -29,4 +32,207 @@ func (db *DB) CoreUser(ctx context.Context, id int64) (*calendard.CoreUser, erro
 	u.About = about.String
 	err = db.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+db.t("posts")+" WHERE post_author = ? AND post_status = 'publish' AND post_type <> 'revision'", id).Scan(&u.PublishedPosts)
 	return u, err
+}
+
+// CoreUserIDs runs a wp/v2 users collection query as WP_User_Query writes it: the conditions,
+// the count, then one page in the asked order.
+func (db *DB) CoreUserIDs(ctx context.Context, q calendard.CoreUserQuery) ([]int64, int, error) {
+	U := db.t("users")
+	var where []string
+	var args []any
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	if len(q.Include) > 0 {
+		add(U+".ID IN ("+placeholders(len(q.Include))+")", int64Args(q.Include)...)
+	}
+	if len(q.Exclude) > 0 {
+		add(U+".ID NOT IN ("+placeholders(len(q.Exclude))+")", int64Args(q.Exclude)...)
+	}
+	if len(q.Slugs) > 0 {
+		add(U+".user_nicename IN ("+placeholders(len(q.Slugs))+")", stringArgs(q.Slugs)...)
+	}
+	if len(q.Roles) > 0 {
+		// role__in: a meta query on the capabilities usermeta, '"role"' as a substring.
+		var ors []string
+		for _, role := range q.Roles {
+			ors = append(ors, "meta_value LIKE ?")
+			args = append(args, "%"+escapeLike(`"`+role+`"`)+"%")
+		}
+		where = append(where, U+".ID IN (SELECT user_id FROM "+db.t("usermeta")+" WHERE meta_key = '"+db.prefix+"capabilities' AND ("+strings.Join(ors, " OR ")+"))")
+	}
+	if q.Search != "" {
+		var ors []string
+		for _, col := range q.SearchColumns {
+			if col == "ID" {
+				ors = append(ors, U+".ID = ?")
+				args = append(args, q.Search)
+				continue
+			}
+			ors = append(ors, U+"."+col+" LIKE ?")
+			args = append(args, "%"+escapeLike(q.Search)+"%")
+		}
+		where = append(where, "("+strings.Join(ors, " OR ")+")")
+	}
+	if q.AuthorsOnly {
+		add(U + ".ID IN (SELECT user_id FROM " + db.t("usermeta") + " WHERE meta_key = '" + db.prefix + "user_level' AND meta_value != '0')")
+	}
+	if q.PublishedIn != nil {
+		add(U+".ID IN (SELECT DISTINCT post_author FROM "+db.t("posts")+" WHERE post_status = 'publish' AND post_type IN ("+
+			placeholders(len(q.PublishedIn))+"))", stringArgs(q.PublishedIn)...)
+	}
+	cond := "1=1"
+	if len(where) > 0 {
+		cond = strings.Join(where, " AND ")
+	}
+	var total int
+	if err := db.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+U+" WHERE "+cond, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	if q.Limit <= 0 || q.Offset >= total {
+		return nil, total, nil
+	}
+	dir := " ASC"
+	if q.Desc {
+		dir = " DESC"
+	}
+	order := U + ".display_name" + dir
+	orderArgs := []any{}
+	listed := func(col string, vals []any) {
+		var b strings.Builder
+		b.WriteString("CASE " + col)
+		for i := range vals {
+			b.WriteString(" WHEN ? THEN " + strconv.Itoa(i+1))
+		}
+		b.WriteString(" ELSE 0 END")
+		order, orderArgs = b.String(), vals
+	}
+	switch q.OrderBy {
+	case "ID", "user_registered", "user_nicename", "user_email", "user_url", "display_name":
+		order = U + "." + q.OrderBy + dir
+	case "include":
+		if len(q.Include) > 0 {
+			listed(U+".ID", int64Args(q.Include))
+		}
+	case "nicename__in":
+		if len(q.Slugs) > 0 {
+			listed(U+".user_nicename", stringArgs(q.Slugs))
+		}
+	}
+	if col, text := userTextColumns[q.OrderBy]; text && db.filesortTies() {
+		// SQLite compares text by bytes; MariaDB under the tables' collation: sort here.
+		ids, err := db.usersByText(ctx, U, cond, col, args, q.Desc)
+		if err != nil {
+			return nil, 0, err
+		}
+		end := min(q.Offset+q.Limit, len(ids))
+		return ids[q.Offset:end], total, nil
+	}
+	all := append(append(append([]any(nil), args...), orderArgs...), q.Offset, q.Limit)
+	rows, err := db.sql.QueryContext(ctx, "SELECT "+U+".ID FROM "+U+" WHERE "+cond+" ORDER BY "+order+" LIMIT ?, ?", all...)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids, err := scanIDs(rows)
+	return ids, total, err
+}
+
+// CoreUsers loads the public profiles of a page of users in two queries, in the order given.
+func (db *DB) CoreUsers(ctx context.Context, ids []int64) ([]*calendard.CoreUser, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := db.sql.QueryContext(ctx, "SELECT ID, user_url, user_nicename, user_email, display_name FROM "+db.t("users")+
+		" WHERE ID IN ("+placeholders(len(ids))+")", int64Args(ids)...)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]*calendard.CoreUser{}
+	for rows.Next() {
+		u := &calendard.CoreUser{}
+		var url, nicename, email, name nullString
+		if err := rows.Scan(&u.ID, &url, &nicename, &email, &name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		u.URL, u.Nicename, u.Email, u.DisplayName = url.String, nicename.String, email.String, name.String
+		byID[u.ID] = u
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	meta, err := db.sql.QueryContext(ctx, "SELECT user_id, meta_value FROM "+db.t("usermeta")+" WHERE meta_key = 'description' AND user_id IN ("+
+		placeholders(len(ids))+") ORDER BY umeta_id DESC", int64Args(ids)...)
+	if err != nil {
+		return nil, err
+	}
+	defer meta.Close()
+	for meta.Next() {
+		var id int64
+		var v nullString
+		if err := meta.Scan(&id, &v); err != nil {
+			return nil, err
+		}
+		if u := byID[id]; u != nil {
+			u.About = v.String // rows newest first: the first (lowest umeta_id) row is written last
+		}
+	}
+	if err := meta.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*calendard.CoreUser, 0, len(ids))
+	for _, id := range ids {
+		if u := byID[id]; u != nil {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// userTextColumns are the users' text columns a list may be ordered by.
+var userTextColumns = map[string]string{"display_name": "display_name", "user_nicename": "user_nicename",
+	"user_email": "user_email", "user_url": "user_url"}
+
+// usersByText lists every matching user ordered by a text column under utf8mb4_unicode_520_ci,
+// equal keys by ID (MariaDB leaves their order to the plan).
+func (db *DB) usersByText(ctx context.Context, U, cond, col string, args []any, desc bool) ([]int64, error) {
+	rows, err := db.sql.QueryContext(ctx, "SELECT "+U+".ID, "+U+"."+col+" FROM "+U+" WHERE "+cond, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type row struct {
+		id  int64
+		key string
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		var k nullString
+		if err := rows.Scan(&r.id, &k); err != nil {
+			return nil, err
+		}
+		r.key = k.String
+		all = append(all, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		c := collate520(all[i].key, all[j].key)
+		if desc {
+			c = -c
+		}
+		if c != 0 {
+			return c < 0
+		}
+		return all[i].id < all[j].id
+	})
+	ids := make([]int64, len(all))
+	for i, r := range all {
+		ids[i] = r.id
+	}
+	return ids, nil
 }

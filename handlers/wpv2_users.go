@@ -1,0 +1,173 @@
+package handlers
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
+)
+
+// GET /wp/v2/users: WP_REST_Users_Controller::get_items in the view and embed contexts. Visitors
+// and users who may not list users see only authors of published posts of a type shown in REST,
+// and search only the public columns.
+
+// usersListArgs is the users controller's get_collection_params, in its order.
+func usersListArgs() []*Arg {
+	strItems := schema("type", "string")
+	intItems := schema("type", "integer")
+	return []*Arg{
+		registryContextArg(),
+		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), absint),
+		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"default", 10, "minimum", 1, "maximum", 100), absint),
+		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"), sanitizeTextParam),
+		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		schemaArg("order", false, schema("default", "asc", "description", "Order sort attribute ascending or descending.", "enum", strList("asc", "desc"),
+			"type", "string"), nil),
+		schemaArg("orderby", false, schema("default", "name", "description", "Sort collection by user attribute.",
+			"enum", strList("id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"), "type", "string"), nil),
+		schemaArg("slug", false, schema("description", "Limit result set to users with one or more specific slugs.", "type", "array", "items", strItems), nil),
+		schemaArg("roles", false, schema("description", "Limit result set to users matching at least one specific role provided. Accepts csv list or single role.",
+			"type", "array", "items", strItems), nil),
+		schemaArg("capabilities", false, schema("description", "Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.",
+			"type", "array", "items", strItems), nil),
+		schemaArg("who", false, schema("description", "Limit result set to users who are considered authors.", "type", "string", "enum", strList("authors")), nil),
+		schemaArg("has_published_posts", false, schema("description", "Limit result set to users who have published posts.",
+			"type", strList("boolean", "array"), "items", schema("type", "string", "enum", strList(coreRegistry.types.Keys()...))), nil),
+	}
+}
+
+// usersListPermission is get_items_permissions_check.
+func usersListPermission(r *Request) error {
+	refuse := func(code, msg string) error {
+		return &calendard.Error{Code: code, Message: msg, Status: authCode(r)}
+	}
+	listUsers := r.User.Can("list_users")
+	if !php.Empty(r.Value("roles")) && !listUsers {
+		return refuse("rest_user_cannot_view", "Sorry, you are not allowed to filter users by role.")
+	}
+	if !php.Empty(r.Value("capabilities")) && !listUsers {
+		return refuse("rest_user_cannot_view", "Sorry, you are not allowed to filter users by capability.")
+	}
+	if r.context() == "edit" && !listUsers {
+		return refuse("rest_forbidden_context", "Sorry, you are not allowed to list users.")
+	}
+	if o, _ := r.Value("orderby").(string); (o == "email" || o == "registered_date") && !listUsers {
+		return refuse("rest_forbidden_orderby", "Sorry, you are not allowed to order users by this parameter.")
+	}
+	if r.Value("who") == "authors" {
+		// Some type shown in REST that supports authors and whose posts the user may edit.
+		for _, name := range coreRegistry.types.Keys() {
+			entry := typeEntry(name)
+			supports, _ := entry.Get("supports")
+			if s, ok := supports.(interface{ Has(string) bool }); ok && s.Has("author") && r.User.Can(typeEditCap(name)) {
+				return nil
+			}
+		}
+		return refuse("rest_forbidden_who", "Sorry, you are not allowed to query users by this parameter.")
+	}
+	return nil
+}
+
+// usersList is GET /wp/v2/users.
+func usersList(r *Request) (*Response, error) {
+	lister, canList := r.srv.deps.Posts.(calendard.CoreUserLister)
+	if !canList {
+		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2 users.", Status: 501}
+	}
+	if r.context() == "edit" {
+		return nil, errUsersEditContext
+	}
+	if !php.Empty(r.Value("capabilities")) {
+		// capability__in resolves capabilities through every role's definition and each user's
+		// own grants; calendard does not run that query.
+		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not filter users by capability.", Status: 501}
+	}
+	ints := func(name string) []int64 {
+		var out []int64
+		for _, v := range restSanitizeArray(r.Value(name)) {
+			out = append(out, php.Int(v))
+		}
+		return out
+	}
+	strs := func(name string) []string {
+		var out []string
+		for _, v := range restSanitizeArray(r.Value(name)) {
+			s, _ := php.String(v)
+			out = append(out, s)
+		}
+		return out
+	}
+	q := calendard.CoreUserQuery{Include: ints("include"), Exclude: ints("exclude"), Slugs: strs("slug"), Roles: strs("roles")}
+	q.Desc = r.Value("order") == "desc"
+	orderby, _ := r.Value("orderby").(string)
+	q.OrderBy = map[string]string{"id": "ID", "include": "include", "name": "display_name", "registered_date": "user_registered",
+		"slug": "user_nicename", "include_slugs": "nicename__in", "email": "user_email", "url": "user_url"}[orderby]
+	perPage := int(php.Int(r.Value("per_page")))
+	q.Limit = perPage
+	if off := php.Int(r.Value("offset")); off != 0 {
+		q.Offset = int(off)
+	} else {
+		q.Offset = (int(php.Int(r.Value("page"))) - 1) * perPage
+	}
+	listUsers := r.User.Can("list_users")
+	published := r.Value("has_published_posts")
+	switch {
+	case r.Value("who") == "authors":
+		q.AuthorsOnly = true
+	case !listUsers:
+		q.PublishedIn = coreRegistry.types.Keys()
+	}
+	// has_published_posts is a boolean or a list of post types (rest_get_best_type_for_value).
+	if isRESTBoolean(published) {
+		if restBool(published) {
+			q.PublishedIn = coreRegistry.types.Keys()
+		}
+	} else if !php.Empty(published) {
+		q.PublishedIn = strs("has_published_posts")
+	}
+	// The controller wraps the search in * wildcards; WP_User_Query trims every * off its ends.
+	search, _ := r.Value("search").(string)
+	if search = strings.Trim(search, "*"); search != "" {
+		q.Search = search
+		q.SearchColumns = userSearchColumns(search, listUsers)
+	}
+	ids, total, err := lister.CoreUserIDs(r.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	items := []any{}
+	if r.Method != "HEAD" && len(ids) > 0 {
+		users, err := lister.CoreUsers(r.ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range users {
+			items = append(items, userItem(r, u, r.context()))
+		}
+	}
+	page := int64(math.Ceil(float64(q.Offset)/float64(perPage) + 1))
+	maxPages := int64(math.Ceil(float64(total) / float64(perPage)))
+	return pagedResponse(r, items, "/wp/v2/users", page, maxPages, int64(total)), nil
+}
+
+// userSearchColumns is the columns WP_User_Query searches: the public ones for users who may not
+// list users (as the controller sets them); else chosen from the search's shape.
+func userSearchColumns(search string, listUsers bool) []string {
+	if !listUsers {
+		return []string{"ID", "user_login", "user_nicename", "display_name"}
+	}
+	switch {
+	case slices.Contains([]rune(search), '@'):
+		return []string{"user_email"}
+	case php.IsNumeric(search):
+		return []string{"user_login", "ID"}
+	case strings.HasPrefix(search, "http://") || strings.HasPrefix(search, "https://"):
+		return []string{"user_url"}
+	}
+	return []string{"user_login", "user_url", "user_email", "user_nicename", "display_name"}
+}

@@ -1,0 +1,95 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/calendard/calendard/handlers"
+)
+
+// TestCoreUsersListShowsAuthorsToVisitors: GET /wp/v2/users lists, to those who may not list
+// users, only authors of published posts and searches only their public columns; users with
+// list_users see everyone and may filter by role and order by e-mail; the same on both stores.
+func TestCoreUsersListShowsAuthorsToVisitors(t *testing.T) {
+	ids := func(t *testing.T, a answer) []float64 {
+		var items []map[string]any
+		if err := json.Unmarshal([]byte(a.raw), &items); err != nil {
+			t.Fatalf("status %d: %s", a.status, a.raw)
+		}
+		var out []float64
+		for _, it := range items {
+			id, _ := it["id"].(float64)
+			out = append(out, id)
+			if _, private := it["email"]; private {
+				t.Errorf("user %v shows an e-mail", id)
+			}
+		}
+		return out
+	}
+	for name, st := range storeFixtures(t, handlers.Config{}) {
+		for _, tc := range []struct {
+			name, path, user string
+			status           int
+			check            func(t *testing.T, a answer)
+		}{
+			// Users 1-4 authored published posts; the subscriber (5) did not. Ordered by name.
+			{"visitors_see_authors_of_published_posts", "/wp-json/wp/v2/users", "", 200, func(t *testing.T, a answer) {
+				if got := ids(t, a); !slices.Equal(got, []float64{1, 3, 4, 2}) || a.header.Get("X-WP-Total") != "4" {
+					t.Errorf("ids %v, X-WP-Total %s", got, a.header.Get("X-WP-Total"))
+				}
+			}},
+			{"administrators_see_every_user", "/wp-json/wp/v2/users?orderby=id&order=desc", "admin", 200, func(t *testing.T, a answer) {
+				if got := ids(t, a); !slices.Equal(got, []float64{5, 4, 3, 2, 1}) {
+					t.Errorf("ids %v", got)
+				}
+			}},
+			{"pages_link_to_the_next", "/wp-json/wp/v2/users?per_page=2", "", 200, func(t *testing.T, a answer) {
+				if a.header.Get("X-WP-TotalPages") != "2" || !strings.Contains(a.header.Get("Link"), `page=2>; rel="next"`) {
+					t.Errorf("X-WP-TotalPages %s, Link %s", a.header.Get("X-WP-TotalPages"), a.header.Get("Link"))
+				}
+			}},
+			{"visitors_search_no_email", "/wp-json/wp/v2/users?search=example.com", "", 200, func(t *testing.T, a answer) {
+				if got := ids(t, a); len(got) != 0 {
+					t.Errorf("ids %v", got)
+				}
+			}},
+			{"visitors_search_names", "/wp-json/wp/v2/users?search=contrib", "", 200, func(t *testing.T, a answer) {
+				if got := ids(t, a); !slices.Equal(got, []float64{4}) {
+					t.Errorf("ids %v", got)
+				}
+			}},
+			{"administrators_search_email", "/wp-json/wp/v2/users?search=subscriber@", "admin", 200, func(t *testing.T, a answer) {
+				if got := ids(t, a); !slices.Equal(got, []float64{5}) {
+					t.Errorf("ids %v", got)
+				}
+			}},
+			{"administrators_filter_by_role", "/wp-json/wp/v2/users?roles=editor,subscriber", "admin", 200, func(t *testing.T, a answer) {
+				if got := ids(t, a); !slices.Equal(got, []float64{2, 5}) {
+					t.Errorf("ids %v", got)
+				}
+			}},
+			{"authors_query_by_level", "/wp-json/wp/v2/users?who=authors&orderby=id", "editor", 200, func(t *testing.T, a answer) {
+				if got := ids(t, a); !slices.Equal(got, []float64{1, 2, 3, 4}) {
+					t.Errorf("ids %v", got)
+				}
+			}},
+			{"roles_refused_to_visitors", "/wp-json/wp/v2/users?roles=editor", "", 401, nil},
+			{"email_order_refused_to_authors", "/wp-json/wp/v2/users?orderby=email", "author", 403, nil},
+			{"edit_context_refused_to_editors", "/wp-json/wp/v2/users?context=edit", "editor", 403, nil},
+			{"who_refused_to_subscribers", "/wp-json/wp/v2/users?who=authors", "subscriber", 403, nil},
+			{"per_page_above_100_refused", "/wp-json/wp/v2/users?per_page=101", "", 400, nil},
+		} {
+			t.Run(name+"_"+tc.name, func(t *testing.T) {
+				a := call(t, st.srv, "GET", tc.path, nil, tc.user)
+				if a.status != tc.status {
+					t.Fatalf("status %d, want %d: %s", a.status, tc.status, a.raw)
+				}
+				if tc.check != nil {
+					tc.check(t, a)
+				}
+			})
+		}
+	}
+}
