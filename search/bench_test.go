@@ -29,8 +29,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	reindex := time.Since(start)
 	b.Logf("%d events: reindex %s", n, reindex.Round(time.Millisecond))
-	c.waitSubstringIndex(b)
-	for _, q := range []string{"Concert", "Marathon Summit", "Jazz", "a"} {
+	for _, q := range []string{"Concert", "Marathon Summit", "Jazz"} {
 		for _, mode := range []struct {
 			name string
 			svc  calendard.EventService

@@ -179,6 +179,12 @@ func TestEventIndexAnswersAsSQL(t *testing.T) {
 					"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_EventStartDate', '2026-12-24 08:00:00' FROM wp_postmeta WHERE meta_key = '_EventCost' ORDER BY meta_id LIMIT 1",
 					"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_EventVenueID', ' 12abc' FROM wp_postmeta WHERE meta_key = '_EventOrganizerID' ORDER BY meta_id LIMIT 1",
 					"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_TRIBE_FEATURED', '' FROM wp_postmeta WHERE meta_key = '_EventURL' ORDER BY meta_id LIMIT 1",
+					// Other spellings the collation finds equal (case, a trailing space, an accent),
+					// beside the exact ones of the same post: the embedded store's first build reads
+					// those posts again, in meta_id order.
+					"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_eventorganizerid', (SELECT MAX(ID) FROM wp_posts WHERE post_type = 'tribe_organizer') FROM wp_postmeta WHERE meta_key = '_EventOrganizerID' ORDER BY meta_id DESC LIMIT 1",
+					"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_EventVenueID ', (SELECT MIN(ID) FROM wp_posts WHERE post_type = 'tribe_venue') FROM wp_postmeta WHERE meta_key = '_EventVenueID' ORDER BY meta_id DESC LIMIT 1",
+					"INSERT INTO wp_postmeta (post_id, meta_key, meta_value) SELECT post_id, '_EventHideFromUpcomíng', 'yes' FROM wp_postmeta WHERE meta_key = '_EventOrganizerID' ORDER BY meta_id LIMIT 1 OFFSET 3",
 					"INSERT INTO wp_tec_occurrences (event_id, post_id, start_date, start_date_utc, end_date, end_date_utc, duration, hash, updated_at) SELECT event_id, post_id, '2025-03-01 10:00:00', '2025-03-01 15:00:00', '2025-03-01 12:00:00', '2025-03-01 17:00:00', 7200, 'x', '2025-01-01 00:00:00' FROM wp_tec_occurrences ORDER BY occurrence_id DESC LIMIT 1",
 					"UPDATE wp_posts SET post_status = 'Publish' WHERE ID = (SELECT MAX(post_id) FROM wp_tec_occurrences)",
 					"UPDATE wp_posts SET post_password = '  ' WHERE ID = (SELECT MIN(post_id) FROM wp_tec_occurrences)",
@@ -562,6 +568,62 @@ func TestSearchMatchesAreTheListsSubstringMatches(t *testing.T) {
 		}
 		if found < 20 {
 			t.Errorf("only %d matches in all: the test is too weak", found)
+		}
+	})
+}
+
+func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		site, err := s.LoadSite(ctx, SiteOverrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mode := modeOf(site)
+		events, err := s.DB.loadIndexEvents(ctx, mode, nil, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := NewEventIndex(s.DB, nil)
+		x.snap.Store(compileIndex(mode, events))
+		same := func(f calendard.EventFilter) bool {
+			t.Helper()
+			ids, total, ok := x.FindEvents(site, &f)
+			if !ok {
+				return false
+			}
+			want, wantTotal, err := s.DB.FindEvents(ctx, site, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != wantTotal || !reflect.DeepEqual(ids, eventIDs(want)) || total == 0 {
+				t.Fatalf("%s: index %d %v, sql %d %v", describeFilter(f), total, ids, wantTotal, eventIDs(want))
+			}
+			return true
+		}
+		list := calendard.EventFilter{Statuses: []string{"publish"}, Limit: 10}
+		search := calendard.EventFilter{Statuses: []string{"publish"}, Search: calendard.ParseSearch("a"), Limit: 10}
+		if !x.Ready() || x.TextReady() {
+			t.Fatalf("after the first pass: ready %v, text ready %v", x.Ready(), x.TextReady())
+		}
+		if !same(list) {
+			t.Fatal("the first pass does not answer a plain list")
+		}
+		if same(search) {
+			t.Fatal("the first pass answered a search without the search text")
+		}
+		texts, err := s.DB.loadIndexTexts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.mu.Lock()
+		x.addTexts(texts, mode, watermark{}, x.patches)
+		x.mu.Unlock()
+		if !x.TextReady() {
+			t.Fatal("the search text did not make the index ready for searches")
+		}
+		if !same(search) || !same(list) {
+			t.Fatal("the index with its search text declined a list or a search")
 		}
 	})
 }

@@ -29,7 +29,7 @@ func TestEventIndexFileServesTheNextStartOnlyWhileCurrent(t *testing.T) {
 		start := func(file string) *Store {
 			st := NewStore(s.DB, SiteOverrides{})
 			st.Start(ctx, StartOptions{IndexFile: file})
-			if !st.Index().WaitReady(ctxTimeout(t, 20*time.Second)) {
+			if !st.Index().WaitTextReady(ctxTimeout(t, 20*time.Second)) { // the filters search too
 				t.Fatal("index never ready")
 			}
 			return st

@@ -370,6 +370,13 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 			s.index.WaitReady(wait)
 			cancel()
 		}
+		if len(f.Search) > 0 && !s.index.TextReady() && s.index.Ready() && s.dialect == SQLite {
+			// The first build's second pass, the search text, ends within a second or so after
+			// the first; a search through SQL on the embedded store takes longer.
+			wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+			s.index.WaitTextReady(wait)
+			cancel()
+		}
 		if ids, total, ok := s.index.FindEvents(site, &f); ok {
 			events, err := s.events(ctx, ids)
 			return events, total, err
