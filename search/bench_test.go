@@ -29,7 +29,8 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	reindex := time.Since(start)
 	b.Logf("%d events: reindex %s", n, reindex.Round(time.Millisecond))
-	for _, q := range []string{"Concert", "Marathon Summit", "Jazz"} {
+	c.waitSubstringIndex(b)
+	for _, q := range []string{"Concert", "Marathon Summit", "Jazz", "a"} {
 		for _, mode := range []struct {
 			name string
 			svc  calendard.EventService

@@ -15,7 +15,8 @@ import (
 // Searchable attributes, most important first (Meilisearch's attribute ranking rule uses the order).
 var (
 	eventSearchable = []string{"title", "excerpt", "content", "venue", "organizer", "city", "category", "tag"}
-	eventFilterable = []string{"status", "start", "end", "category_ids", "tag_ids", "venue_ids", "organizer_ids",
+	// id: searches leave out by ID the events the substring match already finds (query.go).
+	eventFilterable = []string{"id", "status", "start", "end", "category_ids", "tag_ids", "venue_ids", "organizer_ids",
 		"featured", "hidden", "password_protected", "author", "_geo"}
 	linkedSearchable = map[string][]string{
 		KindVenues:     {"title", "excerpt", "content", "address", "city", "province", "state", "zip", "country", "phone"},
