@@ -324,7 +324,16 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 	}
 	rendered := ""
 	if readable {
-		rendered = theExcerpt(r, p)
+		// excerpt_length overrides the excerpt_length filter while the excerpt is made (any
+		// request carrying it; the single route checks it is an integer).
+		if v, has := r.Param("excerpt_length"); has {
+			n, saved := int(php.Int(v)), r.Render.ExcerptLength
+			r.Render.ExcerptLength = &n
+			rendered = theExcerpt(r, p)
+			r.Render.ExcerptLength = saved
+		} else {
+			rendered = theExcerpt(r, p)
+		}
 	}
 	excerpt.Set("rendered", rendered)
 	excerpt.Set("protected", protected)

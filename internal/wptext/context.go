@@ -23,6 +23,9 @@ type RenderContext struct {
 	// consulted by wp_replace_insecure_home_url(); it only has an effect when
 	// HomeURL is https.
 	HTTPSMigrationRequired bool
+	// ExcerptLength is the excerpt_length filter's answer (nil: WordPress' 55 words); the wp/v2
+	// routes set it from their excerpt_length parameter.
+	ExcerptLength *int
 	// PostID is the global $post ID seen by shortcodes (0 in TEC REST
 	// responses, hence ids like "audio-0-1").
 	PostID int

@@ -142,6 +142,24 @@ func TrimWords(text string, num int, more string) string {
 	words := strings.FieldsFunc(text, func(r rune) bool {
 		return r == '\n' || r == '\r' || r == '\t' || r == ' '
 	})
+	switch {
+	case num > 0:
+	case num == 0:
+		// preg_split with a limit of 1 keeps the text whole, and that one piece is dropped.
+		if text == "" {
+			return ""
+		}
+		return more
+	case num >= -2:
+		// A limit of 0 or -1 is no limit: every word is split off, and the last one dropped.
+		if len(words) > 0 {
+			words = words[:len(words)-1]
+		}
+		return strings.Join(words, " ") + more
+	default:
+		// Lower limits split nothing; the one piece (or none) is dropped.
+		return more
+	}
 	if len(words) > num {
 		return strings.Join(words[:num], " ") + more
 	}
@@ -192,5 +210,9 @@ func TrimExcerpt(content string, rc *RenderContext) string {
 	text = excerptRemoveBlocks(text)
 	text = TheContent(text, rc)
 	text = strings.ReplaceAll(text, "]]>", "]]&gt;")
-	return TrimWords(text, 55, " [&hellip;]")
+	n := 55
+	if rc != nil && rc.ExcerptLength != nil {
+		n = *rc.ExcerptLength
+	}
+	return TrimWords(text, n, " [&hellip;]")
 }
