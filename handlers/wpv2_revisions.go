@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -192,4 +193,76 @@ func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx st
 	}
 	o.Set("_links", phpjson.Obj("parent", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)))}))
 	return o
+}
+
+// GET and DELETE /wp/v2/<type>/<parent>/revisions/<id>: WP_REST_Revisions_Controller::get_item
+// and delete_item.
+
+// revisionArgs are the single revision route's own arguments with an endpoint's.
+func revisionArgs(more ...*Arg) []*Arg {
+	return append([]*Arg{
+		schemaArg("parent", false, schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
+		schemaArg("id", false, schema("description", "Unique identifier for the revision.", "type", "integer"), nil),
+	}, more...)
+}
+
+// revision is get_revision: a revision with the route's ID.
+func (r *Request) revision() (*calendard.CorePost, error) {
+	invalid := &calendard.Error{Code: "rest_post_invalid_id", Message: "Invalid revision ID.", Status: 404}
+	id := php.Int(r.Value("id"))
+	if id <= 0 {
+		return nil, invalid
+	}
+	rev := r.corePost(id)
+	if rev == nil || rev.Type != "revision" {
+		return nil, invalid
+	}
+	return rev, nil
+}
+
+// revisionGet is get_item (get_item_permissions_check is the list's): the revision must belong
+// to the parent the route names.
+func (h *corePosts) revisionGet(r *Request) (*Response, error) {
+	parent, err := h.revisionsParent(r)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := r.revision()
+	if err != nil {
+		return nil, err
+	}
+	if rev.Parent != parent.ID {
+		return nil, &calendard.Error{Code: "rest_revision_parent_id_mismatch",
+			Message: fmt.Sprintf("The revision does not belong to the specified parent with id of \"%d\"", parent.ID), Status: 404}
+	}
+	return ok(h.revisionItem(r, rev.Post, parent.Post, r.context())), nil
+}
+
+// revisionDeletePermission is delete_item_permissions_check: delete_post on the parent, the
+// revision, the list's check, then delete_post on the revision, which map_meta_cap never grants
+// (revisions map to do_not_allow), so a revision is never deleted through the REST API.
+func (h *corePosts) revisionDeletePermission(r *Request) error {
+	parent, err := h.revisionsParent(r)
+	if err != nil {
+		return err
+	}
+	if !r.canDelete(parent.Post) {
+		return &calendard.Error{Code: "rest_cannot_delete", Message: "Sorry, you are not allowed to delete revisions of this post.", Status: authCode(r)}
+	}
+	if _, err := r.revision(); err != nil {
+		return err
+	}
+	if err := h.revisionsPermission(r); err != nil {
+		return err
+	}
+	return &calendard.Error{Code: "rest_cannot_delete", Message: "Sorry, you are not allowed to delete this revision.", Status: authCode(r)}
+}
+
+// revisionDelete is delete_item, past a permission check no user passes: revisions are not
+// trashed, only deleted with force.
+func (h *corePosts) revisionDelete(r *Request) (*Response, error) {
+	if !restBool(r.Value("force")) {
+		return nil, &calendard.Error{Code: "rest_trash_not_supported", Message: "Revisions do not support trashing. Set 'force=true' to delete.", Status: 501}
+	}
+	return nil, &calendard.Error{Code: "rest_cannot_delete", Message: "The post cannot be deleted.", Status: 500}
 }

@@ -57,6 +57,10 @@ func (s *Server) coreRouteTable() []*Route {
 		// The revisions controller registers right after its post type's controller.
 		routes = append(routes, &Route{Path: "/" + pt + `/(?P<parent>[\d]+)/revisions`, Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: h.revisionsArgs(), Permission: h.revisionsPermission, Handler: h.revisions}}})
+		routes = append(routes, &Route{Path: "/" + pt + `/(?P<parent>[\d]+)/revisions/(?P<id>[\d]+)`, Endpoints: []*Endpoint{
+			{Methods: []string{"GET"}, Args: revisionArgs(registryContextArg()), Permission: h.revisionsPermission, Handler: h.revisionGet},
+			{Methods: []string{"DELETE"}, Args: revisionArgs(coreTyped("force", "boolean", "Required to be true, as revisions do not support trashing.", false)),
+				Permission: h.revisionDeletePermission, Handler: h.revisionDelete}}})
 	}
 	routes = append(routes, registryRoutes()...)
 	routes = append(routes, coreTermRoutes()...)
