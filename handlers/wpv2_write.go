@@ -496,7 +496,7 @@ func (h *corePosts) prepare(r *Request, before *calendard.Post) (*calendard.Core
 		w.Terms = append(w.Terms, t)
 	}
 	if v, ok := r.Param("meta"); ok {
-		w.Meta, w.MetaErr = h.prepareMeta(v)
+		w.Meta, w.MetaErr = h.prepareMeta(r, v)
 	}
 	if h.postType == calendard.PostTypeEvent && r.isJSON {
 		w.JSONMeta = &calendard.CoreJSONMeta{}
@@ -544,7 +544,7 @@ func (h *corePosts) handleStatus(r *Request, status string) (string, error) {
 // prepareMeta is WP_REST_Meta_Fields::update_value's checks over the registered keys sent, in
 // registration order: the first value its schema refuses is the answer (status 400, the param in
 // additional_data as WordPress adds it), and every value is sanitized to what update_metadata stores.
-func (h *corePosts) prepareMeta(v any) ([]calendard.CoreMeta, error) {
+func (h *corePosts) prepareMeta(r *Request, v any) ([]calendard.CoreMeta, error) {
 	m, ok := v.(*phpjson.Object)
 	if !ok {
 		return nil, nil // a list carries no key WordPress registered
@@ -556,15 +556,15 @@ func (h *corePosts) prepareMeta(v any) ([]calendard.CoreMeta, error) {
 			continue
 		}
 		param := "meta." + k.key
-		if val == nil {
+		if val == nil || (k.multi && isEmptyList(val)) {
+			// delete_meta_value checks delete_post_meta first.
+			if err := metaAuthError(r, k.key, "rest_cannot_delete"); err != nil {
+				return nil, err
+			}
 			out = append(out, calendard.CoreMeta{Key: k.key, Multi: k.multi, Delete: true})
 			continue
 		}
 		if k.multi {
-			if items, isList := val.([]any); isList && len(items) == 0 {
-				out = append(out, calendard.CoreMeta{Key: k.key, Multi: true, Delete: true})
-				continue
-			}
 			items, isArr := restArray(val)
 			if !isArr {
 				return nil, metaTypeError(param, "array")
@@ -584,6 +584,10 @@ func (h *corePosts) prepareMeta(v any) ([]calendard.CoreMeta, error) {
 					n = -n
 				}
 				cm.Values = append(cm.Values, strconv.FormatInt(n, 10))
+			}
+			// update_multi_meta_value checks edit_post_meta once the value is valid.
+			if err := metaAuthError(r, k.key, "rest_cannot_update"); err != nil {
+				return nil, err
 			}
 			out = append(out, cm)
 			continue
@@ -608,9 +612,30 @@ func (h *corePosts) prepareMeta(v any) ([]calendard.CoreMeta, error) {
 				stored = wptext.SanitizeTextField(s)
 			}
 		}
+		// update_meta_value checks edit_post_meta once the value is valid.
+		if err := metaAuthError(r, k.key, "rest_cannot_update"); err != nil {
+			return nil, err
+		}
 		out = append(out, calendard.CoreMeta{Key: k.key, Values: []string{stored}})
 	}
 	return out, nil
+}
+
+// metaAuthError is map_meta_cap's edit_post_meta / delete_post_meta for one registered key, past
+// the edit_post the route's permission check already required: a protected key ("_…") is allowed
+// only by its auth_callback. The plugin's Tribe__Editor__Meta keys allow whoever may edit the post
+// (granted here); its event status keys (Event_Status\Classic_Editor) need the edit_posts
+// capability; core's footnotes is not protected.
+func metaAuthError(r *Request, key, code string) error {
+	if key != "_tribe_events_status" && key != "_tribe_events_status_reason" {
+		return nil
+	}
+	if r.User.Can("edit_posts") {
+		return nil
+	}
+	status := authCode(r)
+	return &calendard.Error{Code: code, Message: fmt.Sprintf("Sorry, you are not allowed to edit the %s custom field.", key), Status: status,
+		HasRawData: true, RawData: phpjson.Obj("key", key, "status", status)}
 }
 
 // metaTypeError is rest_invalid_type from rest_validate_value_from_schema with the status
