@@ -236,7 +236,7 @@ func (r *Request) attachmentURL(a *calendard.Attachment) string {
 	if f := a.Meta.Value("_wp_attached_file"); f != "" {
 		return r.uploadURL(f)
 	}
-	return a.GUID
+	return r.sslFrontEnd(a.GUID)
 }
 
 // venueCountry is tribe_get_country: the stored country, or the last element when the meta holds

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -351,7 +352,7 @@ func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
 	file := a.Meta.Value("_wp_attached_file")
 	url := r.uploadURL(file)
 	if file == "" {
-		url = a.GUID
+		url = r.sslFrontEnd(a.GUID)
 	}
 	ext := strings.TrimPrefix(path.Ext(file), ".")
 	o := phpjson.Obj("url", url, "id", a.ID, "extension", ext)
@@ -449,6 +450,30 @@ func keyString(k any) string {
 // anything else is taken as relative to the uploads URL. A path under the uploads directory is
 // re-rooted only when that directory is known (Site.UploadsDir): calendard does not know ABSPATH.
 func (r *Request) uploadURL(file string) string {
+	return r.sslFrontEnd(r.uploadPathURL(file))
+}
+
+// sslFrontEnd is wp_get_attachment_url's last step: on an HTTPS request (is_ssl(), not the admin),
+// set_url_scheme makes the URL https, whatever scheme it had.
+func (r *Request) sslFrontEnd(url string) string {
+	if !r.Secure {
+		return url
+	}
+	u := strings.TrimSpace(url)
+	if strings.HasPrefix(u, "//") {
+		u = "http:" + u
+	}
+	if m := urlScheme.FindString(u); m != "" {
+		return "https://" + u[len(m):]
+	}
+	return u
+}
+
+// urlScheme is set_url_scheme's '#^\w+://#'.
+var urlScheme = regexp.MustCompile(`^\w+://`)
+
+// uploadPathURL is wp_get_attachment_url before the scheme step.
+func (r *Request) uploadPathURL(file string) string {
 	base := r.Site.UploadsURL
 	if base == "" {
 		base = r.Site.SiteURL + "/wp-content/uploads"

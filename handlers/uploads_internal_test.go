@@ -33,4 +33,26 @@ func TestUploadURLIsWPGetAttachmentURL(t *testing.T) {
 			}
 		})
 	}
+	// On an HTTPS request set_url_scheme makes every attachment URL https (the GUID fallback too).
+	secure := []struct{ name, in, want string }{
+		{"http becomes https", "http://example.test/wp-content/uploads/a.jpg", "https://example.test/wp-content/uploads/a.jpg"},
+		{"https stays", "https://cdn.example.com/a.jpg", "https://cdn.example.com/a.jpg"},
+		{"any scheme is replaced", "ftp://files.example.com/a.jpg", "https://files.example.com/a.jpg"},
+		{"a protocol-relative URL gets https", "//cdn.example.com/a.jpg", "https://cdn.example.com/a.jpg"},
+		{"a path has no scheme to replace", "/wp-content/uploads/a.jpg", "/wp-content/uploads/a.jpg"},
+	}
+	for _, c := range secure {
+		t.Run("secure: "+c.name, func(t *testing.T) {
+			if got := (&Request{Secure: true}).sslFrontEnd(c.in); got != c.want {
+				t.Errorf("sslFrontEnd(%q) = %q, want %q", c.in, got, c.want)
+			}
+			if got := (&Request{}).sslFrontEnd(c.in); got != c.in {
+				t.Errorf("plain HTTP: %q changed to %q", c.in, got)
+			}
+		})
+	}
+	r := &Request{Site: &calendard.Site{SiteURL: "http://example.test", UploadsURL: "http://cdn.example.com/media"}, Secure: true}
+	if got := r.uploadURL("2026/11/a.jpg"); got != "https://cdn.example.com/media/2026/11/a.jpg" {
+		t.Errorf("secure uploadURL = %q", got)
+	}
 }
