@@ -179,6 +179,30 @@ func TestEventDatesOnSitesEastAndWest(t *testing.T) {
 				{nil, "2027-01-01 10:00:00", "2027-01-01 11:00:00", "2027-01-01 10:00:00", "2027-01-01 11:00:00", "2027-01-01 18:00:00", "2027-01-01 19:00:00", "UTC-8", "3600"},
 				{nil, "tomorrow 09:00", "tomorrow 10:00", "2026-11-22 09:00:00", "2026-11-22 10:00:00", "2026-11-22 17:00:00", "2026-11-22 18:00:00", "UTC-8", "3600"},
 			}},
+		// gmt_offset 5.75 is "UTC+5.75", PHP's fallback map's Asia/Katmandu (10:14 there).
+		{"UTC+5:45 by gmt_offset", []string{
+			"UPDATE wp_options SET option_value = '' WHERE option_name = 'timezone_string'",
+			"UPDATE wp_options SET option_value = '5.75' WHERE option_name = 'gmt_offset'"},
+			[]struct {
+				tz                                      any
+				start, end                              string
+				local, localEnd, utc, utcEnd, zone, dur string
+			}{
+				{nil, "tomorrow 10:00", "tomorrow 11:00", "2026-11-23 10:00:00", "2026-11-23 11:00:00", "2026-11-23 04:15:00", "2026-11-23 05:15:00", "UTC+5.75", "3600"},
+			}},
+		// gmt_offset 6 is "UTC+6", for which PHP knows no standard-time zone: the plugin's zone is
+		// UTC, so relative dates follow the UTC clock and the dates are stored as if in UTC.
+		{"UTC+6 by gmt_offset", []string{
+			"UPDATE wp_options SET option_value = '' WHERE option_name = 'timezone_string'",
+			"UPDATE wp_options SET option_value = '6' WHERE option_name = 'gmt_offset'"},
+			[]struct {
+				tz                                      any
+				start, end                              string
+				local, localEnd, utc, utcEnd, zone, dur string
+			}{
+				{nil, "tomorrow 10:00", "tomorrow 11:00", "2026-11-23 10:00:00", "2026-11-23 11:00:00", "2026-11-23 10:00:00", "2026-11-23 11:00:00", "UTC+6", "3600"},
+				{nil, "now", "+30 minutes", "2026-11-22 04:29:22", "2026-11-22 04:59:22", "2026-11-22 04:29:22", "2026-11-22 04:59:22", "UTC+6", "1800"},
+			}},
 	}
 	for i, site := range sites {
 		for name, s := range servedStores(t, recordedNow, fmt.Sprintf("ew%d", i), site.setup...) {
