@@ -303,19 +303,32 @@ func (h *corePosts) listPermission(r *Request) error {
 // (preg_match on the serialized query vars): such queries keep WordPress' own order and rows.
 var eventQueryDateKeys = regexp.MustCompile(`_Event(Start|End)Date(UTC)?`)
 
+// intList is a list parameter's values as integers (wp_parse_id_list-like, after the schema).
+func (r *Request) intList(name string) []int64 {
+	var out []int64
+	for _, v := range restSanitizeArray(r.Value(name)) {
+		out = append(out, php.Int(v))
+	}
+	return out
+}
+
+// stringList is a list parameter's values as strings.
+func (r *Request) stringList(name string) []string {
+	var out []string
+	for _, v := range restSanitizeArray(r.Value(name)) {
+		s, _ := php.String(v)
+		out = append(out, s)
+	}
+	return out
+}
+
 // listQuery turns the sanitized parameters into the WP_Query of get_items.
 func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 	q := calendard.CorePostQuery{PostType: h.postType}
 	if h.attachment && (!php.Empty(r.Value("media_type")) || !php.Empty(r.Value("mime_type"))) {
 		return q, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not filter media by type.", Status: 501}
 	}
-	ints := func(name string) []int64 {
-		var out []int64
-		for _, v := range restSanitizeArray(r.Value(name)) {
-			out = append(out, php.Int(v))
-		}
-		return out
-	}
+	ints := r.intList
 	q.Include, q.Exclude = ints("include"), ints("exclude")
 	q.Authors, q.AuthorsExclude = ints("author"), ints("author_exclude")
 	if h.attachment {

@@ -77,12 +77,7 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
 	}
 	q := calendard.CorePostQuery{PostType: "revision", Statuses: []string{"inherit"}, Parent: &parent.ID, OrderBy: "date ID", Desc: true}
-	for _, v := range restSanitizeArray(r.Value("include")) {
-		q.Include = append(q.Include, php.Int(v))
-	}
-	for _, v := range restSanitizeArray(r.Value("exclude")) {
-		q.Exclude = append(q.Exclude, php.Int(v))
-	}
+	q.Include, q.Exclude = r.intList("include"), r.intList("exclude")
 	if search, _ := r.Value("search").(string); search != "" {
 		q.Search = calendard.ParseSearch(search)
 		q.SearchAnonymous = !r.User.LoggedIn()

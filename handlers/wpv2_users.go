@@ -87,21 +87,7 @@ func usersList(r *Request) (*Response, error) {
 		// own grants; calendard does not run that query.
 		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not filter users by capability.", Status: 501}
 	}
-	ints := func(name string) []int64 {
-		var out []int64
-		for _, v := range restSanitizeArray(r.Value(name)) {
-			out = append(out, php.Int(v))
-		}
-		return out
-	}
-	strs := func(name string) []string {
-		var out []string
-		for _, v := range restSanitizeArray(r.Value(name)) {
-			s, _ := php.String(v)
-			out = append(out, s)
-		}
-		return out
-	}
+	ints, strs := r.intList, r.stringList
 	q := calendard.CoreUserQuery{Include: ints("include"), Exclude: ints("exclude"), Slugs: strs("slug"), Roles: strs("roles")}
 	q.Desc = r.Value("order") == "desc"
 	orderby, _ := r.Value("orderby").(string)
