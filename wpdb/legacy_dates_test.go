@@ -3,6 +3,7 @@ package wpdb
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/calendard/calendard"
@@ -100,6 +101,52 @@ func TestLegacyDateBoundsAsThePlugin(t *testing.T) {
 					t.Errorf("index: %v (total %d), want %v", got, total, c.want)
 				}
 			})
+		}
+	})
+}
+
+// The wp/v2 event list's own date filter on a postmeta site (Tribe__Events__Query's
+// filter_and_order_by_date: _EventEndDate as CAST(... AS DATETIME) >= now) reads end dates as
+// MariaDB does on both stores: a date alone is midnight, an out-of-calendar day keeps its fields,
+// an empty end is 0000-00-00. (SQLite's own CAST(... AS DATETIME) is a number: 2027.)
+func TestWPV2LegacyEndFilterCastsAsMariaDB(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		base, err := s.LoadSite(ctx, SiteOverrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		site := *base
+		site.UseCustomTables = false
+		rows, err := s.sql.QueryContext(ctx, "SELECT ID FROM wp_posts WHERE post_type = 'tribe_events' AND post_status = 'publish' ORDER BY ID LIMIT 4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if len(ids) != 4 {
+			t.Fatalf("fixture events: %v", ids)
+		}
+		ends := []string{"2027-01-05", "2027-01-04 23:59:59", "", "2027-02-30 10:00:00"}
+		for i, id := range ids {
+			if _, err := s.sql.ExecContext(ctx, "UPDATE wp_postmeta SET meta_value = ? WHERE post_id = ? AND meta_key = '_EventEndDate'", ends[i], id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		from := "2027-01-05 00:00:00"
+		got, total, err := s.CorePostIDs(ctx, &site, calendard.CorePostQuery{PostType: calendard.PostTypeEvent, Include: ids,
+			OrderBy: "date", EndsFrom: &from, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if want := []int64{ids[0], ids[3]}; !reflect.DeepEqual(got, want) || total != 2 {
+			t.Errorf("events ending at or after %s: %v (total %d), want %v", from, got, total, want)
 		}
 	})
 }

@@ -154,7 +154,7 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 		} else {
 			pm := db.t("postmeta")
 			s.from += " INNER JOIN " + pm + " ON (" + P + ".ID = " + pm + ".post_id) INNER JOIN " + pm + " AS mt1 ON (" + P + ".ID = mt1.post_id)"
-			add("("+pm+".meta_key = '_EventStartDate' AND (mt1.meta_key = '_EventEndDate' AND CAST(mt1.meta_value AS DATETIME) >= ?))", *q.EndsFrom)
+			add("("+pm+".meta_key = '_EventStartDate' AND (mt1.meta_key = '_EventEndDate' AND "+db.datetimeCompare("mt1.meta_value", ">=")+"))", *q.EndsFrom)
 			start = pm + ".meta_value"
 		}
 		s.groupBy = true
