@@ -62,7 +62,18 @@ func localizeDate(v string, site *calendard.Site, now time.Time) (string, bool) 
 			return "", false
 		}
 	}
-	return t.In(site.Location).Format(calendard.DBDateTime), true
+	return t.In(pluginSiteZone(site)).Format(calendard.DBDateTime), true
+}
+
+// pluginSiteZone is the zone localize_date shows dates in:
+// generate_timezone_string_from_utc_offset(wp_timezone_string()), the site's timezone_string, or for
+// an offset-only site the region PHP names for the offset (UTC-8 is Los Angeles, with its summer
+// time; UTC+6 has none and is UTC), where WordPress itself keeps a fixed offset (Site.Location).
+func pluginSiteZone(site *calendard.Site) *time.Location {
+	if site.TimezoneName != "" && site.Location != nil {
+		return site.Location
+	}
+	return calendard.BuildTimezoneObject("", false, site)
 }
 
 // dayStart returns the Unix time the day-rounding helpers start from: the value itself for
@@ -103,11 +114,12 @@ func endOfDay(v string, site *calendard.Site, now time.Time) string {
 	return d.Format(calendard.DBDateTime)
 }
 
-// defaultStartDate is the list's start_date default: "yesterday 23:59" in UTC, shown in site time.
+// defaultStartDate is the list's start_date default: localize_date("yesterday 23:59"), the UTC
+// moment shown in the plugin's site zone.
 func defaultStartDate(site *calendard.Site, now time.Time) string {
 	u := now.UTC()
 	y := time.Date(u.Year(), u.Month(), u.Day()-1, 23, 59, 0, 0, time.UTC)
-	return y.In(site.Location).Format(calendard.DBDateTime)
+	return y.In(pluginSiteZone(site)).Format(calendard.DBDateTime)
 }
 
 // defaultEndDate is date(DB, strtotime('+24 months')): the UTC clock two years ahead, PHP overflow rules.
