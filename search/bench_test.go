@@ -49,6 +49,10 @@ func BenchmarkSearch(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				// A failed Meilisearch request falls back to SQL silently: the figures would be SQL's.
+				if !c.ix.Usable() {
+					b.Fatal("the search index is not usable: searches went to SQL")
+				}
 			})
 		}
 	}
