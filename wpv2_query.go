@@ -65,10 +65,13 @@ type CorePostLister interface {
 type CoreUser struct {
 	ID                                       int64
 	DisplayName, URL, Nicename, Email, About string
-	// PublishedPosts counts the user's published posts of any type (count_user_posts, which
-	// lets anyone see an author's profile).
-	PublishedPosts int
+	// Posts counts the user's published and private posts per post type (what count_user_posts
+	// counts over the types shown in REST, private ones only for who may read them).
+	Posts map[string]PostCounts
 }
+
+// PostCounts are a user's posts of one type by status.
+type PostCounts struct{ Publish, Private int }
 
 // CoreUserQuery is the WP_User_Query of GET /wp/v2/users.
 type CoreUserQuery struct {

@@ -202,10 +202,24 @@ func userReadPermission(r *Request) error {
 	if r.context() == "edit" && !r.User.Can("list_users") {
 		return refused
 	}
-	if u.PublishedPosts == 0 && !r.User.Can("edit_users") && !r.User.Can("list_users") {
+	if !r.countsUserPosts(u) && !r.User.Can("edit_users") && !r.User.Can("list_users") {
 		return refused
 	}
 	return nil
+}
+
+// countsUserPosts is count_user_posts over the post types shown in REST (get_posts_by_author_sql
+// with the current user's view): published posts, and private ones of a type whose
+// read_private_posts the current user holds (their own private posts only count on their own
+// profile, which needs no count).
+func (r *Request) countsUserPosts(u *calendard.CoreUser) bool {
+	for _, typ := range coreRegistry.types.Keys() {
+		c := u.Posts[typ]
+		if c.Publish > 0 || (c.Private > 0 && r.User.Can(registryCap(typeEntry(typ), "read_private_posts"))) {
+			return true
+		}
+	}
+	return false
 }
 
 // userGet answers the profile; the edit context's private fields are not served.

@@ -93,3 +93,25 @@ func TestCoreUsersListShowsAuthorsToVisitors(t *testing.T) {
 		}
 	}
 }
+
+// TestCoreUserWithPrivatePostsShownToWhoMayReadThem: a profile is public through count_user_posts
+// over the REST types, which counts private posts only for users who may read private posts of
+// the type: the subscriber, made author of one private event, is visible to an editor and not to
+// an author or a visitor.
+func TestCoreUserWithPrivatePostsShownToWhoMayReadThem(t *testing.T) {
+	for name, st := range storeFixtures(t, handlers.Config{}) {
+		if _, err := st.db.Exec("UPDATE wp_posts SET post_author = 5, post_status = 'private' WHERE ID = 34"); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name, user string
+			status     int
+		}{{"visitors_refused", "", 401}, {"authors_refused", "author", 403}, {"editors_see_it", "editor", 200}} {
+			t.Run(name+"_"+tc.name, func(t *testing.T) {
+				if a := call(t, st.srv, "GET", "/wp-json/wp/v2/users/5", nil, tc.user); a.status != tc.status {
+					t.Errorf("status %d %s, want %d", a.status, a.raw, tc.status)
+				}
+			})
+		}
+	}
+}

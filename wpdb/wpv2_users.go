@@ -30,8 +30,28 @@ func (db *DB) CoreUser(ctx context.Context, id int64) (*calendard.CoreUser, erro
 		return nil, err
 	}
 	u.About = about.String
-	err = db.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+db.t("posts")+" WHERE post_author = ? AND post_status = 'publish' AND post_type <> 'revision'", id).Scan(&u.PublishedPosts)
-	return u, err
+	rows, err := db.sql.QueryContext(ctx, "SELECT post_type, post_status, COUNT(*) FROM "+db.t("posts")+
+		" WHERE post_author = ? AND post_status IN ('publish', 'private') GROUP BY post_type, post_status", id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	u.Posts = map[string]calendard.PostCounts{}
+	for rows.Next() {
+		var typ, status string
+		var n int
+		if err := rows.Scan(&typ, &status, &n); err != nil {
+			return nil, err
+		}
+		c := u.Posts[typ]
+		if status == "publish" {
+			c.Publish = n
+		} else {
+			c.Private = n
+		}
+		u.Posts[typ] = c
+	}
+	return u, rows.Err()
 }
 
 // CoreUserIDs runs a wp/v2 users collection query as WP_User_Query writes it: the conditions,
