@@ -574,10 +574,12 @@ func commitEventTables(ctx context.Context, tx WriteTx, site *Site, postID int64
 // model validators): parseable dates with end >= start, a valid zone, UTC copies that match the
 // local dates in that zone, and a duration between zero and the elapsed time.
 func tecEventRow(postID int64, start, end, zone, duration, startUTC, endUTC string) (*TECEventRow, bool) {
-	loc, err := LoadZone(zone)
-	if err != nil {
+	if _, err := LoadZone(zone); err != nil {
 		return nil, false
 	}
+	// Start_Date_UTC / End_Date_UTC check the UTC copies in build_timezone_object($timezone): for
+	// an offset name ("UTC-8") the region PHP names for it, the zone the dates were converted in.
+	loc := BuildTimezoneObject(zone, true, nil)
 	s, err1 := time.ParseInLocation(DBDateTime, start, loc)
 	e, err2 := time.ParseInLocation(DBDateTime, end, loc)
 	if err1 != nil || err2 != nil || e.Before(s) {

@@ -407,11 +407,8 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 		}
 	}
 	if h.postType == calendard.PostTypeEvent && !eventQueryDateKeys.MatchString(search+strings.Join(q.Slugs, " ")) {
-		loc := r.Site.Location
-		if loc == nil {
-			loc = time.UTC
-		}
-		now := r.Now.In(loc).Format(time.DateTime)
+		// Dates::immutable('now'): the plugin's site zone (PHP's region on an offset-only site).
+		now := r.Now.In(pluginSiteZone(r.Site)).Format(time.DateTime)
 		q.EndsFrom = &now
 	}
 	return q, nil
