@@ -267,14 +267,38 @@ var likeFolds = sync.OnceValue(func() map[rune]rune {
 // likeFold returns s with every character replaced by its LIKE class representative. Characters
 // with implicit weights equal only themselves and stay as they are; invalid UTF-8 reads as U+FFFD.
 func likeFold(s string) string {
-	folds := likeFolds()
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
+	return string(likeFoldAppend(make([]byte, 0, len(s)), s))
+}
+
+// likeFoldAppend appends likeFold(s) to dst. ASCII, most of any text, folds through a table: the
+// map lookup per character was most of the cost of folding a calendar's text.
+func likeFoldAppend(dst []byte, s string) []byte {
+	folds, ascii := likeFolds(), likeFoldsASCII()
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			dst = utf8.AppendRune(dst, ascii[c])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:]) // invalid UTF-8: U+FFFD, one byte, as range does
 		if f, ok := folds[r]; ok {
 			r = f
 		}
-		b.WriteRune(r)
+		dst = utf8.AppendRune(dst, r)
+		i += size
 	}
-	return b.String()
+	return dst
 }
+
+// likeFoldsASCII is likeFolds for the ASCII characters.
+var likeFoldsASCII = sync.OnceValue(func() *[utf8.RuneSelf]rune {
+	folds := likeFolds()
+	var t [utf8.RuneSelf]rune
+	for c := range t {
+		t[c] = rune(c)
+		if f, ok := folds[rune(c)]; ok {
+			t[c] = f
+		}
+	}
+	return &t
+})

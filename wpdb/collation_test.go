@@ -324,3 +324,28 @@ func randomText(rng *rand.Rand) string {
 	}
 	return b.String()
 }
+
+// TestLikeFoldsEveryCharacterAsTheMapDoes holds the ASCII table and the byte loop of likeFold to
+// the plain rune-by-rune map lookup: the same text for ASCII, accents, other scripts, and invalid
+// UTF-8 (which reads as U+FFFD, one byte at a time).
+func TestLikeFoldsEveryCharacterAsTheMapDoes(t *testing.T) {
+	byMap := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			if f, ok := likeFolds()[r]; ok {
+				r = f
+			}
+			b.WriteRune(r)
+		}
+		return b.String()
+	}
+	var all strings.Builder
+	for r := rune(0); r < 0x3000; r++ {
+		all.WriteRune(r)
+	}
+	for _, s := range []string{"", "Jazz NIGHT at the Café", "ßẞ straße ÆØÅ æøå", "\x00\x1f\x7f", "a\xffb\xc3", "\xe2\x82", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 🎉", all.String()} {
+		if got, want := likeFold(s), byMap(s); got != want {
+			t.Errorf("likeFold(%.40q) = %.40q, the map gives %.40q", s, got, want)
+		}
+	}
+}

@@ -206,7 +206,17 @@ func (m *gramMask) holds(t *gramMask) bool {
 const searchSep = "\xff"
 
 func searchText(title, excerpt, content string) string {
-	return likeFold(title) + searchSep + likeFold(excerpt) + searchSep + likeFold(content)
+	return string(appendSearchText(make([]byte, 0, len(title)+len(excerpt)+len(content)+8), title, excerpt, content))
+}
+
+// appendSearchText appends searchText's text to dst: a build folds every event into one reused
+// buffer and keeps only the result.
+func appendSearchText(dst []byte, title, excerpt, content string) []byte {
+	dst = likeFoldAppend(dst, title)
+	dst = append(dst, searchSep...)
+	dst = likeFoldAppend(dst, excerpt)
+	dst = append(dst, searchSep...)
+	return likeFoldAppend(dst, content)
 }
 
 // simple reports whether the event sorts by one regular row wherever a filter leaves it.
@@ -356,24 +366,36 @@ func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 // addTexts swaps in a snapshot whose events have their search text; x.mu is held. Events patched
 // meanwhile have theirs already. The result is kept on disk when no patch changed anything since
 // the watermark mark (patches is x.patches when the first pass ended, -1 when it had patches).
+//
+// The text is written into the events in place rather than into copies, which would double the
+// index's memory at the moment it is largest: every snapshot holding these events is textless and
+// so answers no search, and no reader looks at text before loading the snapshot published below
+// (an atomic store: the writes happen before). Writers all hold x.mu.
 func (x *EventIndex) addTexts(texts map[int64]ixText, mode ixMode, mark watermark, patches int) {
 	cur := x.snap.Load()
-	if cur == nil || cur.mode != mode {
+	if cur == nil || cur.mode != mode || !cur.textless {
 		return
 	}
-	events := make(map[int64]*ixEvent, len(cur.byID))
+	textless := false
 	for id, e := range cur.byID {
-		if t, ok := texts[id]; ok && e.noText {
-			c := *e
-			c.text, c.grams, c.noText = t.text, t.grams, false
-			e = &c
+		if !e.noText {
+			continue
 		}
-		events[id] = e
+		if t, ok := texts[id]; ok {
+			e.text, e.grams, e.noText = t.text, t.grams, false
+		} else {
+			textless = true // gone or new since: a patch brings it
+		}
 	}
-	n := compileIndex(mode, events)
+	n := &ixSnapshot{mode: cur.mode, byID: cur.byID, main: cur.main, starts: cur.starts, ends: cur.ends, statuses: cur.statuses,
+		featured: cur.featured, slow: cur.slow, venues: cur.venues, orgs: cur.orgs, cats: cur.cats, tags: cur.tags, textless: textless}
+	n.grams = make([]gramMask, len(n.main))
+	for i, e := range n.main {
+		n.grams[i] = e.grams
+	}
 	x.snap.Store(n)
 	if x.file != nil && !n.textless && patches == x.patches {
-		x.file.save(&indexImage{prefix: x.db.prefix, mode: mode, mark: mark, events: events})
+		x.file.save(&indexImage{prefix: x.db.prefix, mode: mode, mark: mark, events: n.byID})
 	}
 }
 
@@ -1457,13 +1479,15 @@ func (db *DB) loadIndexTexts(ctx context.Context) (map[int64]ixText, error) {
 	}
 	defer rows.Close()
 	out := map[int64]ixText{}
+	var buf []byte
 	for rows.Next() {
 		var id int64
 		var title, excerpt, content string
 		if err := rows.Scan(&id, &title, &excerpt, &content); err != nil {
 			return nil, err
 		}
-		text := searchText(title, excerpt, content)
+		buf = appendSearchText(buf[:0], title, excerpt, content)
+		text := string(buf)
 		out[id] = ixText{text: text, grams: gramsOf(text)}
 	}
 	return out, rows.Err()
