@@ -38,6 +38,8 @@ func usersListArgs() []*Arg {
 		schemaArg("who", false, schema("description", "Limit result set to users who are considered authors.", "type", "string", "enum", strList("authors")), nil),
 		schemaArg("has_published_posts", false, schema("description", "Limit result set to users who have published posts.",
 			"type", strList("boolean", "array"), "items", schema("type", "string", "enum", strList(coreRegistry.types.Keys()...))), nil),
+		schemaArg("search_columns", false, schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
+			"items", schema("enum", strList("email", "name", "id", "username", "slug"), "type", "string")), nil),
 	}
 }
 
@@ -121,6 +123,22 @@ func usersList(r *Request) (*Response, error) {
 	if search = strings.Trim(search, "*"); search != "" {
 		q.Search = search
 		q.SearchColumns = userSearchColumns(search, listUsers)
+		// search_columns narrows the columns to those it names that are allowed (the public ones
+		// for users who may not list users).
+		allowed := []string{"ID", "user_login", "user_nicename", "user_email", "display_name"}
+		if !listUsers {
+			allowed = q.SearchColumns
+		}
+		column := map[string]string{"id": "ID", "username": "user_login", "slug": "user_nicename", "email": "user_email", "name": "display_name"}
+		var asked []string
+		for _, c := range strs("search_columns") {
+			if col := column[c]; slices.Contains(allowed, col) && !slices.Contains(asked, col) {
+				asked = append(asked, col)
+			}
+		}
+		if len(asked) > 0 {
+			q.SearchColumns = asked
+		}
 	}
 	ids, total, err := lister.CoreUserIDs(r.ctx, q)
 	if err != nil {

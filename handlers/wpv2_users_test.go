@@ -65,6 +65,22 @@ func TestCoreUsersListShowsAuthorsToVisitors(t *testing.T) {
 					t.Errorf("ids %v", got)
 				}
 			}},
+			{"visitors_cannot_search_email_by_naming_it", "/wp-json/wp/v2/users?search=example.com&search_columns=email", "", 200, func(t *testing.T, a answer) {
+				if got := ids(t, a); len(got) != 0 {
+					t.Errorf("ids %v", got)
+				}
+			}},
+			{"administrators_search_every_column_by_default", "/wp-json/wp/v2/users?search=example", "admin", 200, func(t *testing.T, a answer) {
+				if got := ids(t, a); len(got) != 5 {
+					t.Errorf("ids %v", got)
+				}
+			}},
+			{"administrators_search_only_the_named_columns", "/wp-json/wp/v2/users?search=example&search_columns=name", "admin", 200, func(t *testing.T, a answer) {
+				// "example" is in every e-mail and in no display name.
+				if got := ids(t, a); len(got) != 0 {
+					t.Errorf("ids %v", got)
+				}
+			}},
 			{"administrators_filter_by_role", "/wp-json/wp/v2/users?roles=editor,subscriber", "admin", 200, func(t *testing.T, a answer) {
 				if got := ids(t, a); !slices.Equal(got, []float64{2, 5}) {
 					t.Errorf("ids %v", got)
