@@ -70,6 +70,18 @@ type CoreUser struct {
 	Posts map[string]PostCounts
 }
 
+// CoreUserEdit is what the users controller adds in the edit context.
+type CoreUserEdit struct {
+	Login, FirstName, LastName, Nickname, Locale, Registered string
+	// Roles are the keys of the capabilities usermeta that name a role; AllCaps is WP_User's
+	// allcaps (each role's capabilities in role order, then the user's own entries) and Caps the
+	// capabilities usermeta itself, both in PHP's order, values as stored.
+	Roles         []string
+	AllCaps, Caps []KV
+	// Preferences is the serialized persisted_preferences usermeta ("" when absent).
+	Preferences string
+}
+
 // PostCounts are a user's posts of one type by status.
 type PostCounts struct{ Publish, Private int }
 
@@ -98,6 +110,8 @@ type CoreUserLister interface {
 	CoreUserIDs(ctx context.Context, q CoreUserQuery) (ids []int64, total int, err error)
 	// CoreUsers loads the profiles of the users, in the order given (PublishedPosts is not counted).
 	CoreUsers(ctx context.Context, ids []int64) ([]*CoreUser, error)
+	// CoreUserEdit loads a user's edit-context fields, or nil when there is no such user.
+	CoreUserEdit(ctx context.Context, id int64) (*CoreUserEdit, error)
 }
 
 // CoreUserReader loads users for the wp/v2 routes.

@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
+	"github.com/calendard/calendard/internal/phpserial"
 	"github.com/calendard/calendard/internal/wptext"
 )
 
@@ -222,22 +224,37 @@ func (r *Request) countsUserPosts(u *calendard.CoreUser) bool {
 	return false
 }
 
-// userGet answers the profile; the edit context's private fields are not served.
+// userGet answers the profile.
 func userGet(r *Request) (*Response, error) {
 	u, err := r.coreUser()
 	if err != nil {
 		return nil, err
 	}
-	if r.context() == "edit" {
-		return nil, errUsersEditContext
+	o, err := userItem(r, u, r.context())
+	if err != nil {
+		return nil, err
 	}
-	return ok(userItem(r, u, r.context())), nil
+	return ok(o), nil
 }
 
-var errUsersEditContext = &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not serve the edit context of users.", Status: 501}
-
-// userItem is WP_REST_Users_Controller::prepare_item_for_response in the view and embed contexts.
-func userItem(r *Request, u *calendard.CoreUser, ctx string) *phpjson.Object {
+// userItem is WP_REST_Users_Controller::prepare_item_for_response, fields in its order, each in
+// the contexts of its schema.
+func userItem(r *Request, u *calendard.CoreUser, ctx string) (*phpjson.Object, error) {
+	edit := ctx == "edit"
+	var ed *calendard.CoreUserEdit
+	if edit {
+		lister, canList := r.srv.deps.Posts.(calendard.CoreUserLister)
+		if !canList {
+			return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2 users.", Status: 501}
+		}
+		var err error
+		if ed, err = lister.CoreUserEdit(r.ctx, u.ID); err != nil {
+			return nil, err
+		}
+		if ed == nil {
+			return nil, errUserInvalidID
+		}
+	}
 	link := r.Site.HomeURL + "/?author=" + strconv.FormatInt(u.ID, 10)
 	if r.Site.PrettyPermalinks {
 		link = r.Site.HomeURL + "/author/" + u.Nicename + "/"
@@ -248,10 +265,37 @@ func userItem(r *Request, u *calendard.CoreUser, ctx string) *phpjson.Object {
 	for _, size := range []string{"24", "48", "96"} {
 		avatars.Set(size, "https://secure.gravatar.com/avatar/"+hash+"?s="+size+"&d=mm&r=g")
 	}
-	o := phpjson.Obj("id", u.ID, "name", u.DisplayName, "url", u.URL, "description", u.About, "link", link,
-		"slug", u.Nicename, "avatar_urls", avatars)
-	if ctx == "view" {
+	o := phpjson.Obj("id", u.ID)
+	if edit {
+		o.Set("username", ed.Login)
+	}
+	o.Set("name", u.DisplayName)
+	if edit {
+		o.Set("first_name", ed.FirstName)
+		o.Set("last_name", ed.LastName)
+		o.Set("email", u.Email)
+	}
+	o.Set("url", u.URL)
+	o.Set("description", u.About)
+	o.Set("link", link)
+	if edit {
+		o.Set("locale", ed.Locale)
+		o.Set("nickname", ed.Nickname)
+	}
+	o.Set("slug", u.Nicename)
+	if edit {
+		o.Set("roles", strList(ed.Roles...))
+		o.Set("registered_date", registeredDate(ed.Registered))
+		o.Set("capabilities", capsObject(ed.AllCaps))
+		o.Set("extra_capabilities", capsObject(ed.Caps))
+	}
+	o.Set("avatar_urls", avatars)
+	switch ctx {
+	case "view":
+		// The one registered user meta, persisted_preferences, is edit-only.
 		o.Set("meta", []any{})
+	case "edit":
+		o.Set("meta", phpjson.Obj("persisted_preferences", persistedPreferences(ed.Preferences)))
 	}
 	allow := []any{"GET"}
 	if r.User.ID == u.ID || r.User.Can("edit_users") {
@@ -263,5 +307,39 @@ func userItem(r *Request, u *calendard.CoreUser, ctx string) *phpjson.Object {
 	o.Set("_links", phpjson.Obj(
 		"self", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(u.ID, 10)), "targetHints", phpjson.Obj("allow", allow))},
 		"collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/users"))}))
-	return o
+	return o, nil
+}
+
+// registeredDate is gmdate('c', strtotime(user_registered)), the stored UTC datetime.
+func registeredDate(stored string) string {
+	t, err := time.Parse(time.DateTime, stored)
+	if err != nil || stored == calendard.ZeroDate {
+		return "-0001-11-30T00:00:00+00:00" // strtotime of the zero date
+	}
+	return t.UTC().Format("2006-01-02T15:04:05+00:00")
+}
+
+// capsObject is (object) of a capability array: a JSON object, {} when empty.
+func capsObject(caps []calendard.KV) any {
+	o := phpjson.NewObject()
+	for _, c := range caps {
+		o.Set(c.Key, serialToJSON(c.Value))
+	}
+	return emptyObject(o)
+}
+
+// persistedPreferences is the persisted_preferences meta as WP_REST_Meta_Fields prepares an object
+// value: the stored array ([] when there is none), null when what is stored is no array.
+func persistedPreferences(stored string) any {
+	if stored == "" {
+		return []any{}
+	}
+	v, err := phpserial.Unmarshal(stored)
+	if a, isArr := v.(*phpserial.Array); err == nil && isArr {
+		if a.Len() == 0 {
+			return []any{}
+		}
+		return serialToJSON(a)
+	}
+	return nil
 }

@@ -81,9 +81,6 @@ func usersList(r *Request) (*Response, error) {
 	if !canList {
 		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2 users.", Status: 501}
 	}
-	if r.context() == "edit" {
-		return nil, errUsersEditContext
-	}
 	if !php.Empty(r.Value("capabilities")) {
 		// capability__in resolves capabilities through every role's definition and each user's
 		// own grants; calendard does not run that query.
@@ -151,7 +148,11 @@ func usersList(r *Request) (*Response, error) {
 			return nil, err
 		}
 		for _, u := range users {
-			items = append(items, userItem(r, u, r.context()))
+			o, err := userItem(r, u, r.context())
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, o)
 		}
 	}
 	page := int64(math.Ceil(float64(q.Offset)/float64(perPage) + 1))

@@ -131,3 +131,72 @@ func TestCoreUserWithPrivatePostsShownToWhoMayReadThem(t *testing.T) {
 		}
 	}
 }
+
+// TestCoreUserEditContextShowsRolesAndCapabilities: the edit context (oneself, or users who may
+// list users) adds login, e-mail, names, locale, registration date, roles, WP_User's allcaps (role
+// capabilities, then the user's own entries, a per-user denial included) and the capabilities
+// usermeta, and the edit-only persisted_preferences meta.
+func TestCoreUserEditContextShowsRolesAndCapabilities(t *testing.T) {
+	for name, st := range storeFixtures(t, handlers.Config{}) {
+		if _, err := st.db.Exec(`UPDATE wp_usermeta SET meta_value = 'a:2:{s:6:"author";b:1;s:10:"edit_posts";b:0;}' WHERE user_id = 3 AND meta_key = 'wp_capabilities'`); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name, path, user string
+			status           int
+			check            func(t *testing.T, a answer)
+		}{
+			{"administrators_see_the_edit_fields", "/wp-json/wp/v2/users/3?context=edit", "admin", 200, func(t *testing.T, a answer) {
+				want := map[string]any{"username": "author", "email": "author@example.com", "locale": "en_US",
+					"registered_date": "2026-11-22T04:28:50+00:00", "first_name": "Author", "last_name": "User", "nickname": "author"}
+				for k, v := range want {
+					if a.body[k] != v {
+						t.Errorf("%s = %v, want %v", k, a.body[k], v)
+					}
+				}
+				roles, _ := a.body["roles"].([]any)
+				caps, _ := a.body["capabilities"].(map[string]any)
+				if len(roles) != 1 || roles[0] != "author" || caps["upload_files"] != true || caps["edit_posts"] != false || caps["author"] != true {
+					t.Errorf("roles %v capabilities %v", roles, caps)
+				}
+				// allcaps: the role's capabilities in their order (a per-user denial overwrites one in
+				// place, as array_merge does), then the user's new keys (the role's own name).
+				if !strings.Contains(a.raw, `"capabilities":{"upload_files":true,"edit_posts":false,`) ||
+					!strings.Contains(a.raw, `"author":true},"extra_capabilities":{"author":true,"edit_posts":false}`) {
+					t.Errorf("capabilities order: %s", a.raw)
+				}
+				meta, _ := a.body["meta"].(map[string]any)
+				if prefs, _ := meta["persisted_preferences"].([]any); prefs == nil || len(prefs) != 0 {
+					t.Errorf("meta %v", a.body["meta"])
+				}
+			}},
+			{"users_see_their_own_edit_fields", "/wp-json/wp/v2/users/5?context=edit", "subscriber", 200, func(t *testing.T, a answer) {
+				if a.body["username"] != "subscriber" {
+					t.Errorf("answer %s", a.raw)
+				}
+			}},
+			{"others_refused", "/wp-json/wp/v2/users/3?context=edit", "editor", 403, nil},
+			{"list_in_the_edit_context", "/wp-json/wp/v2/users?context=edit&orderby=id", "admin", 200, func(t *testing.T, a answer) {
+				var items []map[string]any
+				if err := json.Unmarshal([]byte(a.raw), &items); err != nil || len(items) != 5 {
+					t.Fatalf("%s", a.raw)
+				}
+				for i, it := range items {
+					if it["username"] == nil || it["id"] != float64(i+1) {
+						t.Errorf("item %d: %v", i, it)
+					}
+				}
+			}},
+		} {
+			t.Run(name+"_"+tc.name, func(t *testing.T) {
+				a := call(t, st.srv, "GET", tc.path, nil, tc.user)
+				if a.status != tc.status {
+					t.Fatalf("status %d, want %d: %s", a.status, tc.status, a.raw)
+				}
+				if tc.check != nil {
+					tc.check(t, a)
+				}
+			})
+		}
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/phpserial"
 )
 
 // CoreUser loads a user's public profile and the count of their published posts.
@@ -255,4 +257,95 @@ func (db *DB) usersByText(ctx context.Context, U, cond, col string, args []any, 
 		ids[i] = r.id
 	}
 	return ids, nil
+}
+
+// CoreUserEdit loads what the edit context shows of a user: login, registration date, name
+// metas, locale, and the roles and capabilities as WP_User::get_role_caps builds them from the
+// capabilities usermeta and the {prefix}user_roles option, in their stored order.
+func (db *DB) CoreUserEdit(ctx context.Context, id int64) (*calendard.CoreUserEdit, error) {
+	u := &calendard.CoreUserEdit{}
+	var login, registered nullString
+	err := db.sql.QueryRowContext(ctx, "SELECT user_login, user_registered FROM "+db.t("users")+" WHERE ID = ?", id).Scan(&login, &registered)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	u.Login, u.Registered = login.String, registered.String
+	capsKey, prefsKey := db.prefix+"capabilities", db.prefix+"persisted_preferences"
+	rows, err := db.sql.QueryContext(ctx, "SELECT meta_key, meta_value FROM "+db.t("usermeta")+
+		" WHERE user_id = ? AND meta_key IN ('first_name', 'last_name', 'nickname', 'locale', ?, ?) ORDER BY umeta_id", id, capsKey, prefsKey)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	meta := map[string]string{}
+	for rows.Next() {
+		var k, v nullString
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		if _, seen := meta[k.String]; !seen { // get_user_meta(single): the first row
+			meta[k.String] = v.String
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	u.FirstName, u.LastName, u.Nickname, u.Locale, u.Preferences = meta["first_name"], meta["last_name"], meta["nickname"], meta["locale"], meta[prefsKey]
+	opts, err := db.Options(ctx, db.prefix+"user_roles", "WPLANG")
+	if err != nil {
+		return nil, err
+	}
+	// get_user_locale: the user's locale, else get_locale (the WPLANG option, else en_US).
+	if u.Locale == "" {
+		u.Locale = opts["WPLANG"]
+	}
+	if u.Locale == "" {
+		u.Locale = "en_US"
+	}
+	rv, _ := phpserial.Unmarshal(opts[db.prefix+"user_roles"])
+	roles, _ := rv.(*phpserial.Array)
+	cv, _ := phpserial.Unmarshal(meta[capsKey])
+	caps, _ := cv.(*phpserial.Array)
+	if caps == nil {
+		return u, nil
+	}
+	var all []calendard.KV
+	set := func(k string, v any) { // array_merge over string keys: an existing key keeps its place
+		for i := range all {
+			if all[i].Key == k {
+				all[i].Value = v
+				return
+			}
+		}
+		all = append(all, calendard.KV{Key: k, Value: v})
+	}
+	for _, e := range caps.Entries() {
+		k := fmt.Sprint(e.Key)
+		u.Caps = append(u.Caps, calendard.KV{Key: k, Value: e.Value})
+		if roles == nil {
+			continue
+		}
+		def, ok := roles.Get(k)
+		if !ok {
+			continue
+		}
+		u.Roles = append(u.Roles, k)
+		if d, isArr := def.(*phpserial.Array); isArr {
+			if rc, _ := d.Get("capabilities"); rc != nil {
+				if rcs, isArr := rc.(*phpserial.Array); isArr {
+					for _, ce := range rcs.Entries() {
+						set(fmt.Sprint(ce.Key), ce.Value)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range u.Caps {
+		set(c.Key, c.Value)
+	}
+	u.AllCaps = all
+	return u, nil
 }
