@@ -28,11 +28,7 @@ func TestCoreTypesAndTaxonomiesListEveryRegisteredOne(t *testing.T) {
 	}
 	allTypes := []string{"attachment", "nav_menu_item", "page", "post", "tec_calendar_embed", "tribe_events", "tribe_organizer", "tribe_venue",
 		"wp_block", "wp_font_face", "wp_font_family", "wp_global_styles", "wp_navigation", "wp_template", "wp_template_part"}
-	for _, tc := range []struct {
-		name, path, user string
-		status           int
-		check            func(t *testing.T, a answer)
-	}{
+	runGetCases(t, "sqlite", st.srv, []getCase{
 		{"visitors_see_every_type", "/wp-json/wp/v2/types", "", 200, func(t *testing.T, a answer) {
 			if got := keys(t, a); !slices.Equal(got, allTypes) {
 				t.Errorf("types %v", got)
@@ -103,15 +99,5 @@ func TestCoreTypesAndTaxonomiesListEveryRegisteredOne(t *testing.T) {
 				t.Errorf("labels %v", labels)
 			}
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := call(t, st.srv, "GET", tc.path, nil, tc.user)
-			if a.status != tc.status {
-				t.Fatalf("status %d, want %d: %s", a.status, tc.status, a.raw)
-			}
-			if tc.check != nil {
-				tc.check(t, a)
-			}
-		})
-	}
+	})
 }

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -29,11 +30,7 @@ func TestCoreUsersListShowsAuthorsToVisitors(t *testing.T) {
 		return out
 	}
 	for name, st := range storeFixtures(t, handlers.Config{}) {
-		for _, tc := range []struct {
-			name, path, user string
-			status           int
-			check            func(t *testing.T, a answer)
-		}{
+		runGetCases(t, name, st.srv, []getCase{
 			// Users 1-4 authored published posts; the subscriber (5) did not. Ordered by name.
 			{"visitors_see_authors_of_published_posts", "/wp-json/wp/v2/users", "", 200, func(t *testing.T, a answer) {
 				if got := ids(t, a); !slices.Equal(got, []float64{1, 3, 4, 2}) || a.header.Get("X-WP-Total") != "4" {
@@ -96,17 +93,7 @@ func TestCoreUsersListShowsAuthorsToVisitors(t *testing.T) {
 			{"edit_context_refused_to_editors", "/wp-json/wp/v2/users?context=edit", "editor", 403, nil},
 			{"who_refused_to_subscribers", "/wp-json/wp/v2/users?who=authors", "subscriber", 403, nil},
 			{"per_page_above_100_refused", "/wp-json/wp/v2/users?per_page=101", "", 400, nil},
-		} {
-			t.Run(name+"_"+tc.name, func(t *testing.T) {
-				a := call(t, st.srv, "GET", tc.path, nil, tc.user)
-				if a.status != tc.status {
-					t.Fatalf("status %d, want %d: %s", a.status, tc.status, a.raw)
-				}
-				if tc.check != nil {
-					tc.check(t, a)
-				}
-			})
-		}
+		})
 	}
 }
 
@@ -141,11 +128,7 @@ func TestCoreUserEditContextShowsRolesAndCapabilities(t *testing.T) {
 		if _, err := st.db.Exec(`UPDATE wp_usermeta SET meta_value = 'a:2:{s:6:"author";b:1;s:10:"edit_posts";b:0;}' WHERE user_id = 3 AND meta_key = 'wp_capabilities'`); err != nil {
 			t.Fatal(err)
 		}
-		for _, tc := range []struct {
-			name, path, user string
-			status           int
-			check            func(t *testing.T, a answer)
-		}{
+		runGetCases(t, name, st.srv, []getCase{
 			{"administrators_see_the_edit_fields", "/wp-json/wp/v2/users/3?context=edit", "admin", 200, func(t *testing.T, a answer) {
 				want := map[string]any{"username": "author", "email": "author@example.com", "locale": "en_US",
 					"registered_date": "2026-11-22T04:28:50+00:00", "first_name": "Author", "last_name": "User", "nickname": "author"}
@@ -187,16 +170,29 @@ func TestCoreUserEditContextShowsRolesAndCapabilities(t *testing.T) {
 					}
 				}
 			}},
-		} {
-			t.Run(name+"_"+tc.name, func(t *testing.T) {
-				a := call(t, st.srv, "GET", tc.path, nil, tc.user)
-				if a.status != tc.status {
-					t.Fatalf("status %d, want %d: %s", a.status, tc.status, a.raw)
-				}
-				if tc.check != nil {
-					tc.check(t, a)
-				}
-			})
-		}
+		})
+	}
+}
+
+// getCase is one GET request of a table-driven wp/v2 test: the answer's status, then its checks.
+type getCase struct {
+	name, path, user string
+	status           int
+	check            func(t *testing.T, a answer)
+}
+
+// runGetCases sends each case as its user and checks the status, then the case's own checks.
+func runGetCases(t *testing.T, prefix string, srv *httptest.Server, cases []getCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(prefix+"_"+tc.name, func(t *testing.T) {
+			a := call(t, srv, "GET", tc.path, nil, tc.user)
+			if a.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", a.status, tc.status, a.raw)
+			}
+			if tc.check != nil {
+				tc.check(t, a)
+			}
+		})
 	}
 }
