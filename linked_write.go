@@ -355,7 +355,9 @@ func TrashLinked(ctx context.Context, tx WriteTx, site *Site, user *User, p *Pos
 	if err != nil {
 		return nil, err
 	}
-	now := tx.Now().In(site.Location)
+	// The plugin's WP_Query (filter_and_order_by_date) compares with Dates::immutable('now'): the
+	// site zone of build_timezone_object, PHP's region on an offset-only site.
+	now := tx.Now().In(BuildTimezoneObject("", false, site))
 	if site.TimezoneModeSite {
 		now = tx.Now().UTC()
 	}
