@@ -103,6 +103,13 @@ type Options struct {
 	// Private says where answers to authenticated users are kept (default PrivateLocal: in this
 	// process only, never in Redis).
 	Private Private
+
+	// Push (redis, 0: off) lets a hit in the in-process front trust the shared generation this
+	// instance last learned instead of reading it: other instances' changes arrive on the pub/sub
+	// channel at once, and the counter is read in the background every Push, which bounds how
+	// late a lost announcement is seen. Off, every front hit reads the counter, so a write through
+	// any instance is seen by the very next request anywhere, for one round trip per hit.
+	Push time.Duration
 }
 
 // Private is where the answers of authenticated users may be kept. They are always keyed by the
@@ -152,6 +159,7 @@ type Cache struct {
 	dirty     atomic.Bool  // a local change could not be announced
 	fails     atomic.Int32 // Redis calls failed in a row
 	lastOK    atomic.Int64 // when a Redis call last worked (Unix ns, to 100 ms)
+	synced    atomic.Int64 // push: when the background read of the counter last worked (Unix ns)
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
 
@@ -244,7 +252,43 @@ func (c *Cache) startRedis() error {
 	c.done.Add(2)
 	go c.probe(ctx)
 	go c.listen(ctx)
+	if c.o.Push > 0 {
+		c.done.Add(1)
+		go c.sync(ctx)
+	}
 	return nil
+}
+
+// sync reads the shared counter every Push (push mode), bringing this instance to it: an
+// announcement lost on the pub/sub channel is made up for within one interval.
+func (c *Cache) sync(ctx context.Context) {
+	defer c.done.Done()
+	t := time.NewTicker(c.o.Push)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !c.up.Load() {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+		if _, err := c.sharedGen(rctx); err == nil {
+			c.synced.Store(time.Now().UnixNano())
+		}
+		cancel()
+	}
+}
+
+// frontGen is the shared generation a front hit is checked against: in push mode while the
+// background reads work, the one this instance last learned; else one read now (sharedGen).
+func (c *Cache) frontGen(ctx context.Context) (uint64, error) {
+	if c.o.Push > 0 && time.Since(time.Unix(0, c.synced.Load())) < 2*c.o.Push {
+		return c.applied.Load(), nil
+	}
+	return c.sharedGen(ctx)
 }
 
 type quietLogger struct{}
@@ -304,8 +348,8 @@ func (c *Cache) Get(ctx context.Context, key string, now int64, private bool) (*
 	if (ok && front.fresh(now)) || (private && c.o.Private == PrivateLocal) {
 		// The front has a candidate (or the answer may only be kept here): only the shared
 		// generation is needed, read after this request arrived so that every write finished
-		// before it counts.
-		gen, err := c.sharedGen(rctx)
+		// before it counts (or, in push mode, as last learned).
+		gen, err := c.frontGen(rctx)
 		if err != nil {
 			return nil, Ticket{}, Bypass
 		}

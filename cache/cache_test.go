@@ -2,6 +2,8 @@ package cache
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -279,4 +281,94 @@ func TestPrivateAnswersStayInTheProcessUnlessShared(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pushCache is redisCache in push mode: front hits trust the generation learned by pub/sub and by
+// a background read every push.
+func pushCache(t *testing.T, r *testenv.Redis, push time.Duration) *Cache {
+	t.Helper()
+	var gen atomic.Uint64
+	var quiet atomic.Bool
+	quiet.Store(true)
+	c, err := New(Options{Mode: Redis, RedisURL: r.URL(0), Prefix: "t:", Timeout: 500 * time.Millisecond, Retry: 20 * time.Millisecond,
+		Generation: gen.Load, Quiescent: quiet.Load, Feed: &feed{}, Push: push})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	for start := time.Now(); !c.up.Load() || time.Since(time.Unix(0, c.synced.Load())) > push; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("Redis was never found")
+		}
+	}
+	return c
+}
+
+func TestRedisPushModeHitsWithoutARoundTripAndStillSeesEveryChange(t *testing.T) {
+	ctx := context.Background()
+	r := testenv.NewRedis(t)
+	admin := redis.NewClient(&redis.Options{Addr: r.Addr()})
+	defer admin.Close()
+	const push = 300 * time.Millisecond
+	a, b := pushCache(t, r, push), pushCache(t, r, push)
+	key := "GET /events"
+	keep(t, a, key, false, "first")
+	if _, _, res := b.Get(ctx, key, 0, false); res != Hit {
+		t.Fatalf("the other instance's first lookup: %v", res)
+	}
+	commands := func() int64 {
+		info, err := admin.Info(ctx, "stats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "total_commands_processed:"); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				return n
+			}
+		}
+		t.Fatal("no total_commands_processed in INFO")
+		return 0
+	}
+	t.Run("front hits make no Redis call", func(t *testing.T) {
+		before := commands()
+		for i := range 200 {
+			if _, _, res := b.Get(ctx, key, 0, false); res != Hit {
+				t.Fatalf("hit %d: %v", i, res)
+			}
+		}
+		// INFO itself and the background reads of both instances may land meanwhile.
+		if n := commands() - before; n > 8 {
+			t.Errorf("200 front hits made %d Redis calls", n)
+		}
+	})
+	t.Run("a change through one instance reaches the other by its announcement", func(t *testing.T) {
+		a.onLocalChange(wpdb.Change{Posts: []int64{1}})
+		start := time.Now()
+		for {
+			if _, _, res := b.Get(ctx, key, 0, false); res == Miss {
+				break
+			}
+			if time.Since(start) > push/2 {
+				t.Fatalf("still a hit %v after the change (the announcement should arrive in well under %v)", time.Since(start), push/2)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
+	t.Run("a counter moved without an announcement is seen within two intervals", func(t *testing.T) {
+		keep(t, b, key, false, "second")
+		if err := admin.Incr(ctx, "t:gen").Err(); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		for {
+			if _, _, res := b.Get(ctx, key, 0, false); res == Miss {
+				break
+			}
+			if time.Since(start) > 2*push+200*time.Millisecond {
+				t.Fatalf("still a hit %v after the counter moved", time.Since(start))
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
 }

@@ -62,6 +62,7 @@ type Config struct {
 	CacheBytes   int64
 	CachePrefix  string
 	RedisTimeout time.Duration
+	RedisPush    time.Duration
 	CacheHeader  bool
 	PublicMaxAge time.Duration
 	CachePrivate cache.Private
@@ -357,6 +358,11 @@ var settings = []setting{
 	{"CALENDAR_REDIS_TIMEOUT", "redis-timeout", "50ms", "longest a Redis call may take before the answer comes from the database (Go duration)", func(c *Config, v string) error {
 		d, err := parseDuration(v, time.Millisecond, 10*time.Second, false)
 		c.RedisTimeout = d
+		return err
+	}},
+	{"CALENDAR_REDIS_PUSH", "redis-push", "0", "0, or how often (Go duration, e.g. 100ms) each instance reads the shared generation in the background: hits in its memory then trust the generation other instances announce by pub/sub instead of reading it per hit (a write elsewhere shows within the announcement's delay, at worst this interval); 0: every hit reads it", func(c *Config, v string) error {
+		d, err := parseDuration(v, 10*time.Millisecond, time.Minute, true)
+		c.RedisPush = d
 		return err
 	}},
 	{"CALENDAR_CACHE_HEADER", "cache-header", "on", "on|off: X-Cache: HIT|MISS|BYPASS on answers", func(c *Config, v string) error {
