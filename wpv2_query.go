@@ -26,6 +26,9 @@ type CorePostQuery struct {
 	SearchAnonymous bool
 	// SearchExact (search_semantics=exact) matches whole column values, not substrings.
 	SearchExact bool
+	// SearchFilename also matches each term against _wp_attached_file (WP_Query's
+	// allow_query_attachment_by_filename, which the attachments controller turns on).
+	SearchFilename bool
 	// Date bounds, exclusive, as site-local DB datetimes (WP_Date_Query with inclusive false).
 	After, Before, ModifiedAfter, ModifiedBefore *string
 	// Tax is the tax_query; TaxRelation "AND" (default) or "OR".

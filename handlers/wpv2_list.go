@@ -343,6 +343,7 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 		q.Search = calendard.ParseSearch(search)
 		q.SearchAnonymous = !r.User.LoggedIn()
 		q.SearchExact = r.Value("search_semantics") == "exact"
+		q.SearchFilename = h.attachment
 		for _, c := range restSanitizeArray(r.Value("search_columns")) {
 			if s, _ := c.(string); s == "post_title" || s == "post_excerpt" || s == "post_content" {
 				q.SearchColumns = append(q.SearchColumns, s)

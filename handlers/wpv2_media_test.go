@@ -100,6 +100,12 @@ func TestCoreMediaShowsAttachmentsAsWordPress(t *testing.T) {
 					}
 				}
 			}},
+			{"search_matches_the_file_name", "GET", "/wp-json/wp/v2/media?search=image-4.jpg", "", 200, func(t *testing.T, a answer) {
+				var items []map[string]any
+				if err := json.Unmarshal([]byte(a.raw), &items); err != nil || len(items) != 1 || items[0]["id"] != 8.0 {
+					t.Errorf("answer %s", a.raw)
+				}
+			}},
 			{"list_by_parent", "GET", "/wp-json/wp/v2/media?parent=102", "admin", 200, func(t *testing.T, a answer) {
 				if a.header.Get("X-WP-Total") != "1" {
 					t.Errorf("X-WP-Total %s: %s", a.header.Get("X-WP-Total"), a.raw)

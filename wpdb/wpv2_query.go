@@ -36,6 +36,9 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 		s.args = append(s.args, args...)
 	}
 	w.WriteString("1=1")
+	if q.SearchFilename && len(q.Search) > 0 {
+		s.from += " LEFT JOIN " + db.t("postmeta") + " AS sq1 ON ( " + P + ".ID = sq1.post_id AND sq1.meta_key = '_wp_attached_file' )"
+	}
 	if q.Parent != nil {
 		add(P+".post_parent = ?", *q.Parent)
 	}
@@ -73,11 +76,19 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 			}
 			like := wild + escapeLike(t.Text) + wild
 			var parts []string
-			for _, c := range cols {
+			colNames := append([]string(nil), cols...)
+			if q.SearchFilename {
+				colNames = append(colNames, "")
+			}
+			for _, c := range colNames {
+				col := P + "." + c
+				if c == "" {
+					col = "sq1.meta_value"
+				}
 				if t.Exclude {
-					parts = append(parts, "("+P+"."+c+" NOT LIKE ?)")
+					parts = append(parts, "("+col+" NOT LIKE ?)")
 				} else {
-					parts = append(parts, "("+P+"."+c+" LIKE ?)")
+					parts = append(parts, "("+col+" LIKE ?)")
 				}
 				s.args = append(s.args, like)
 			}
