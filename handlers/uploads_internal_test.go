@@ -55,4 +55,12 @@ func TestUploadURLIsWPGetAttachmentURL(t *testing.T) {
 	if got := r.uploadURL("2026/11/a.jpg"); got != "https://cdn.example.com/media/2026/11/a.jpg" {
 		t.Errorf("secure uploadURL = %q", got)
 	}
+	// An attachment without _wp_attached_file falls back to its GUID, https on a secure request.
+	guid := &calendard.Post{GUID: "http://example.test/?attachment_id=5"}
+	if got := r.attachmentFileURL(guid, ""); got != "https://example.test/?attachment_id=5" {
+		t.Errorf("secure media GUID fallback = %q", got)
+	}
+	if got := (&Request{Site: r.Site}).attachmentFileURL(guid, ""); got != guid.GUID {
+		t.Errorf("plain media GUID fallback = %q", got)
+	}
 }

@@ -203,7 +203,7 @@ func (r *Request) attachmentFileURL(p *calendard.Post, file string) string {
 	if file != "" {
 		return r.uploadURL(file)
 	}
-	return p.GUID
+	return r.sslFrontEnd(p.GUID) // wp_get_attachment_url's GUID fallback takes the https step too
 }
 
 // imageExts are the extensions wp_attachment_is counts as images for a MIME type of "import".
