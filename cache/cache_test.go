@@ -176,19 +176,20 @@ func TestRedisCounterLossNeverRevivesOldEntries(t *testing.T) {
 	})
 }
 
-// redisCache is a Redis cache on r over a generation the test moves, with its first probe done.
-func redisCache(t *testing.T, r *testenv.Redis, private Private) (*Cache, *atomic.Uint64) {
+// redisCache is a Redis cache on r over a generation the test moves, with its first probe done
+// (and, in push mode, its first background read of the counter).
+func redisCache(t *testing.T, r *testenv.Redis, private Private, push time.Duration) (*Cache, *atomic.Uint64) {
 	t.Helper()
 	var gen atomic.Uint64
 	var quiet atomic.Bool
 	quiet.Store(true)
 	c, err := New(Options{Mode: Redis, RedisURL: r.URL(0), Prefix: "t:", Timeout: 500 * time.Millisecond, Retry: 20 * time.Millisecond,
-		Generation: gen.Load, Quiescent: quiet.Load, Feed: &feed{}, Private: private})
+		Generation: gen.Load, Quiescent: quiet.Load, Feed: &feed{}, Private: private, Push: push})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	for start := time.Now(); !c.up.Load(); time.Sleep(5 * time.Millisecond) {
+	for start := time.Now(); !c.up.Load() || (push > 0 && time.Since(time.Unix(0, c.synced.Load())) > push); time.Sleep(5 * time.Millisecond) {
 		if time.Since(start) > 5*time.Second {
 			t.Fatal("Redis was never found")
 		}
@@ -209,8 +210,8 @@ func keep(t *testing.T, c *Cache, key string, private bool, body string) {
 func TestRedisFrontIsExactAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	r := testenv.NewRedis(t)
-	a, _ := redisCache(t, r, PrivateLocal)
-	b, _ := redisCache(t, r, PrivateLocal)
+	a, _ := redisCache(t, r, PrivateLocal, 0)
+	b, _ := redisCache(t, r, PrivateLocal, 0)
 	keep(t, a, "GET /events", false, "first")
 	t.Run("an answer kept by one instance is a hit on the other, then from its front", func(t *testing.T) {
 		for i := range 2 {
@@ -258,7 +259,7 @@ func TestPrivateAnswersStayInTheProcessUnlessShared(t *testing.T) {
 			if err := admin.FlushAll(ctx).Err(); err != nil {
 				t.Fatal(err)
 			}
-			rc, _ := redisCache(t, r, c.private)
+			rc, _ := redisCache(t, r, c.private, 0)
 			_, tk, res := rc.Get(ctx, "GET /events user:1", 0, true)
 			if c.private == PrivateOff {
 				if res != Bypass {
@@ -283,34 +284,14 @@ func TestPrivateAnswersStayInTheProcessUnlessShared(t *testing.T) {
 	}
 }
 
-// pushCache is redisCache in push mode: front hits trust the generation learned by pub/sub and by
-// a background read every push.
-func pushCache(t *testing.T, r *testenv.Redis, push time.Duration) *Cache {
-	t.Helper()
-	var gen atomic.Uint64
-	var quiet atomic.Bool
-	quiet.Store(true)
-	c, err := New(Options{Mode: Redis, RedisURL: r.URL(0), Prefix: "t:", Timeout: 500 * time.Millisecond, Retry: 20 * time.Millisecond,
-		Generation: gen.Load, Quiescent: quiet.Load, Feed: &feed{}, Push: push})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	for start := time.Now(); !c.up.Load() || time.Since(time.Unix(0, c.synced.Load())) > push; time.Sleep(5 * time.Millisecond) {
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("Redis was never found")
-		}
-	}
-	return c
-}
-
 func TestRedisPushModeHitsWithoutARoundTripAndStillSeesEveryChange(t *testing.T) {
 	ctx := context.Background()
 	r := testenv.NewRedis(t)
 	admin := redis.NewClient(&redis.Options{Addr: r.Addr()})
 	defer admin.Close()
 	const push = 300 * time.Millisecond
-	a, b := pushCache(t, r, push), pushCache(t, r, push)
+	a, _ := redisCache(t, r, PrivateLocal, push)
+	b, _ := redisCache(t, r, PrivateLocal, push)
 	key := "GET /events"
 	keep(t, a, key, false, "first")
 	if _, _, res := b.Get(ctx, key, 0, false); res != Hit {

@@ -1747,16 +1747,7 @@ func (db *DB) postsWithOtherKeySpelling(ctx context.Context, q queryer) ([]int64
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return scanIDs(rows)
 }
 
 // addMeta folds one meta row (its key made canonical) into k.

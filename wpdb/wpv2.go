@@ -61,16 +61,7 @@ func (t *Tx) RevisionIDs(ctx context.Context, postID int64) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return scanIDs(rows)
 }
 
 // DeletePostRow removes a post's row, meta and term relationships, and hands its attachments to
