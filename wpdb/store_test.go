@@ -250,13 +250,22 @@ func TestFindEventsQueryCountDoesNotGrowWithPageSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
+	// The server's Questions counter is global: other tests' stores and background work (watermark
+	// polls, index passes) add to it now and then, never take away. The fewest of a few tries is
+	// FindEvents' own count.
 	count := func(limit int) int {
-		before := questions(t, admin)
-		evs, _, err := s.FindEvents(ctx, site, calendard.EventFilter{Limit: limit})
-		if err != nil || len(evs) != limit {
-			t.Fatalf("FindEvents(%d): %d events, %v", limit, len(evs), err)
+		fewest := -1
+		for range 3 {
+			before := questions(t, admin)
+			evs, _, err := s.FindEvents(ctx, site, calendard.EventFilter{Limit: limit})
+			if err != nil || len(evs) != limit {
+				t.Fatalf("FindEvents(%d): %d events, %v", limit, len(evs), err)
+			}
+			if n := questions(t, admin) - before - 1; fewest < 0 || n < fewest {
+				fewest = n
+			}
 		}
-		return questions(t, admin) - before - 1
+		return fewest
 	}
 	small, large := count(2), count(50)
 	if small != large || large > 10 {
