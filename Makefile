@@ -27,12 +27,17 @@ run: build
 # test is what CI runs: static checks, then unit and store tests against real MariaDB, the racing
 # writers under the race detector, a short pass of every fuzz target, every Go benchmark once, and
 # the compatibility suite replaying the recorded reference answers (site-a, its legacy-storage and
-# moved-zone twins, the wp/v2 set). Those five run two at a time (TEST_JOBS), the suite and the unit
+# moved-zone twins, the wp/v2 set). Those four run two at a time (TEST_JOBS), the suite and the unit
 # tests first: much of each is waiting (servers starting, deadlines, drains) that the other fills,
 # which takes minutes off CI on two cores. -Otarget prints each one's output whole when it ends.
+# GOTESTFLAGS=-vet=off: the vet step above is `go vet ./...`, every analyzer go test's own vet pass
+# runs and more; go test's pass would vet every package and each of its dependencies once more under
+# other cache keys (cold build cache: 104 s of the 385 s CPU that compiling every test binary took).
+# unit runs every benchmark once in the same go test (issue 15: one link, one TestMain per package).
 TEST_JOBS ?= 2
+GOTESTFLAGS ?=
 test: vet fmt-check
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget compat unit race fuzz-short microbench
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget GOTESTFLAGS=-vet=off compat unit race fuzz-short
 
 vet:
 	$(GO) vet ./...
@@ -41,13 +46,15 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# unit runs every test but the racing ones, then every Go benchmark once (-benchtime=1x, as
+# microbench) in the same test binary and process.
 unit:
-	$(GO) test -count=1 -timeout 20m -skip '^TestRace' $(PKGS)
+	SEARCH_BENCH_EVENTS=1000 $(GO) test $(GOTESTFLAGS) -count=1 -timeout 20m -skip '^TestRace' -bench . -benchtime=1x $(PKGS)
 
 # race runs the concurrency tests (writers racing on one record, readers racing the live caches;
 # handlers/race_test.go, TestRace*) under the race detector; unit leaves them to it.
 race:
-	$(GO) test -race -count=1 -run 'Race' ./handlers/
+	$(GO) test $(GOTESTFLAGS) -race -count=1 -run 'Race' ./handlers/
 
 # fuzz runs every Go fuzz target (func FuzzXxx) for FUZZTIME each, one after the other: go test
 # -fuzz takes one target of one package per run. Seeds and crashers are in testdata/fuzz/FuzzXxx;
@@ -63,7 +70,7 @@ fuzz:
 		for target in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir*_test.go | sed 's/^func //'); do \
 			echo "fuzz $$dir $$target ($(FUZZTIME))"; \
 			before=$$(ls $${dir}testdata/fuzz/$$target 2>/dev/null | wc -l); \
-			if $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$dir \
+			if $(GO) test $(GOTESTFLAGS) -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$dir \
 				> bin/fuzz.log 2>&1; then \
 				grep 'fuzz: elapsed' bin/fuzz.log | tail -n 1; \
 			elif grep -qx '    context deadline exceeded' bin/fuzz.log && \
@@ -87,15 +94,15 @@ hostile:
 	HOSTILE_LONG=1 $(GO) test -count=1 -timeout 60m -run '^TestHostileRequests$$' -v ./resilience-tests/ 2>&1 \
 		| grep -v -E '^=== RUN'; exit $${PIPESTATUS[0]}
 
-# microbench runs every Go benchmark once (-benchtime=1x) so none of them rots; `go test -bench`
-# with a real -benchtime gives the figures.
+# microbench runs every Go benchmark once (-benchtime=1x) so none of them rots (make test does it
+# within unit); `go test -bench` with a real -benchtime gives the figures.
 # The search benchmarks run on a 1,000-event calendar here (SEARCH_BENCH_EVENTS): indexing the
 # default 10,000 into Meilisearch was most of this target's time, and one iteration measures nothing.
 microbench:
-	SEARCH_BENCH_EVENTS=1000 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
+	SEARCH_BENCH_EVENTS=1000 $(GO) test $(GOTESTFLAGS) -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
 
 compat:
-	$(GO) test -count=1 -timeout 30m -v ./compat-tests/ 2>&1 | grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
+	$(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m -v ./compat-tests/ 2>&1 | grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
 
 # compat-search replays every read case of site-a with Meilisearch configured (TestCompatSearch,
 # part of make compat); the differences it allows are named in its log.
