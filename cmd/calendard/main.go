@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -113,25 +112,12 @@ func openStore(cfg *Config) (*wpdb.DB, error) {
 }
 
 // serve wires the database, the domain services and the HTTP layer, then runs until a signal.
-// defaultGCPercent is the collector's setting unless GOGC is set. Go's default, 100, lets the
-// heap grow to twice what is live before a collection; the event index is most of what is live
-// (about 70 MB at 100k events), so a large calendar would peak near 200 MB. 40 keeps a 100k-event
-// calendar under 150 MB for some CPU (BENCHMARKS.md has both).
-const defaultGCPercent = 40
-
-func setGCPercent(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
-	}
-}
-
 func serve(args []string) error {
 	cfg, err := loadConfig(args, osGetenv)
 	if err != nil {
 		return err
 	}
 	log := newLogger(cfg.LogLevel)
-	setGCPercent(osGetenv)
 
 	db, err := openStore(cfg)
 	if err != nil {
