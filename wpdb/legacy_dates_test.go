@@ -30,13 +30,10 @@ func TestLegacyDateBoundsAsThePlugin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []int64
-		for rows.Next() {
-			var id int64
-			rows.Scan(&id)
-			ids = append(ids, id)
+		ids, err := scanIDs(rows)
+		if err != nil {
+			t.Fatal(err)
 		}
-		rows.Close()
 		if len(ids) != 6 {
 			t.Fatalf("fixture events: %v", ids)
 		}
@@ -122,13 +119,10 @@ func TestWPV2LegacyEndFilterCastsAsMariaDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []int64
-		for rows.Next() {
-			var id int64
-			rows.Scan(&id)
-			ids = append(ids, id)
+		ids, err := scanIDs(rows)
+		if err != nil {
+			t.Fatal(err)
 		}
-		rows.Close()
 		if len(ids) != 4 {
 			t.Fatalf("fixture events: %v", ids)
 		}
