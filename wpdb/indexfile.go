@@ -39,6 +39,8 @@ type indexFile struct {
 	mu      sync.Mutex
 	pending *indexImage // the newest build not yet written
 	timer   *time.Timer
+	closed  bool       // CloseFile: nothing more is written
+	writing sync.Mutex // held while a build is written
 }
 
 // indexImage is what a file holds: the events of a full build and what they were read under.
@@ -86,10 +88,31 @@ func (x *EventIndex) LoadFile(ctx context.Context, site *calendard.Site) bool {
 	return true
 }
 
+// CloseFile stops writing builds to the index file and waits for a write under way, so that the file
+// and its directory are left alone once it returns (a service shutting down, a test removing them).
+func (x *EventIndex) CloseFile() {
+	f := x.file
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	f.closed, f.pending = true, nil
+	if f.timer != nil {
+		f.timer.Stop()
+		f.timer = nil
+	}
+	f.mu.Unlock()
+	f.writing.Lock()
+	f.writing.Unlock()
+}
+
 // save queues a full build for writing.
 func (f *indexFile) save(img *indexImage) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
 	f.pending = img
 	if f.timer == nil {
 		f.timer = time.AfterFunc(indexFileSaveDelay, f.flush)
@@ -98,6 +121,8 @@ func (f *indexFile) save(img *indexImage) {
 
 // flush writes the newest pending build.
 func (f *indexFile) flush() {
+	f.writing.Lock()
+	defer f.writing.Unlock()
 	f.mu.Lock()
 	img := f.pending
 	f.pending, f.timer = nil, nil

@@ -29,6 +29,9 @@ func TestEventIndexFileServesTheNextStartOnlyWhileCurrent(t *testing.T) {
 		start := func(file string) *Store {
 			st := NewStore(s.DB, SiteOverrides{})
 			st.Start(ctx, StartOptions{IndexFile: file})
+			// Registered after the directory's removal, so run before it: no write lands in a
+			// directory being removed.
+			t.Cleanup(st.Index().CloseFile)
 			if !st.Index().WaitTextReady(ctxTimeout(t, 20*time.Second)) { // the filters search too
 				t.Fatal("index never ready")
 			}
