@@ -86,7 +86,7 @@ func TestStalledDatabaseAnswers503InTime(t *testing.T) {
 	before := tableChecksums(t, raw)
 
 	t.Run("stalled from the start", func(t *testing.T) {
-		if err := maria.Signal(syscall.SIGSTOP); err != nil {
+		if err := maria.Pause(); err != nil {
 			t.Fatal(err)
 		}
 		defer maria.Signal(syscall.SIGCONT)
@@ -121,7 +121,7 @@ func TestStalledDatabaseAnswers503InTime(t *testing.T) {
 			n := statements
 			mu.Unlock()
 			if n == 12 {
-				once.Do(func() { _ = maria.Signal(syscall.SIGSTOP) })
+				once.Do(func() { _ = maria.Pause() })
 			}
 			return nil
 		}
@@ -177,18 +177,25 @@ func TestStalledDatabaseAnswers503InTime(t *testing.T) {
 	t.Run("stalled just after a commit answers 503 that names the stored write", func(t *testing.T) {
 		var armed atomic.Bool
 		armed.Store(true)
-		db.Changes().Subscribe(func(wpdb.Change) {
-			if armed.CompareAndSwap(true, false) {
-				_ = maria.Signal(syscall.SIGSTOP)
+		var stalledOn []int64
+		var pauseErr error
+		db.Changes().Subscribe(func(c wpdb.Change) {
+			// Only a write's own change (posts named) stalls the server; the pause is confirmed
+			// thread by thread before the handler goes on to read the event back.
+			if len(c.Posts) > 0 && armed.CompareAndSwap(true, false) {
+				stalledOn, pauseErr = c.Posts, maria.Pause()
 			}
 		})
 		defer maria.Signal(syscall.SIGCONT)
 		committed := map[string]any{"title": "Committed before the stall", "start_date": "2027-06-01 10:00:00", "end_date": "2027-06-01 11:00:00"}
 		a := call(t, srv, "POST", eventsPath, committed, "admin")
 		_ = maria.Signal(syscall.SIGCONT)
+		if pauseErr != nil || armed.Load() {
+			t.Fatalf("the server was not stalled after the commit (armed %v, pause: %v)", armed.Load(), pauseErr)
+		}
 		data, _ := a.body["data"].(map[string]any)
 		if a.status != 503 || a.body["code"] != "service_unavailable" || data["committed"] != true {
-			t.Fatalf("%d %.300s, want 503 service_unavailable with data.committed", a.status, a.raw)
+			t.Fatalf("%d %.300s, want 503 service_unavailable with data.committed (stalled after the change of posts %v)", a.status, a.raw, stalledOn)
 		}
 		id, _ := data["id"].(float64)
 		var title string

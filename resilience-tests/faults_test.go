@@ -357,7 +357,7 @@ func TestMariaDBFaultsUnderLoad(t *testing.T) {
 		down, back func() error
 		away       time.Duration
 	}{
-		{"stalled (SIGSTOP)", func() error { return m.Signal(syscall.SIGSTOP) }, func() error { return m.Signal(syscall.SIGCONT) }, 4 * time.Second},
+		{"stalled (SIGSTOP)", m.Pause, func() error { return m.Signal(syscall.SIGCONT) }, 4 * time.Second},
 		// An orderly shutdown (the server refuses connections once it returns), then a start on the
 		// same data directory and port.
 		{"stopped", func() error { m.Stop(); return nil }, m.Restart, 3 * time.Second},

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,6 +146,45 @@ func (m *MariaDB) Signal(sig os.Signal) error {
 		return fmt.Errorf("mariadbd is not running")
 	}
 	return m.cmd.Process.Signal(sig)
+}
+
+// Pause stops the server with SIGSTOP and returns once every one of its threads is stopped: kill
+// only queues the signal, and a test that goes on at once could still be answered by a thread that
+// has not taken it yet.
+func (m *MariaDB) Pause() error {
+	if err := m.Signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	tasks := fmt.Sprintf("/proc/%d/task", m.cmd.Process.Pid)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		running, err := runningThreads(tasks)
+		if err != nil || running == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("mariadbd: %d threads still running 5s after SIGSTOP", running)
+		}
+	}
+}
+
+// runningThreads counts the threads under /proc/PID/task not in the stopped state (T or t).
+func runningThreads(tasks string) (int, error) {
+	entries, err := os.ReadDir(tasks)
+	if err != nil {
+		return 0, err
+	}
+	running := 0
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join(tasks, e.Name(), "stat"))
+		if err != nil {
+			continue // the thread exited
+		}
+		// The state follows the command name, which is in parentheses and may contain spaces.
+		if i := bytes.LastIndexByte(stat, ')'); i < 0 || i+2 >= len(stat) || (stat[i+2] != 'T' && stat[i+2] != 't') {
+			running++
+		}
+	}
+	return running, nil
 }
 
 // Stop terminates the server.
