@@ -233,6 +233,8 @@ type ixSnapshot struct {
 	statuses []uint8
 	featured []bool
 	grams    []gramMask
+	blocks   []ixBlock // summaries of main in runs of blockLen positions
+	blockLen int
 	slow     []*ixEvent // listable events with several or irregular rows
 	// postings map a venue, organizer or term ID to the positions of its events in main.
 	venues, orgs, cats, tags postings
@@ -388,7 +390,7 @@ func (x *EventIndex) addTexts(texts map[int64]ixText, mode ixMode, mark watermar
 		}
 	}
 	n := &ixSnapshot{mode: cur.mode, byID: cur.byID, main: cur.main, starts: cur.starts, ends: cur.ends, statuses: cur.statuses,
-		featured: cur.featured, slow: cur.slow, venues: cur.venues, orgs: cur.orgs, cats: cur.cats, tags: cur.tags, textless: textless}
+		featured: cur.featured, blocks: cur.blocks, blockLen: cur.blockLen, slow: cur.slow, venues: cur.venues, orgs: cur.orgs, cats: cur.cats, tags: cur.tags, textless: textless}
 	n.grams = make([]gramMask, len(n.main))
 	for i, e := range n.main {
 		n.grams[i] = e.grams
@@ -526,6 +528,83 @@ func (s *ixSnapshot) fillKeys() {
 		s.grams[i] = e.grams
 		s.starts[i], s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].startN, e.rows[0].endN, e.statusID, e.featured
 	}
+	s.blockLen = ixBlockLen
+	s.blocks = make([]ixBlock, len(s.main)/s.blockLen) // a last partial block is scanned event by event
+	for b := range s.blocks {
+		blk := &s.blocks[b]
+		from := b * s.blockLen
+		blk.minEnd, blk.maxEnd = s.ends[from], s.ends[from]
+		for i := from; i < from+s.blockLen; i++ {
+			blk.minEnd, blk.maxEnd = min(blk.minEnd, s.ends[i]), max(blk.maxEnd, s.ends[i])
+			st := s.statuses[i]
+			if st >= ixBlockStatuses {
+				blk.mixed = true
+				continue
+			}
+			blk.all[st]++
+			if s.featured[i] {
+				blk.featured[st]++
+			}
+		}
+	}
+}
+
+// ixBlockLen consecutive positions of main share one ixBlock (a variable so that tests can make
+// blocks of a small calendar).
+var ixBlockLen = 128
+
+const ixBlockStatuses = 8 // status codes counted per block; a block holding another is scanned
+
+// ixBlock summarises a run of main so that a list's total does not cost one step per event: a
+// block whose every event passes the query's dates adds the counts of the statuses the query
+// accepts, one whose events all fail is skipped, and only the blocks at the edges of the date range
+// (or holding the page) are scanned event by event. Starts need no summary: main is sorted by them.
+type ixBlock struct {
+	minEnd, maxEnd int64
+	mixed          bool // a status code of ixBlockStatuses or more (rare included)
+	all, featured  [ixBlockStatuses]uint16
+}
+
+// ixBlockDates says how a whole block fares on the query's regular dates.
+type ixBlockDates uint8
+
+const (
+	blockSome ixBlockDates = iota // some events may pass: scan them
+	blockAll                      // every event passes the dates
+	blockNone                     // no event passes the dates
+)
+
+func (s *ixSnapshot) blockDates(q *ixQuery, b int) ixBlockDates {
+	blk := &s.blocks[b]
+	minStart, maxStart := s.starts[b*s.blockLen], s.starts[(b+1)*s.blockLen-1]
+	switch {
+	case maxStart < q.sMin || minStart > q.sMax || blk.maxEnd < q.eMin || blk.minEnd > q.eMax:
+		return blockNone
+	case minStart >= q.sMin && maxStart <= q.sMax && blk.minEnd >= q.eMin && blk.maxEnd <= q.eMax:
+		return blockAll
+	}
+	return blockSome
+}
+
+// blockCount is how many of a block's events pass the query's statuses and featured filter (its
+// dates passing).
+func (s *ixSnapshot) blockCount(q *ixQuery, b int) int {
+	blk := &s.blocks[b]
+	c := 0
+	for st := range ixBlockStatuses {
+		if !q.statusOKByID[st] {
+			continue
+		}
+		switch {
+		case q.f.Featured == nil:
+			c += int(blk.all[st])
+		case *q.f.Featured:
+			c += int(blk.featured[st])
+		default:
+			c += int(blk.all[st] - blk.featured[st])
+		}
+	}
+	return c
 }
 
 // post appends main[i] (coming in list order) to its posting lists.
@@ -1048,29 +1127,54 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 		}
 		if kinds <= 1 && len(q.search) == 0 && f.PostParent == nil {
 			// Status, featured and dates only: a scan of the side-by-side keys.
-			for k := 0; k < n; k++ {
-				i := at(k)
-				st := s.statuses[i]
-				if st == rareStatus || !q.statusOKByID[st] || (f.Featured != nil && s.featured[i] != *f.Featured) ||
-					!q.matchRegular(s.starts[i], s.ends[i]) {
-					if st == rareStatus {
-						consider(s.main[i], true)
+			scan := func(from, to int) {
+				for k := from; k < to; k++ {
+					i := at(k)
+					st := s.statuses[i]
+					if st == rareStatus || !q.statusOKByID[st] || (f.Featured != nil && s.featured[i] != *f.Featured) ||
+						!q.matchRegular(s.starts[i], s.ends[i]) {
+						if st == rareStatus {
+							consider(s.main[i], true)
+						}
+						continue
 					}
-					continue
+					total++
+					if total > skip && total <= want {
+						hits = append(hits, ixHit{e: s.main[i], start: &s.main[i].rows[0]})
+					}
 				}
-				total++
-				if total > skip && total <= want {
-					hits = append(hits, ixHit{e: s.main[i], start: &s.main[i].rows[0]})
+			}
+			if kinds > 0 || !sorted {
+				scan(0, n)
+			} else {
+				// Whole blocks before the page or after it is full are counted, not scanned.
+				bl := s.blockLen
+				for b := lo / bl; b*bl < hi; b++ {
+					from, to := max(lo, b*bl), min(hi, (b+1)*bl)
+					if from == b*bl && to == (b+1)*bl && !s.blocks[b].mixed {
+						switch s.blockDates(q, b) {
+						case blockNone:
+							continue
+						case blockAll:
+							if c := s.blockCount(q, b); total+c <= skip || total >= want {
+								total += c
+								continue
+							}
+						}
+					}
+					scan(from-lo, to-lo)
 				}
 			}
 		} else {
 			// Rule events out on the side-by-side keys (status, dates, the search's byte pairs)
-			// before touching them.
+			// before touching them. SearchAlso is looked up only for events the byte pairs rule
+			// out, and only when it names any: the lookup reads the event itself, a cache miss.
 			must := q.mustGrams()
+			also := len(q.also) > 0
 			for k := 0; k < n; k++ {
 				i := at(k)
 				if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
-					(!s.grams[i].holds(&must) && !q.also[s.main[i].id])) {
+					(!s.grams[i].holds(&must) && (!also || !q.also[s.main[i].id]))) {
 					continue
 				}
 				consider(s.main[i], kinds <= 1)
