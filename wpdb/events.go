@@ -2,6 +2,7 @@ package wpdb
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/calendard/calendard"
@@ -197,40 +198,56 @@ func (db *DB) FindEvents(ctx context.Context, site *calendard.Site, f calendard.
 	q := db.newEventQuery(site)
 	q.apply(&f)
 
-	var total int
-	if err := db.sql.QueryRowContext(ctx, "SELECT COUNT(DISTINCT p.ID) FROM "+q.from+" WHERE "+q.whereSQL(),
-		q.args...).Scan(&total); err != nil {
-		return nil, 0, err
+	// The total and the page do not depend on each other: they run side by side, on two
+	// connections, which halves the wait for a list the event index cannot answer (every list of a
+	// first start on MariaDB until the index is built: at 100k events each query takes 0.2-0.4 s).
+	type counted struct {
+		total int
+		err   error
 	}
-	if total == 0 || f.Offset >= total {
-		return nil, total, nil
+	count := make(chan counted, 1)
+	go func() {
+		var c counted
+		c.err = db.sql.QueryRowContext(ctx, "SELECT COUNT(DISTINCT p.ID) FROM "+q.from+" WHERE "+q.whereSQL(), q.args...).Scan(&c.total)
+		count <- c
+	}()
+	ids, pageErr := db.eventPage(ctx, q, &f)
+	c := <-count
+	if c.err != nil {
+		return nil, 0, c.err
 	}
+	if pageErr != nil {
+		return nil, 0, pageErr
+	}
+	if c.total == 0 || f.Offset >= c.total {
+		return nil, c.total, nil
+	}
+	events, err := db.eventsByIDs(ctx, ids)
+	return events, c.total, err
+}
 
+// eventPage is the IDs of the page of events f asks for, in the list's order.
+func (db *DB) eventPage(ctx context.Context, q *eventQuery, f *calendard.EventFilter) ([]int64, error) {
 	order := "MIN(" + q.start + "), p.post_date, p.ID"
 	if f.OrderByPostDate {
 		order = "p.post_date, p.ID"
 	}
 	sqlText := "SELECT p.ID FROM " + q.from + " WHERE " + q.whereSQL() + " GROUP BY p.ID, p.post_date ORDER BY " + order +
 		" LIMIT ? OFFSET ?"
-	rows, err := db.sql.QueryContext(ctx, sqlText, append(q.args, f.Limit, f.Offset)...)
+	rows, err := db.sql.QueryContext(ctx, sqlText, append(slices.Clip(q.args), f.Limit, f.Offset)...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
+	defer rows.Close()
 	var ids []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, 0, err
+			return nil, err
 		}
 		ids = append(ids, id)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
-	}
-	events, err := db.eventsByIDs(ctx, ids)
-	return events, total, err
+	return ids, rows.Err()
 }
 
 // EventByID loads one event with everything it embeds, or nil when there is no such event.
