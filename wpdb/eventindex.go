@@ -1653,6 +1653,17 @@ func (db *DB) loadIndexKeys(ctx context.Context, q queryer, mode ixMode, ids []i
 	}
 	// MariaDB's order: meta_id, and keys equal under the collation (another case, accents) count.
 	exact := "SELECT post_id, meta_key, meta_value FROM " + db.t("postmeta") + " WHERE meta_key IN (" + placeholders(len(keys)) + ")"
+	if ids == nil && db.dialect != SQLite {
+		// The whole calendar on MariaDB: left to itself the optimizer scans every postmeta row in
+		// meta_id order rather than sort what WordPress' meta_key index finds (at 100k events,
+		// 214k rows of 1.5M: 0.55-0.8 s through the index against 0.95-1.2 s, measured side by
+		// side on a loaded machine). The hint names the index only where it exists.
+		hint, err := db.metaKeyIndexHint(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		exact = "SELECT post_id, meta_key, meta_value FROM " + db.t("postmeta") + hint + " WHERE meta_key IN (" + placeholders(len(keys)) + ")"
+	}
 	if ids != nil || db.dialect != SQLite {
 		cond, args := idCond("post_id", ids)
 		if err := read(exact+cond+" ORDER BY meta_id", append(stringArgs(keys), args...)); err != nil {
@@ -1720,6 +1731,20 @@ func (db *DB) loadIndexKeys(ctx context.Context, q queryer, mode ixMode, ids []i
 		return nil, err
 	}
 	return k, nil
+}
+
+// metaKeyIndexHint is " FORCE INDEX (meta_key)" when postmeta has WordPress' index of that name
+// starting with meta_key, else "" (a site whose schema lacks it would fail on the hint).
+func (db *DB) metaKeyIndexHint(ctx context.Context, q queryer) (string, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?"+
+		" AND INDEX_NAME = 'meta_key' AND SEQ_IN_INDEX = 1 AND COLUMN_NAME = 'meta_key'", db.t("postmeta")).Scan(&n); err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", nil
+	}
+	return " FORCE INDEX (meta_key)", nil
 }
 
 // loadIndexTerms reads the event categories and tags of every post (ids nil) or of ids.

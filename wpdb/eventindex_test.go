@@ -631,3 +631,47 @@ func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 		}
 	})
 }
+
+// A full build on MariaDB reads the list keys through WordPress' meta_key index, named in a hint;
+// a database whose postmeta lacks that index gets no hint (it would fail) and the same answers.
+func TestFullBuildHintsTheMetaKeyIndexOnlyWhereItExists(t *testing.T) {
+	s, _ := fixtureStore(t)
+	ctx := context.Background()
+	site, err := s.Site(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filters := []calendard.EventFilter{
+		{Statuses: []string{"publish"}, Limit: 10},
+		{Statuses: []string{"publish"}, VenueIDs: []int64{collectFilterValues(t, s).venues[0]}, Limit: 50},
+		{Limit: 50, Offset: 3},
+	}
+	for _, c := range []struct {
+		name, alter, hint string
+	}{
+		{"with the index the hint names it", "", " FORCE INDEX (meta_key)"},
+		{"without the index there is no hint", "ALTER TABLE wp_postmeta DROP INDEX meta_key", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.alter != "" {
+				if _, err := s.sql.ExecContext(ctx, c.alter); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if hint, err := s.metaKeyIndexHint(ctx, s.sql); err != nil || hint != c.hint {
+				t.Fatalf("hint %q (%v), want %q", hint, err, c.hint)
+			}
+			x := NewEventIndex(s.DB, nil)
+			if err := x.Build(ctx, site); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range filters {
+				ids, total, ok := x.FindEvents(site, &f)
+				want, wantTotal, err := s.DB.FindEvents(ctx, site, f)
+				if !ok || err != nil || total != wantTotal || !reflect.DeepEqual(ids, eventIDs(want)) || total == 0 {
+					t.Errorf("%s: index %v %d %v, sql %d %v (%v)", describeFilter(f), ok, total, ids, wantTotal, eventIDs(want), err)
+				}
+			}
+		})
+	}
+}
