@@ -235,7 +235,10 @@ type ixSnapshot struct {
 	grams    []gramMask
 	blocks   []ixBlock // summaries of main in runs of blockLen positions
 	blockLen int
-	slow     []*ixEvent // listable events with several or irregular rows
+	// postBlocks holds postingBlocks' summaries of the long posting lists and unions asked for.
+	postBlocks  sync.Map // postingKey -> []ixBlock
+	postBlocksN atomic.Int32
+	slow        []*ixEvent // listable events with several or irregular rows
 	// postings map a venue, organizer or term ID to the positions of its events in main.
 	venues, orgs, cats, tags postings
 	// unions remembers merged posting lists of multi-ID filters (a category with its children) for
@@ -529,12 +532,37 @@ func (s *ixSnapshot) fillKeys() {
 		s.starts[i], s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].startN, e.rows[0].endN, e.statusID, e.featured
 	}
 	s.blockLen = ixBlockLen
-	s.blocks = make([]ixBlock, len(s.main)/s.blockLen) // a last partial block is scanned event by event
-	for b := range s.blocks {
-		blk := &s.blocks[b]
-		from := b * s.blockLen
-		blk.minEnd, blk.maxEnd = s.ends[from], s.ends[from]
-		for i := from; i < from+s.blockLen; i++ {
+	s.blocks = s.summarize(len(s.main), func(k int) int { return k })
+}
+
+// ixBlockLen consecutive positions of main, or of a posting list, share one ixBlock (a variable so
+// that tests can make blocks of a small calendar).
+var ixBlockLen = 128
+
+const ixBlockStatuses = 8 // status codes counted per block; a block holding another is scanned
+
+// ixBlock summarises a run of main, or of a posting list, so that a list's total does not cost one
+// step per event: a block whose every event passes the query's dates adds the counts of the
+// statuses the query accepts, one whose events all fail is skipped, and only the blocks at the
+// edges of the date range (or holding the page) are scanned event by event.
+type ixBlock struct {
+	minStart, maxStart int64 // the first and last event's: main is sorted by start
+	minEnd, maxEnd     int64
+	mixed              bool // a status code of ixBlockStatuses or more (rare included)
+	all, featured      [ixBlockStatuses]uint16
+}
+
+// summarize makes the blocks of the n positions at(0) … at(n-1) of main, ascending; a last
+// partial block has none (it is scanned event by event).
+func (s *ixSnapshot) summarize(n int, at func(int) int) []ixBlock {
+	blocks := make([]ixBlock, n/s.blockLen)
+	for b := range blocks {
+		blk := &blocks[b]
+		from, to := b*s.blockLen, (b+1)*s.blockLen
+		blk.minStart, blk.maxStart = s.starts[at(from)], s.starts[at(to-1)]
+		blk.minEnd, blk.maxEnd = s.ends[at(from)], s.ends[at(from)]
+		for k := from; k < to; k++ {
+			i := at(k)
 			blk.minEnd, blk.maxEnd = min(blk.minEnd, s.ends[i]), max(blk.maxEnd, s.ends[i])
 			st := s.statuses[i]
 			if st >= ixBlockStatuses {
@@ -547,22 +575,31 @@ func (s *ixSnapshot) fillKeys() {
 			}
 		}
 	}
+	return blocks
 }
 
-// ixBlockLen consecutive positions of main share one ixBlock (a variable so that tests can make
-// blocks of a small calendar).
-var ixBlockLen = 128
+// postingBlocks are the blocks of a posting list (or union) a filter scans, made once per snapshot
+// for lists long enough to have a few (nil: the list is scanned event by event).
+func (s *ixSnapshot) postingBlocks(pos []int32) []ixBlock {
+	if len(pos) < 4*s.blockLen {
+		return nil
+	}
+	key := postingKey{&pos[0], len(pos)}
+	if b, ok := s.postBlocks.Load(key); ok {
+		return b.([]ixBlock)
+	}
+	b := s.summarize(len(pos), func(k int) int { return int(pos[k]) })
+	if s.postBlocksN.Add(1) <= 1024 {
+		s.postBlocks.Store(key, b)
+	}
+	return b
+}
 
-const ixBlockStatuses = 8 // status codes counted per block; a block holding another is scanned
-
-// ixBlock summarises a run of main so that a list's total does not cost one step per event: a
-// block whose every event passes the query's dates adds the counts of the statuses the query
-// accepts, one whose events all fail is skipped, and only the blocks at the edges of the date range
-// (or holding the page) are scanned event by event. Starts need no summary: main is sorted by them.
-type ixBlock struct {
-	minEnd, maxEnd int64
-	mixed          bool // a status code of ixBlockStatuses or more (rare included)
-	all, featured  [ixBlockStatuses]uint16
+// postingKey names a posting list by its first element and length: every list and union of a
+// snapshot is an array of its own.
+type postingKey struct {
+	first *int32
+	n     int
 }
 
 // ixBlockDates says how a whole block fares on the query's regular dates.
@@ -574,13 +611,11 @@ const (
 	blockNone                     // no event passes the dates
 )
 
-func (s *ixSnapshot) blockDates(q *ixQuery, b int) ixBlockDates {
-	blk := &s.blocks[b]
-	minStart, maxStart := s.starts[b*s.blockLen], s.starts[(b+1)*s.blockLen-1]
+func (q *ixQuery) blockDates(blk *ixBlock) ixBlockDates {
 	switch {
-	case maxStart < q.sMin || minStart > q.sMax || blk.maxEnd < q.eMin || blk.minEnd > q.eMax:
+	case blk.maxStart < q.sMin || blk.minStart > q.sMax || blk.maxEnd < q.eMin || blk.minEnd > q.eMax:
 		return blockNone
-	case minStart >= q.sMin && maxStart <= q.sMax && blk.minEnd >= q.eMin && blk.maxEnd <= q.eMax:
+	case blk.minStart >= q.sMin && blk.maxStart <= q.sMax && blk.minEnd >= q.eMin && blk.maxEnd <= q.eMax:
 		return blockAll
 	}
 	return blockSome
@@ -588,8 +623,7 @@ func (s *ixSnapshot) blockDates(q *ixQuery, b int) ixBlockDates {
 
 // blockCount is how many of a block's events pass the query's statuses and featured filter (its
 // dates passing).
-func (s *ixSnapshot) blockCount(q *ixQuery, b int) int {
-	blk := &s.blocks[b]
+func (q *ixQuery) blockCount(blk *ixBlock) int {
 	c := 0
 	for st := range ixBlockStatuses {
 		if !q.statusOKByID[st] {
@@ -1115,8 +1149,15 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 		lo, hi := s.startRange(q)
 		pos, kinds := s.postingsFor(f)
 		n := hi - lo
+		// base is the candidates' offset in what the blocks summarise: main, or the posting list.
+		base, blocks := lo, s.blocks
 		if kinds > 0 {
-			pos = pos[lowerBound32(pos, int32(lo)):lowerBound32(pos, int32(hi))]
+			blocks = nil
+			if kinds == 1 {
+				blocks = s.postingBlocks(pos)
+			}
+			base = lowerBound32(pos, int32(lo))
+			pos = pos[base:lowerBound32(pos, int32(hi))]
 			n = len(pos)
 		}
 		at := func(k int) int {
@@ -1144,25 +1185,25 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 					}
 				}
 			}
-			if kinds > 0 || !sorted {
+			if blocks == nil || !sorted {
 				scan(0, n)
 			} else {
 				// Whole blocks before the page or after it is full are counted, not scanned.
 				bl := s.blockLen
-				for b := lo / bl; b*bl < hi; b++ {
-					from, to := max(lo, b*bl), min(hi, (b+1)*bl)
-					if from == b*bl && to == (b+1)*bl && !s.blocks[b].mixed {
-						switch s.blockDates(q, b) {
+				for b := base / bl; b*bl < base+n; b++ {
+					from, to := max(base, b*bl), min(base+n, (b+1)*bl)
+					if from == b*bl && to == (b+1)*bl && b < len(blocks) && !blocks[b].mixed {
+						switch q.blockDates(&blocks[b]) {
 						case blockNone:
 							continue
 						case blockAll:
-							if c := s.blockCount(q, b); total+c <= skip || total >= want {
+							if c := q.blockCount(&blocks[b]); total+c <= skip || total >= want {
 								total += c
 								continue
 							}
 						}
 					}
-					scan(from-lo, to-lo)
+					scan(from-base, to-base)
 				}
 			}
 		} else {
