@@ -675,3 +675,45 @@ func TestFullBuildHintsTheMetaKeyIndexOnlyWhereItExists(t *testing.T) {
 		})
 	}
 }
+
+// On MariaDB a first build waits for the first list SQL answers (they would compete for the cores)
+// but not for ever: it starts once that list is answered, and without any list after the grace.
+func TestFirstBuildOnMariaDBStartsAfterTheFirstSQLListOrTheGrace(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		list bool
+	}{
+		{"a list answered by SQL lets the build start", true},
+		{"with no list the build starts after the grace", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := fixtureStore(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			s.Start(ctx, StartOptions{})
+			if s.Index().Ready() {
+				t.Fatal("the index was ready before the grace or any list")
+			}
+			if c.list {
+				site, err := s.Site(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				evs, total, err := s.FindEvents(ctx, site, calendard.EventFilter{Statuses: []string{"publish"}, Limit: 5})
+				if err != nil || total == 0 || len(evs) == 0 {
+					t.Fatalf("first list: %d events of %d, %v", len(evs), total, err)
+				}
+				select {
+				case <-s.firstSQLList:
+				default:
+					t.Fatal("the first list answered by SQL did not release the build")
+				}
+			}
+			wait, stop := context.WithTimeout(ctx, 30*time.Second)
+			defer stop()
+			if !s.Index().WaitReady(wait) {
+				t.Fatal("the index was never built")
+			}
+		})
+	}
+}

@@ -168,12 +168,12 @@ func serve(args []string) error {
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff})
 	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache, IndexFile: indexFilePath(cfg),
 		OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
-	if ix := store.Index(); ix != nil {
-		// A small calendar is indexed before the first request; a large one is served from SQL
-		// until its index is ready (on MariaDB: the embedded store waits for the index, which
-		// is faster there), so the service starts at once either way. 50 ms covers a calendar of a
-		// few thousand events; at 100k on MariaDB a longer wait only delayed the first answer,
-		// which SQL gives in about 0.4 s while the index takes 1 s.
+	if ix := store.Index(); ix != nil && db.Dialect() == wpdb.SQLite {
+		// A small embedded calendar is indexed before the first request; a large one waits for
+		// its index in the first list, which is faster there than SQL. 50 ms covers a calendar of
+		// a few thousand events. On MariaDB the first lists come from SQL, and a first build
+		// waits for the first of them (wpdb's firstBuildGrace), so waiting here would only delay
+		// the first answer.
 		waitCtx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		ix.WaitReady(waitCtx)
 		cancel()
