@@ -53,14 +53,17 @@ func TestCachedAnswersStayExact(t *testing.T) {
 	const list = "/wp-json/tribe/events/v1/events?per_page=50"
 
 	t.Run("a repeated list is byte-identical to an uncached one", func(t *testing.T) {
-		first := call(t, srv, "GET", list, nil, "")
-		second := call(t, srv, "GET", list, nil, "")
-		fresh := call(t, cold, "GET", list, nil, "")
-		if first.status != 200 || first.raw != second.raw {
-			t.Fatalf("status %d; second answer differs from the first", first.status)
-		}
-		if second.raw != fresh.raw {
-			t.Errorf("cached answer differs from the uncached server's:\n%.300s\n%.300s", second.raw, fresh.raw)
+		// Venue and organizer list records are kept rendered as event list records are.
+		for _, path := range []string{list, "/wp-json/tribe/events/v1/venues?per_page=50", "/wp-json/tribe/events/v1/organizers?per_page=50"} {
+			first := call(t, srv, "GET", path, nil, "")
+			second := call(t, srv, "GET", path, nil, "")
+			fresh := call(t, cold, "GET", path, nil, "")
+			if first.status != 200 || first.raw != second.raw {
+				t.Fatalf("%s: status %d; second answer differs from the first", path, first.status)
+			}
+			if second.raw != fresh.raw {
+				t.Errorf("%s: cached answer differs from the uncached server's:\n%.300s\n%.300s", path, second.raw, fresh.raw)
+			}
 		}
 	})
 
@@ -99,6 +102,20 @@ func TestCachedAnswersStayExact(t *testing.T) {
 				t.Errorf("%s: live %d, uncached %d", c.list, after.status, fresh.status)
 			}
 		}
+	})
+
+	t.Run("a venue renamed in SQL is in the next venue list", func(t *testing.T) {
+		const venues = "/wp-json/tribe/events/v1/venues?per_page=50"
+		first := call(t, srv, "GET", venues, nil, "").body["venues"].([]any)[0].(map[string]any)
+		if _, err := raw.Exec("UPDATE wp_posts SET post_title = 'Hall renamed in SQL', post_modified_gmt = UTC_TIMESTAMP() WHERE ID = ?", int64(first["id"].(float64))); err != nil {
+			t.Fatal(err)
+		}
+		for start := time.Now(); time.Since(start) < 3*time.Second; time.Sleep(20 * time.Millisecond) {
+			if strings.Contains(call(t, srv, "GET", venues, nil, "").raw, "Hall renamed in SQL") {
+				return
+			}
+		}
+		t.Error("the venue list kept the rendered record from before the change")
 	})
 
 	t.Run("a direct SQL write is in the answers within a second", func(t *testing.T) {

@@ -157,6 +157,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	var pageIDs []int64
 	total := 0
 	var err error
+	gen := r.generation() // before loading: records rendered now are at least this new
 	if searchEmpty {
 		_, total, err = svc.FindLinked(r.ctx, withLimit(countFilter, 0))
 	} else {
@@ -175,7 +176,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	}
 	records := make([]any, 0, len(posts))
 	for _, p := range posts {
-		records = append(records, h.record(r, p, false))
+		records = append(records, h.listRecord(r, p, gen))
 	}
 
 	params := []calendard.KV{{Key: "page", Value: page}, {Key: "per_page", Value: perPage}}
@@ -220,6 +221,12 @@ func (h *linkedHandler) record(r *Request, p *calendard.LinkedPost, single bool)
 		return r.venueRecord(&calendard.Venue{Post: p.Post, Image: p.Image}, single)
 	}
 	return r.organizerRecord(&calendard.Organizer{Post: p.Post, Image: p.Image}, single)
+}
+
+// listRecord is a venue's or organizer's list record, through the rendered-record cache as event
+// list records are (their description goes through the_content's filters on every rendering).
+func (h *linkedHandler) listRecord(r *Request, p *calendard.LinkedPost, gen uint64) any {
+	return r.sharedListRecord(p.Post, gen, func() *phpjson.Object { return h.record(r, p, false) })
 }
 
 // getArgs are the GET parameters of /venues/{id}: the ID must name a post of the type.

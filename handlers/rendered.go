@@ -62,12 +62,23 @@ func (r *Request) listEventRecord(e *calendard.Event, gen uint64) any {
 		}
 		return rec
 	}
-	key := renderedKey{ns: r.NS, id: e.ID}
+	return r.sharedListRecord(e.Post, gen, func() *phpjson.Object { return r.eventRecord(e, false) })
+}
+
+// sharedListRecord is the list record of p (an event, venue or organizer: post IDs are unique
+// across types), through the cache when an anonymous request may share it: kept when rendered at
+// gen with the same site settings, else rendered by render and kept.
+func (r *Request) sharedListRecord(p *calendard.Post, gen uint64, render func() *phpjson.Object) any {
+	c := r.srv.rendered
+	if c == nil || r.User.LoggedIn() || p.HasPassword() || r.QueryHas("_fields") || r.QueryHas("password") {
+		return render()
+	}
+	key := renderedKey{ns: r.NS, id: p.ID}
 	if v, ok := c.cache.GetIfPresent(key); ok && v.gen == gen && v.site == r.Site {
 		return v.json
 	}
 	before := r.Render.Instances()
-	rec := r.eventRecord(e, false)
+	rec := render()
 	if r.Render.Instances() != before {
 		return rec
 	}
