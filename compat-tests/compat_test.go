@@ -285,6 +285,11 @@ type runner struct {
 	// fails the test when the service is not ready for the cases (search_test.go).
 	env   map[string]string
 	ready func(*Service) error
+	// last is the snapshot taken after the sequence's previous case: the next case's "before".
+	// Nothing but the service writes the store between two cases, so it is what a new snapshot
+	// would read, and a change that did land in between (a late write of the previous case, a
+	// write at a start) would count against the next case instead of going unseen.
+	last Snapshot
 }
 
 // ensure runs the service with the clock frozen at now (CALENDAR_NOW), restarting when it changes.
@@ -443,6 +448,7 @@ func (r *runner) sequence(seq []*Case, ns string, skewed map[int]bool) []result 
 	if err := r.store.Reset(r.ctx); err != nil {
 		r.t.Fatal(err)
 	}
+	r.last = nil
 	out := make([]result, len(seq))
 	for i, c := range seq {
 		now := c.Now
@@ -469,10 +475,14 @@ func firstFailure(rs []result) int {
 // write replays one write-group case and compares both the answer and the database changes.
 func (r *runner) write(c *Case, ns string) result {
 	prefix := r.set.Meta.TablePrefix
-	before, err := r.store.Snapshot(r.ctx, prefix)
-	if err != nil {
-		r.t.Fatal(err)
+	before := r.last
+	if before == nil {
+		var err error
+		if before, err = r.store.Snapshot(r.ctx, prefix); err != nil {
+			r.t.Fatal(err)
+		}
 	}
+	r.last = nil
 	a, err := r.svc.Do(r.ctx, r.set, c, ns)
 	if err != nil {
 		return result{c: c, ns: ns, err: err}
@@ -481,6 +491,7 @@ func (r *runner) write(c *Case, ns string) result {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	r.last = after
 	want, err := recordedChanges(c.DBChanges, prefix)
 	if err != nil {
 		return result{c: c, ns: ns, err: err}

@@ -161,6 +161,12 @@ func DiffSnapshots(before, after Snapshot) map[string][]change {
 				add("insert", ar)
 				continue
 			}
+			// Nearly every row is untouched by a write: a row equal value for value normalises
+			// to the same thing, so only the others go through normalise and fmt.Sprint (which
+			// was most of each write case's time: ~150 ms over the whole fixture, twice a case).
+			if sameRow(br, ar) {
+				continue
+			}
 			nb, okb := normalise(tt.name, rowToMap(br))
 			na, oka := normalise(tt.name, rowToMap(ar))
 			if okb != oka || fmt.Sprint(nb) != fmt.Sprint(na) {
@@ -174,6 +180,21 @@ func DiffSnapshots(before, after Snapshot) map[string][]change {
 		}
 	}
 	return out
+}
+
+// sameRow reports whether two rows hold the same columns with the same values (NULL equal to NULL
+// only).
+func sameRow(a, b row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok || (av == nil) != (bv == nil) || (av != nil && *av != *bv) {
+			return false
+		}
+	}
+	return true
 }
 
 // recordedChanges decodes a case's db_changes into the same normalised form (tables unprefixed).
