@@ -100,7 +100,8 @@ fi
 
 # calendard itself. CALENDARD_BUILD=host (the default, and CI's) compiles the static binary on the
 # host, with the Dockerfile's command and flags but -trimpath (which would compile every package
-# again instead of sharing the build cache with the tests), and builds docker/Dockerfile from it
+# again instead of sharing the build cache with the tests: make test builds with CGO_ENABLED=0 too,
+# so on a fresh machine the tree is compiled once for both), and builds docker/Dockerfile from it
 # (PREBUILT). CALENDARD_BUILD=image compiles inside the builder
 # stage instead, as a registry user's `docker build` does, from a local Go image and the modules
 # vendored into the context: minutes on a fresh machine, most of them compiling the modules.
@@ -110,7 +111,7 @@ trap 'rm -rf "$ctx"' EXIT
 if [ "$CALENDARD_BUILD" = host ]; then
   step "$CALENDARD_IMAGE"
   cp go.mod go.sum "$ctx/"
-  CGO_ENABLED=0 go build -tags timetzdata -ldflags='-s -w' -o "$ctx/calendard" ./cmd/calendard
+  CGO_ENABLED=0 go build -ldflags='-s -w' -o "$ctx/calendard" ./cmd/calendard
   build "$CALENDARD_IMAGE" docker/Dockerfile "$ctx" --build-arg "GO_IMAGE=$BASE_IMAGE" \
     --build-arg RUNTIME_IMAGE=scratch --build-arg PREBUILT=calendard
   done_step "docker/Dockerfile from the host's build, $(docker image inspect -f '{{.Size}}' "$CALENDARD_IMAGE" | awk '{printf "%.1f MB", $1/1e6}')"
@@ -147,7 +148,7 @@ else
   else
     step "$DEPS_IMAGE"
     printf '%s\n' 'ARG GO_IMAGE' 'FROM ${GO_IMAGE}' 'WORKDIR /src' 'ENV CGO_ENABLED=0' 'COPY go.mod go.sum deps.txt ./' 'COPY vendor ./vendor' \
-      'RUN xargs go build -mod=vendor -trimpath -tags timetzdata <deps.txt' >"$ctx/deps.Dockerfile"
+      'RUN xargs go build -mod=vendor -trimpath <deps.txt' >"$ctx/deps.Dockerfile"
     build "$DEPS_IMAGE" "$ctx/deps.Dockerfile" "$ctx" --build-arg "GO_IMAGE=$GOLANG_IMAGE"
     done_step "modules calendard imports, compiled"
   fi
