@@ -2,6 +2,8 @@ package phpjson
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -85,5 +87,57 @@ func TestDeleteAndIsList(t *testing.T) {
 	o.Delete("0")
 	if o.IsList() || o.Len() != 1 {
 		t.Errorf("after delete: list=%v len=%d", o.IsList(), o.Len())
+	}
+}
+
+// Objects past smallObject keys are found through their index; small and large alike keep PHP's
+// array semantics: insertion order, a re-set key keeps its place, a deleted key's place closes.
+func TestObjectKeepsOrderAndFindsKeysAtEverySize(t *testing.T) {
+	for _, n := range []int{3, smallObject, smallObject + 1, 40} {
+		t.Run(fmt.Sprintf("%d keys", n), func(t *testing.T) {
+			o := NewObject()
+			var want []string
+			for i := 0; i < n; i++ {
+				k := fmt.Sprintf("k%d", i)
+				o.Set(k, i)
+				want = append(want, k)
+			}
+			o.Set("k0", "again") // keeps its place
+			keysBefore := append([]string(nil), o.Keys()...)
+			held := o.Keys()
+			o.Delete("k1")
+			o.Delete("missing")
+			want = append(want[:1:1], want[2:]...)
+			if !reflect.DeepEqual(o.Keys(), want) {
+				t.Fatalf("keys %v, want %v", o.Keys(), want)
+			}
+			if !reflect.DeepEqual(held, keysBefore) {
+				t.Errorf("Delete changed the key list returned before it: %v", held)
+			}
+			for i, k := range want {
+				v, ok := o.Get(k)
+				wantV := any(i + 1)
+				if i == 0 {
+					wantV = "again"
+				}
+				if !ok || v != wantV {
+					t.Errorf("Get(%s) = %v %v, want %v", k, v, ok, wantV)
+				}
+			}
+			if _, ok := o.Get("k1"); ok || o.Has("k1") {
+				t.Error("a deleted key is still found")
+			}
+			o.Set("k1", "back") // a deleted key comes back at the end
+			if ks := o.Keys(); ks[len(ks)-1] != "k1" || o.Len() != n {
+				t.Errorf("re-added key not last: %v", ks)
+			}
+			if vs := o.Values(); len(vs) != n || vs[0] != "again" || vs[n-1] != "back" {
+				t.Errorf("values %v", vs)
+			}
+			b, err := Marshal(o)
+			if err != nil || !strings.HasPrefix(string(b), `{"k0":"again",`) || !strings.HasSuffix(string(b), `"k1":"back"}`) {
+				t.Errorf("encoded %s (%v)", b, err)
+			}
+		})
 	}
 }
