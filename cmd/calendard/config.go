@@ -55,9 +55,6 @@ type Config struct {
 	RecordCache int
 	// IndexFile is CALENDAR_INDEX_FILE as given: auto, off or a path (see indexFilePath).
 	IndexFile string
-	// MemoryLimit is CALENDAR_MEMORY_LIMIT: -1 for auto (internal/memlimit follows the live
-	// heap), 0 for off (Go's own, or GOMEMLIMIT), else a fixed soft limit in bytes.
-	MemoryLimit int64
 	// Response cache and HTTP caching (README, "Caching").
 	RedisURL     string
 	Cache        cache.Mode
@@ -306,22 +303,6 @@ var settings = []setting{
 			return fmt.Errorf("must be auto, off or a file path")
 		}
 		c.IndexFile = v
-		return nil
-	}},
-	{"CALENDAR_MEMORY_LIMIT", "memory-limit", "auto", "the Go runtime's soft memory limit: auto (one and a half times the live heap, at least 96MiB; GOMEMLIMIT in the environment takes precedence), off (Go's default: the heap may grow to twice what is live), or a size (KiB/MiB/GiB)", func(c *Config, v string) error {
-		switch v {
-		case "auto":
-			c.MemoryLimit = -1
-			return nil
-		case "off":
-			c.MemoryLimit = 0
-			return nil
-		}
-		n, err := parseSize(v, 16<<20, 1<<50)
-		if err != nil {
-			return fmt.Errorf("must be auto, off or a size of at least 16MiB: %w", err)
-		}
-		c.MemoryLimit = n
 		return nil
 	}},
 	{"CALENDAR_EVENT_INDEX", "event-index", "on", "on|off: answer event lists from the in-memory index", func(c *Config, v string) error {

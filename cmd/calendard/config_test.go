@@ -46,8 +46,6 @@ func TestLoadConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 		{"unknown environment", "CALENDAR_ENVIRONMENT", "prod"},
 		{"bad proxy address", "CALENDAR_TRUSTED_PROXIES", "10.0.0.0/99"},
 		{"bad log level", "CALENDAR_LOG_LEVEL", "loud"},
-		{"memory limit neither auto, off nor a size", "CALENDAR_MEMORY_LIMIT", "lots"},
-		{"memory limit too small to run in", "CALENDAR_MEMORY_LIMIT", "1MiB"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name+" names "+tc.variable, func(t *testing.T) {
@@ -80,28 +78,5 @@ func TestLoadConfigParsesValues(t *testing.T) {
 	}
 	if len(c.TrustedProxies) != 2 || c.TrustedProxies[0].String() != "10.0.0.1/32" {
 		t.Errorf("proxies = %v", c.TrustedProxies)
-	}
-}
-
-func TestMemoryLimitIsAutoUnlessOffOrASize(t *testing.T) {
-	for _, c := range []struct {
-		name, value string
-		want        int64
-	}{
-		{"unset follows the live heap", "", -1},
-		{"auto follows the live heap", "auto", -1},
-		{"off leaves Go's default", "off", 0},
-		{"a size is a fixed limit", "512MiB", 512 << 20},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			vars := map[string]string{"CALENDAR_DB": goodDB}
-			if c.value != "" {
-				vars["CALENDAR_MEMORY_LIMIT"] = c.value
-			}
-			cfg, err := loadConfig(nil, env(vars))
-			if err != nil || cfg.MemoryLimit != c.want {
-				t.Errorf("CALENDAR_MEMORY_LIMIT=%q: %v, limit %d, want %d", c.value, err, cfg.MemoryLimit, c.want)
-			}
-		})
 	}
 }

@@ -19,13 +19,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/calendard/calendard/handlers"
-	"github.com/calendard/calendard/internal/memlimit"
 	"github.com/calendard/calendard/wpdb"
 )
 
@@ -114,18 +112,6 @@ func openStore(cfg *Config) (*wpdb.DB, error) {
 }
 
 // serve wires the database, the domain services and the HTTP layer, then runs until a signal.
-// limitMemory applies CALENDAR_MEMORY_LIMIT (see internal/memlimit for why auto is the default).
-func limitMemory(ctx context.Context, limit int64, log *slog.Logger) {
-	switch {
-	case limit > 0:
-		debug.SetMemoryLimit(limit)
-	case limit < 0 && os.Getenv("GOMEMLIMIT") != "":
-		log.Info("memory limit from GOMEMLIMIT", "bytes", debug.SetMemoryLimit(-1))
-	case limit < 0:
-		go memlimit.Default.Run(ctx)
-	}
-}
-
 func serve(args []string) error {
 	cfg, err := loadConfig(args, osGetenv)
 	if err != nil {
@@ -164,7 +150,6 @@ func serve(args []string) error {
 	}
 	defer ln.Close()
 
-	limitMemory(ctx, cfg.MemoryLimit, log)
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff})
 	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache, IndexFile: indexFilePath(cfg),
 		OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
