@@ -47,6 +47,10 @@ type Feed struct {
 	last     watermark
 	seen     bool
 	failed   bool // a poll failed before the first one that read the watermark
+	// ownCommits counts calendard's own writes between their commit and their absorb, and ownSeq
+	// moves when one ends: a poll whose reading overlapped one reads again (ownCommitsOverlap).
+	ownCommits atomic.Int64
+	ownSeq     atomic.Uint64
 }
 
 func newFeed(db *DB) *Feed { return &Feed{db: db} }
@@ -192,6 +196,16 @@ func (f *Feed) polling() bool {
 // is read at the start of the write's transaction and end just before its commit, inside it, so
 // only a change committed by someone else during that transaction could be taken along unseen;
 // the reconcile (Watch) bounds how long it stays so, as for a bare meta UPDATE.
+// ownCommit marks one of calendard's own writes from just before its commit until the returned
+// function runs, after its absorb.
+func (f *Feed) ownCommit() func() {
+	f.ownCommits.Add(1)
+	return func() {
+		f.ownSeq.Add(1)
+		f.ownCommits.Add(-1)
+	}
+}
+
 func (f *Feed) absorb(before, end watermark) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -203,7 +217,19 @@ func (f *Feed) absorb(before, end watermark) {
 // Poll reads the watermark once and publishes a Change{All} when it moved since the last poll. The
 // first poll only records it. It reports whether it published.
 func (f *Feed) Poll(ctx context.Context) (bool, error) {
-	w, err := f.db.readWatermark(ctx, f.db.sql)
+	var w watermark
+	var err error
+	// A reading taken after one of calendard's own commits but before its absorb would see that
+	// write as a change from outside (a needless rebuild of everything kept): such a reading is
+	// taken again, a few times at most, so that a stream of writes cannot hold the poll back.
+	for try := 0; try < 3; try++ {
+		seq := f.ownSeq.Load()
+		busy := f.ownCommits.Load() > 0
+		w, err = f.db.readWatermark(ctx, f.db.sql)
+		if err != nil || (!busy && f.ownCommits.Load() == 0 && f.ownSeq.Load() == seq) {
+			break
+		}
+	}
 	if err != nil {
 		f.mu.Lock()
 		f.failed = f.failed || !f.seen

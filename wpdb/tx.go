@@ -151,6 +151,9 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 			track = false // the commit decides; the next poll then sees this write as a change
 		}
 	}
+	if track {
+		defer db.feed.ownCommit()()
+	}
 	if err := sqlTx.Commit(); err != nil {
 		return err
 	}
