@@ -53,11 +53,9 @@ func (r *Request) generation() uint64 {
 // listEventRecord is an event's list record: from the cache when the request may share it, else
 // rendered (and redacted when password-protected).
 func (r *Request) listEventRecord(e *calendard.Event, gen uint64) any {
-	c := r.srv.rendered
-	shared := c != nil && !r.User.LoggedIn() && !e.HasPassword() && !r.QueryHas("_fields") && !r.QueryHas("password")
-	if !shared {
+	if e.HasPassword() {
 		rec := r.eventRecord(e, false)
-		if e.HasPassword() && !r.unlocked(e.Post) {
+		if !r.unlocked(e.Post) {
 			redact(rec)
 		}
 		return rec

@@ -48,7 +48,7 @@ type Feed struct {
 	seen     bool
 	failed   bool // a poll failed before the first one that read the watermark
 	// ownCommits counts calendard's own writes between their commit and their absorb, and ownSeq
-	// moves when one ends: a poll whose reading overlapped one reads again (ownCommitsOverlap).
+	// moves when one ends: a poll whose reading overlapped one reads again (Poll).
 	ownCommits atomic.Int64
 	ownSeq     atomic.Uint64
 }
@@ -190,12 +190,6 @@ func (f *Feed) polling() bool {
 	return f.seen
 }
 
-// absorb takes end as the last watermark reading when the poll's last reading is still before: the
-// difference is calendard's own write, published already, so the next poll need not announce it
-// as a change from outside (which would rebuild everything kept, the event index included). before
-// is read at the start of the write's transaction and end just before its commit, inside it, so
-// only a change committed by someone else during that transaction could be taken along unseen;
-// the reconcile (Watch) bounds how long it stays so, as for a bare meta UPDATE.
 // ownCommit marks one of calendard's own writes from just before its commit until the returned
 // function runs, after its absorb.
 func (f *Feed) ownCommit() func() {
@@ -206,6 +200,12 @@ func (f *Feed) ownCommit() func() {
 	}
 }
 
+// absorb takes end as the last watermark reading when the poll's last reading is still before: the
+// difference is calendard's own write, published already, so the next poll need not announce it
+// as a change from outside (which would rebuild everything kept, the event index included). before
+// is read at the start of the write's transaction and end just before its commit, inside it, so
+// only a change committed by someone else during that transaction could be taken along unseen;
+// the reconcile (Watch) bounds how long it stays so, as for a bare meta UPDATE.
 func (f *Feed) absorb(before, end watermark) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -1149,13 +1149,9 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 		lo, hi := s.startRange(q)
 		pos, kinds := s.postingsFor(f)
 		n := hi - lo
-		// base is the candidates' offset in what the blocks summarise: main, or the posting list.
-		base, blocks := lo, s.blocks
+		// base is the candidates' offset in what they were taken from: main, or the posting list.
+		base, list := lo, pos
 		if kinds > 0 {
-			blocks = nil
-			if kinds == 1 {
-				blocks = s.postingBlocks(pos)
-			}
 			base = lowerBound32(pos, int32(lo))
 			pos = pos[base:lowerBound32(pos, int32(hi))]
 			n = len(pos)
@@ -1185,7 +1181,16 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 					}
 				}
 			}
-			if blocks == nil || !sorted {
+			// The blocks summarise main, or the one posting list the filter names.
+			var blocks []ixBlock
+			switch {
+			case !sorted:
+			case kinds == 0:
+				blocks = s.blocks
+			case kinds == 1:
+				blocks = s.postingBlocks(list)
+			}
+			if blocks == nil {
 				scan(0, n)
 			} else {
 				// Whole blocks before the page or after it is full are counted, not scanned.
@@ -1697,18 +1702,18 @@ func (db *DB) loadIndexKeys(ctx context.Context, q queryer, mode ixMode, ids []i
 		return rows.Err()
 	}
 	// MariaDB's order: meta_id, and keys equal under the collation (another case, accents) count.
-	exact := "SELECT post_id, meta_key, meta_value FROM " + db.t("postmeta") + " WHERE meta_key IN (" + placeholders(len(keys)) + ")"
+	hint := ""
 	if ids == nil && db.dialect != SQLite {
 		// The whole calendar on MariaDB: left to itself the optimizer scans every postmeta row in
 		// meta_id order rather than sort what WordPress' meta_key index finds (at 100k events,
 		// 214k rows of 1.5M: 0.55-0.8 s through the index against 0.95-1.2 s, measured side by
 		// side on a loaded machine). The hint names the index only where it exists.
-		hint, err := db.metaKeyIndexHint(ctx, q)
-		if err != nil {
+		var err error
+		if hint, err = db.metaKeyIndexHint(ctx, q); err != nil {
 			return nil, err
 		}
-		exact = "SELECT post_id, meta_key, meta_value FROM " + db.t("postmeta") + hint + " WHERE meta_key IN (" + placeholders(len(keys)) + ")"
 	}
+	exact := "SELECT post_id, meta_key, meta_value FROM " + db.t("postmeta") + hint + " WHERE meta_key IN (" + placeholders(len(keys)) + ")"
 	if ids != nil || db.dialect != SQLite {
 		cond, args := idCond("post_id", ids)
 		if err := read(exact+cond+" ORDER BY meta_id", append(stringArgs(keys), args...)); err != nil {
