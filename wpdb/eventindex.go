@@ -130,27 +130,43 @@ func (r *ixRow) endText() string {
 	return unpackDate(r.endN)
 }
 
-// ixEvent is the list key of one tribe_events post.
+// ixEvent is the list key of one tribe_events post. Its fields are ordered to leave no padding:
+// a 100k calendar holds 100k of them.
 type ixEvent struct {
 	id        int64
-	status    string // interned: a few distinct values among all events
-	statusID  uint8  // statusCode(status)
 	postDateN int64
 	parent    int64
-	hidden    bool // _EventHideFromUpcoming exists: never listed
-	featured  bool // _tribe_featured exists
-	password  bool // post_password <> '' (PAD SPACE: spaces alone are no password)
 	rows      []ixRow
 	// ids holds the event's categories, tags, venues (CAST(meta_value AS SIGNED) of every
 	// _EventVenueID row) and organizers in one slice, split at nCats, nTags and nVenues: one
 	// allocation instead of four, a third of the slice headers (see setIDs).
-	ids                   []int64
-	nCats, nTags, nVenues uint32
+	ids []int64
 	// text is the title, excerpt and content folded for LIKE (likeFold), joined by a byte that no
 	// folded text holds, so a search term matches within one column as LIKE does.
-	text   string
-	grams  gramMask // the byte pairs of text, to rule most events out before a substring search
-	noText bool     // text and grams are not loaded yet (a first build's first pass)
+	text  string
+	grams gramMask // the byte pairs of text, to rule most events out before a substring search
+	// rare is the spelling of a status past the 255 interned ones (statusID rareStatus), else nil:
+	// the common statuses are their code alone.
+	rare                  *string
+	nCats, nTags, nVenues uint32
+	statusID              uint8 // statusCode(status)
+	hidden                bool  // _EventHideFromUpcoming exists: never listed
+	featured              bool  // _tribe_featured exists
+	password              bool  // post_password <> '' (PAD SPACE: spaces alone are no password)
+	noText                bool  // text and grams are not loaded yet (a first build's first pass)
+}
+
+// setStatus stores the event's post_status as its interned code.
+func (e *ixEvent) setStatus(st string) {
+	e.statusID, e.rare = internStatus(st)
+}
+
+// status is the event's post_status.
+func (e *ixEvent) status() string {
+	if e.rare != nil {
+		return *e.rare
+	}
+	return statusName(e.statusID)
 }
 
 func (e *ixEvent) cats() []int64 { return e.ids[:e.nCats:e.nCats] }
@@ -189,7 +205,7 @@ func (e *ixEvent) setIDs(arena *[]int64, cats, tags, venues, orgs []int64) {
 // strings.Contains decides the rest.
 type gramMask [4]uint64
 
-func gramsOf(s string) gramMask {
+func gramsOf[T string | []byte](s T) gramMask {
 	var m gramMask
 	for i := 0; i+1 < len(s); i++ {
 		h := (uint32(s[i])*31 + uint32(s[i+1])) * 2654435761 >> 24 // 0..255
@@ -217,6 +233,46 @@ func appendSearchText(dst []byte, title, excerpt, content string) []byte {
 	dst = likeFoldAppend(dst, excerpt)
 	dst = append(dst, searchSep...)
 	return likeFoldAppend(dst, content)
+}
+
+// textPacker stores many short texts as substrings of a few large strings (textBlock bytes each):
+// the search text of 100k events is then a few dozen objects instead of one per event, so the
+// collector has that many fewer to mark and no text pays its size class's rounding. A substring
+// shares its block's memory, so a block lives while any of its texts does: a full build replaces
+// every event, and a patch's few events get strings of their own.
+type textPacker struct {
+	buf     []byte
+	pending []packedText
+	set     func(i int, s string) // gives text i its string once its block is made
+}
+
+type packedText struct{ i, from, to int }
+
+const textBlock = 256 << 10
+
+// add appends text i (folded bytes, copied) to the current block.
+func (p *textPacker) add(i int, b []byte) {
+	if len(p.buf)+len(b) > textBlock && len(p.buf) > 0 {
+		p.flush()
+	}
+	if p.buf == nil {
+		p.buf = make([]byte, 0, max(textBlock, len(b)))
+	}
+	from := len(p.buf)
+	p.buf = append(p.buf, b...)
+	p.pending = append(p.pending, packedText{i, from, len(p.buf)})
+}
+
+// flush makes the current block's string and hands out its texts; call it once after the last add.
+func (p *textPacker) flush() {
+	if len(p.pending) == 0 {
+		return
+	}
+	block := string(p.buf)
+	for _, t := range p.pending {
+		p.set(t.i, block[t.from:t.to])
+	}
+	p.buf, p.pending = p.buf[:0], p.pending[:0]
 }
 
 // simple reports whether the event sorts by one regular row wherever a filter leaves it.
@@ -376,20 +432,22 @@ func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 // index's memory at the moment it is largest: every snapshot holding these events is textless and
 // so answers no search, and no reader looks at text before loading the snapshot published below
 // (an atomic store: the writes happen before). Writers all hold x.mu.
-func (x *EventIndex) addTexts(texts map[int64]ixText, mode ixMode, mark watermark, patches int) {
+func (x *EventIndex) addTexts(texts []ixText, mode ixMode, mark watermark, patches int) {
 	cur := x.snap.Load()
 	if cur == nil || cur.mode != mode || !cur.textless {
 		return
 	}
-	textless := false
-	for id, e := range cur.byID {
-		if !e.noText {
-			continue
-		}
-		if t, ok := texts[id]; ok {
+	for i := range texts {
+		t := &texts[i]
+		if e := cur.byID[t.id]; e != nil && e.noText {
 			e.text, e.grams, e.noText = t.text, t.grams, false
-		} else {
-			textless = true // gone or new since: a patch brings it
+		}
+	}
+	textless := false
+	for _, e := range cur.byID {
+		if e.noText {
+			textless = true // new since the texts were read: a patch brings it
+			break
 		}
 	}
 	n := &ixSnapshot{mode: cur.mode, byID: cur.byID, main: cur.main, starts: cur.starts, ends: cur.ends, statuses: cur.statuses,
@@ -850,16 +908,22 @@ var (
 
 const rareStatus = 255
 
-// internStatus returns the spelling the index already holds for st (so that every event of a
-// status shares one string) and its code.
-func internStatus(st string) (string, uint8) {
+// internStatus returns st's code and, for a rare status (past the first 255 spellings), its own
+// copy of the spelling.
+func internStatus(st string) (uint8, *string) {
 	c := statusCode(st)
 	if c == rareStatus {
-		return strings.Clone(st), c
+		rare := strings.Clone(st)
+		return c, &rare
 	}
+	return c, nil
+}
+
+// statusName is the spelling of an interned status code.
+func statusName(c uint8) string {
 	statusMu.Lock()
 	defer statusMu.Unlock()
-	return statusNames[c], c
+	return statusNames[c]
 }
 
 func statusCode(st string) uint8 {
@@ -990,7 +1054,7 @@ func (q *ixQuery) matchEvent(e *ixEvent, skipPostings bool) bool {
 		return false
 	}
 	if e.statusID == rareStatus {
-		if !q.statusOK(e.status) {
+		if !q.statusOK(*e.rare) {
 			return false
 		}
 	} else if !q.statusOKByID[e.statusID] {
@@ -1558,19 +1622,31 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		return nil, err
 	}
 	var scanErr error
+	// Events are allocated in slabs and their texts packed into blocks (textPacker): a whole
+	// calendar is a few hundred objects for the collector to mark, not several per event.
+	var slab []ixEvent
+	var texts []*ixEvent
+	pack := textPacker{set: func(i int, s string) { texts[i].text = s }}
+	var buf []byte
 	for rows.Next() {
 		if parallel && !started {
 			startKeys()
 		}
-		e := &ixEvent{}
+		if len(slab) == cap(slab) {
+			slab = make([]ixEvent, 0, min(max(len(out), 16), 4096))
+		}
+		slab = slab[:len(slab)+1]
+		e := &slab[len(slab)-1]
 		var status, postDate, title, excerpt, content, password string
 		if scanErr = rows.Scan(&e.id, &status, &postDate, &e.parent, &password, &title, &excerpt, &content); scanErr != nil {
 			break
 		}
-		e.status, e.statusID = internStatus(status)
+		e.setStatus(status)
 		if withText {
-			e.text = searchText(title, excerpt, content)
-			e.grams = gramsOf(e.text)
+			buf = appendSearchText(buf[:0], title, excerpt, content)
+			e.grams = gramsOf(buf)
+			pack.add(len(texts), buf)
+			texts = append(texts, e)
 		} else {
 			e.noText = true
 		}
@@ -1578,6 +1654,7 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		e.postDateN, _ = packDate(postDate)
 		out[e.id] = e
 	}
+	pack.flush()
 	rows.Close()
 	var other []int64
 	if started && scanErr == nil && db.dialect == SQLite {
@@ -1616,12 +1693,14 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 
 // ixText is an event's folded search text and its byte pairs.
 type ixText struct {
+	id    int64
 	text  string
 	grams gramMask
 }
 
-// loadIndexTexts reads and folds the search text of every event.
-func (db *DB) loadIndexTexts(ctx context.Context) (map[int64]ixText, error) {
+// loadIndexTexts reads and folds the search text of every event, the texts packed into blocks
+// (textPacker).
+func (db *DB) loadIndexTexts(ctx context.Context) ([]ixText, error) {
 	tx, err := db.beginIndexRead(ctx)
 	if err != nil {
 		return nil, err
@@ -1632,7 +1711,8 @@ func (db *DB) loadIndexTexts(ctx context.Context) (map[int64]ixText, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[int64]ixText{}
+	var out []ixText
+	pack := textPacker{set: func(i int, s string) { out[i].text = s }}
 	var buf []byte
 	for rows.Next() {
 		var id int64
@@ -1641,9 +1721,10 @@ func (db *DB) loadIndexTexts(ctx context.Context) (map[int64]ixText, error) {
 			return nil, err
 		}
 		buf = appendSearchText(buf[:0], title, excerpt, content)
-		text := string(buf)
-		out[id] = ixText{text: text, grams: gramsOf(text)}
+		pack.add(len(out), buf)
+		out = append(out, ixText{id: id, grams: gramsOf(buf)})
 	}
+	pack.flush()
 	return out, rows.Err()
 }
 
@@ -1667,7 +1748,11 @@ func idCond(col string, ids []int64) (string, []any) {
 type ixKeys struct {
 	hidden, featured map[int64]bool
 	lists            idListsByEvent
-	rows             map[int64][]ixRow
+	// last and lastID remember listsOf's last answer: rows come grouped by post (relationships in
+	// their primary key's order, meta by key then post), so most rows skip the map.
+	last   *idLists
+	lastID int64
+	rows   map[int64][]ixRow
 	// legacy: a postmeta snapshot, where an event without date meta still lists (no bound joins
 	// it), as one row with neither date.
 	legacy bool
@@ -1801,7 +1886,7 @@ func (db *DB) metaKeyIndexHint(ctx context.Context, q queryer) (string, error) {
 func (db *DB) loadIndexTerms(ctx context.Context, q queryer, ids []int64, k *ixKeys) error {
 	taxonomies := []string{calendard.TaxonomyCategory, calendard.TaxonomyTag}
 	add := func(id, term int64, tax string) {
-		l := k.lists.of(id)
+		l := k.listsOf(id)
 		if canonicalKey(tax, taxonomies) == calendard.TaxonomyCategory {
 			l.cats = append(l.cats, term)
 		} else {
@@ -1871,6 +1956,7 @@ func (db *DB) loadIndexTerms(ctx context.Context, q queryer, ids []int64, k *ixK
 
 // replace puts fresh's keys of ids in place of k's.
 func (k *ixKeys) replace(ids []int64, fresh *ixKeys) {
+	k.last = nil
 	for _, id := range ids {
 		k.hidden[id], k.featured[id] = fresh.hidden[id], fresh.featured[id]
 		k.lists[id], k.rows[id] = fresh.lists[id], fresh.rows[id]
@@ -1908,6 +1994,14 @@ type idLists struct{ cats, tags, venues, orgs []int64 }
 
 type idListsByEvent map[int64]*idLists
 
+// listsOf is k.lists.of(id), remembering the last one.
+func (k *ixKeys) listsOf(id int64) *idLists {
+	if k.last == nil || k.lastID != id {
+		k.last, k.lastID = k.lists.of(id), id
+	}
+	return k.last
+}
+
 func (m idListsByEvent) of(id int64) *idLists {
 	l := m[id]
 	if l == nil {
@@ -1938,12 +2032,12 @@ func (k *ixKeys) addMeta(id int64, key string, v nullString, startKey, endKey st
 		k.featured[id] = true
 	case metaVenue:
 		if v.Valid { // CAST(NULL) is NULL, never IN (...)
-			l := k.lists.of(id)
+			l := k.listsOf(id)
 			l.venues = append(l.venues, castSigned(v.String))
 		}
 	case metaOrganizer:
 		if v.Valid {
-			l := k.lists.of(id)
+			l := k.listsOf(id)
 			l.orgs = append(l.orgs, castSigned(v.String))
 		}
 	case startKey:

@@ -20,11 +20,12 @@ func syntheticIndex(n int) *ixSnapshot {
 	for i := 0; i < n; i++ {
 		start := base.Add(time.Duration(r.IntN(4*365*24)) * time.Hour)
 		end := start.Add(time.Duration(1+r.IntN(48)) * time.Hour)
-		e := &ixEvent{id: int64(1000 + i), status: "publish"}
+		e := &ixEvent{id: int64(1000 + i)}
+		status := "publish"
 		if r.IntN(10) == 0 {
-			e.status = []string{"draft", "private", "pending", "trash"}[r.IntN(4)]
+			status = []string{"draft", "private", "pending", "trash"}[r.IntN(4)]
 		}
-		e.statusID = statusCode(e.status)
+		e.setStatus(status)
 		e.postDateN, _ = packDate(start.AddDate(0, -2, 0).Format(calendard.DBDateTime))
 		e.rows = []ixRow{newRow(start.Format(calendard.DBDateTime), end.Format(calendard.DBDateTime))}
 		e.featured = r.IntN(20) == 0

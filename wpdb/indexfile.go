@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -202,14 +203,17 @@ func readIndexFile(path string) (*indexImage, error) {
 	slab := make([]ixEvent, n)
 	var ids []int64
 	var rows []ixRow
+	pack := textPacker{set: func(i int, s string) { slab[i].text = s }}
 	for i := range slab {
 		e := &slab[i]
 		r.event(e, &ids, &rows, !img.mode.customTables)
 		if r.err != nil {
 			return nil, fmt.Errorf("event %d of %d: %w", i, n, r.err)
 		}
+		pack.add(i, r.text)
 		img.events[e.id] = e
 	}
+	pack.flush()
 	return img, nil
 }
 
@@ -249,7 +253,7 @@ func (w *ixWriter) bool(b bool) {
 
 func (w *ixWriter) event(e *ixEvent) {
 	w.int(e.id)
-	w.str(e.status)
+	w.str(e.status())
 	w.int(e.postDateN)
 	w.int(e.parent)
 	w.bool(e.hidden)
@@ -281,6 +285,9 @@ func (w *ixWriter) event(e *ixEvent) {
 type ixReader struct {
 	r   *bufio.Reader
 	err error
+	// text is the last event's search text, in a buffer the next event reuses: readIndexFile packs
+	// it (textPacker).
+	text []byte
 }
 
 func (r *ixReader) int() int64 {
@@ -320,7 +327,7 @@ func cmpErr(a, b error) error {
 // legacy: the snapshot is of a postmeta site, whose irregular rows are legacy rows.
 func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow, legacy bool) {
 	e.id = r.int()
-	e.status, e.statusID = internStatus(r.str())
+	e.setStatus(r.str())
 	e.postDateN = r.int()
 	e.parent = r.int()
 	e.hidden, e.featured, e.password = r.bool(), r.bool(), r.bool()
@@ -359,7 +366,12 @@ func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow, legacy bool) {
 		e.ids = (*ids)[from:len(*ids):len(*ids)]
 	}
 	e.nCats, e.nTags, e.nVenues = uint32(nc), uint32(nt), uint32(nv)
-	e.text = r.str()
+	if n := int(r.int()); r.err == nil && n >= 0 && n <= 1<<30 {
+		r.text = slices.Grow(r.text[:0], n)[:n]
+		_, r.err = io.ReadFull(r.r, r.text)
+	} else {
+		r.err = cmpErr(r.err, errors.New("bad text length"))
+	}
 	for i := range e.grams {
 		e.grams[i] = uint64(r.int())
 	}
