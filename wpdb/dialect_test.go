@@ -2,6 +2,7 @@ package wpdb
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -296,5 +297,34 @@ func TestAutoIncrementsAlike(t *testing.T) {
 				t.Errorf("tec_events IDs %v then %d, want [1] then 4", eventIDs, next)
 			}
 		})
+	}
+}
+
+// Every connection of the embedded store's pool keeps a page cache of sqliteCacheKiB, not SQLite's
+// 2,000 KiB default: eight connections would hold eight copies of the same pages.
+func TestSQLiteConnectionsKeepASmallPageCache(t *testing.T) {
+	db, err := OpenSQLite(filepath.Join(t.TempDir(), "cache.db"), "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	var conns []*sql.Conn
+	for range 3 { // held at once, so each is another connection
+		c, err := db.sql.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		var kib int
+		if err := c.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&kib); err != nil {
+			t.Fatal(err)
+		}
+		if kib != -sqliteCacheKiB {
+			t.Fatalf("connection %d: cache_size %d, want %d (KiB)", i, kib, -sqliteCacheKiB)
+		}
 	}
 }

@@ -218,17 +218,26 @@ func likeMatch(p, v []rune, esc rune) bool {
 	return len(v) == 0
 }
 
-// SQLiteDSN is the driver DSN of a database file: WAL journaling, a busy timeout, and transactions
-// that take the write lock when they begin (one writer at a time, no upgrade deadlocks).
+// SQLiteDSN is the driver DSN of a database file: WAL journaling, a busy timeout, transactions
+// that take the write lock when they begin (one writer at a time, no upgrade deadlocks), and a page
+// cache of sqliteCacheKiB per connection.
 func SQLiteDSN(path string) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(0)")
+	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", sqliteCacheKiB))
 	q.Set("_txlock", "immediate")
 	return "file:" + path + "?" + q.Encode()
 }
+
+// sqliteCacheKiB is each connection's page cache. SQLite's default is 2,000 KiB, and each of the
+// pool's 8 connections keeps its own copy of the same hot pages: 12 MB of the process at 100k events
+// under load, measured, for pages the operating system's file cache holds anyway. Lists, totals and
+// searches come from the event index and records from the record caches, so SQLite reads little
+// on the hot path; 512 KiB keeps the upper levels of the indexes a single record reads.
+const sqliteCacheKiB = 512
 
 // OpenSQLite opens (creating if needed) a SQLite WordPress database file. Tables are created by
 // Migrate.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"runtime/debug"
 	"testing"
 )
 
@@ -78,5 +79,29 @@ func TestLoadConfigParsesValues(t *testing.T) {
 	}
 	if len(c.TrustedProxies) != 2 || c.TrustedProxies[0].String() != "10.0.0.1/32" {
 		t.Errorf("proxies = %v", c.TrustedProxies)
+	}
+}
+
+// serve collects at half the heap by default (the index is most of it), and leaves the
+// collector as GOGC says when it is set.
+func TestServeGCPercent(t *testing.T) {
+	prev := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prev)
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want int
+	}{
+		{"unset GOGC gives serveGCPercent", nil, serveGCPercent},
+		{"a set GOGC is left to the runtime", map[string]string{"GOGC": "200"}, 100},
+		{"GOGC=off is left to the runtime", map[string]string{"GOGC": "off"}, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			debug.SetGCPercent(100)
+			setGCPercent(func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
+			if got := debug.SetGCPercent(100); got != tc.want {
+				t.Fatalf("GC percent %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

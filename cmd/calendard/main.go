@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -118,6 +119,7 @@ func serve(args []string) error {
 		return err
 	}
 	log := newLogger(cfg.LogLevel)
+	setGCPercent(os.LookupEnv)
 
 	db, err := openStore(cfg)
 	if err != nil {
@@ -247,4 +249,20 @@ func offIfZero[T int | int64 | time.Duration](v T) T {
 		return -1
 	}
 	return v
+}
+
+// serveGCPercent is the collector's target for serve (GOGC) unless GOGC is set: most of the heap
+// is the event index, which lives as long as the process, so Go's default of 100 (collect when the
+// heap has doubled) would let garbage grow to the size of the whole index. At 50 the garbage may
+// reach half of it. The index is a few hundred large objects (slabs of events, blocks of text), so
+// each collection is cheap: measured at 100k events on the embedded store under an 8-client load,
+// 15-20 ms of CPU per collection (README, "What it costs").
+const serveGCPercent = 50
+
+// setGCPercent applies serveGCPercent unless the environment sets GOGC, which the runtime has
+// then already applied.
+func setGCPercent(lookup func(string) (string, bool)) {
+	if _, set := lookup("GOGC"); !set {
+		debug.SetGCPercent(serveGCPercent)
+	}
 }
