@@ -1536,6 +1536,36 @@ const (
 	metaOrganizer = "_EventOrganizerID"
 )
 
+// indexPostsQuery reads the event posts' own keys (and search texts, withText) of ids (nil: every
+// event). A first pass on the embedded store reads them from the listposts index alone: at 100k
+// events about 0.1 s, against 0.4-1 s through the type index and a table row for each, where
+// post_parent lies past the post's content.
+func (db *DB) indexPostsQuery(ctx context.Context, q queryer, ids []int64, withText bool) (string, []any, error) {
+	cond, args := idCond("ID", ids)
+	cols := "ID, post_status, post_date, post_parent, post_password, '', '', ''"
+	if withText {
+		cols = "ID, post_status, post_date, post_parent, post_password, post_title, post_excerpt, post_content"
+	}
+	if ids == nil && !withText && db.dialect == SQLite {
+		name := db.t("posts_calendard_listposts")
+		if ok, err := db.sqliteHasIndex(ctx, q, name); err != nil || ok {
+			return "SELECT " + cols + " FROM " + db.t("posts") + " INDEXED BY " + name + " WHERE " + eventPostsCond, nil, err
+		}
+	}
+	return "SELECT " + cols + " FROM " + db.t("posts") + " WHERE post_type = ?" + cond, append([]any{calendard.PostTypeEvent}, args...), nil
+}
+
+// eventPostsCond selects the event posts with a literal, as the listposts index does: SQLite uses a
+// partial index only for a query whose condition has the index's own terms.
+const eventPostsCond = "post_type = '" + calendard.PostTypeEvent + "'"
+
+// sqliteHasIndex reports whether the embedded store has the named index.
+func (db *DB) sqliteHasIndex(ctx context.Context, q queryer, name string) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = ?", name).Scan(&n)
+	return n > 0, err
+}
+
 // allListKeys are the meta keys the index reads in some mode; listKeysCond selects exactly those
 // spellings, byte for byte: the condition of the embedded store's listkeys index (calendardIndexes),
 // which a query must repeat word for word for SQLite to use it. A binary comparison keeps the
@@ -1608,13 +1638,11 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		startKeys()
 	}
 
-	cond, args := idCond("ID", ids)
-	textCols := ", '', '', ''"
-	if withText {
-		textCols = ", post_title, post_excerpt, post_content"
+	query, args, err := db.indexPostsQuery(ctx, tx, ids, withText)
+	var rows *sql.Rows
+	if err == nil {
+		rows, err = tx.QueryContext(ctx, query, args...)
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT ID, post_status, post_date, post_parent, post_password"+textCols+" FROM "+db.t("posts")+
-		" WHERE post_type = ?"+cond, append([]any{calendard.PostTypeEvent}, args...)...)
 	if err != nil {
 		if started {
 			<-keysDone

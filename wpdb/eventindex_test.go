@@ -761,3 +761,72 @@ func TestRareStatusesKeepTheirSpelling(t *testing.T) {
 		t.Fatal("a rare status matched another spelling")
 	}
 }
+
+// On the embedded store a first pass reads the event posts from the listposts partial index when
+// it exists, and through the posts table when it does not: the same events either way, an event
+// whose post_type is spelled in another case included (the index's condition compares under the
+// column's collation, as the query without it does).
+func TestFirstPassReadsTheListpostsIndexOnlyWhereItExists(t *testing.T) {
+	s := sqliteFixtureStore(t)
+	ctx := context.Background()
+	if _, err := s.Migrate(ctx, MigrateOptions{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var odd int64
+	if err := s.sql.QueryRowContext(ctx, "SELECT MIN(ID) FROM wp_posts WHERE post_type = 'tribe_events' AND post_status = 'publish'").Scan(&odd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.sql.ExecContext(ctx, "UPDATE wp_posts SET post_type = 'Tribe_Events' WHERE ID = ?", odd); err != nil {
+		t.Fatal(err)
+	}
+	site, err := s.Site(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := modeOf(site)
+	firstPass := func(wantIndex bool) map[int64]ixEvent {
+		t.Helper()
+		query, args, err := s.DB.indexPostsQuery(ctx, s.sql, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan strings.Builder
+		rows, err := s.sql.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan.WriteString(detail)
+		}
+		rows.Close()
+		if used := strings.Contains(plan.String(), "wp_posts_calendard_listposts"); used != wantIndex {
+			t.Fatalf("plan %q: uses listposts %v, want %v", plan.String(), used, wantIndex)
+		}
+		var mark watermark
+		events, err := s.DB.loadIndexEvents(ctx, mode, nil, &mark, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int64]ixEvent{}
+		for id, e := range events {
+			out[id] = *e
+		}
+		return out
+	}
+	withIndex := firstPass(true)
+	if _, ok := withIndex[odd]; !ok {
+		t.Fatalf("the first pass through the index lost event %d, whose post_type is Tribe_Events", odd)
+	}
+	if _, err := s.sql.ExecContext(ctx, "DROP INDEX wp_posts_calendard_listposts"); err != nil {
+		t.Fatal(err)
+	}
+	without := firstPass(false)
+	if len(withIndex) == 0 || !reflect.DeepEqual(withIndex, without) {
+		t.Fatalf("first pass: %d events through the index, %d without it, or they differ", len(withIndex), len(without))
+	}
+}
