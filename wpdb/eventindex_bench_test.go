@@ -44,7 +44,6 @@ func syntheticIndex(n int) *ixSnapshot {
 		e.text = searchText(title, "",
 			"An evening of "+words[r.IntN(len(words))]+" with friends and music. Doors open at seven; the bar serves "+
 				"local wine, and tickets are available at the door or online until the day before.")
-		e.grams = gramsOf(e.text)
 		events[e.id] = e
 	}
 	return compileIndex(ixMode{customTables: true}, events)

@@ -28,7 +28,7 @@ import (
 // stopped shows after the first reconcile (CALENDAR_RECONCILE_INTERVAL), as it would have had
 // calendard been running.
 
-const indexFileMagic = "calendard event index v3\n"
+const indexFileMagic = "calendard event index v4\n"
 
 // indexFileSaveDelay gathers the builds of a busy minute into one write of the file.
 var indexFileSaveDelay = 10 * time.Second
@@ -277,9 +277,6 @@ func (w *ixWriter) event(e *ixEvent) {
 		w.int(id)
 	}
 	w.str(e.text)
-	for _, g := range e.grams {
-		w.int(int64(g))
-	}
 }
 
 type ixReader struct {
@@ -371,8 +368,5 @@ func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow, legacy bool) {
 		_, r.err = io.ReadFull(r.r, r.text)
 	} else {
 		r.err = cmpErr(r.err, errors.New("bad text length"))
-	}
-	for i := range e.grams {
-		e.grams[i] = uint64(r.int())
 	}
 }
