@@ -25,24 +25,25 @@ run: build
 	./$(BIN) serve
 
 # test is what CI runs: static checks, then unit and store tests against real MariaDB, the racing
-# writers under the race detector, a short pass of the fuzz targets (fuzz-short), every Go benchmark once, and
-# the compatibility suite replaying the recorded reference answers (site-a, its legacy-storage and
-# moved-zone twins, the wp/v2 set). Those four run two at a time (TEST_JOBS), the suite and the unit
-# tests first: much of each is waiting (servers starting, deadlines, drains) that the other fills,
-# which takes minutes off CI on two cores. -Otarget prints each one's output whole when it ends.
+# writers under the race detector, a short pass of the fuzz targets (fuzz-short), every Go benchmark
+# once (microbench), and the compatibility suite replaying the recorded reference answers (site-a,
+# its legacy-storage and moved-zone twins, the wp/v2 set). Those five run three at a time
+# (TEST_JOBS), the suite, the unit tests and the race build first: the suite and the unit tests are
+# mostly waiting (servers starting, deadlines, drains), the race build is all compiling (niced, see
+# race), so the three keep two cores busy (issue 15). -Otarget prints each one's output whole when
+# it ends.
 # GOTESTFLAGS=-vet=off: the vet step above is `go vet ./...`, every analyzer go test's own vet pass
 # runs and more; go test's pass would vet every package and each of its dependencies once more under
 # other cache keys (cold build cache: 104 s of the 385 s CPU that compiling every test binary took).
-# unit runs every benchmark once in the same go test (issue 15: one link, one TestMain per package).
 # CGO_ENABLED=0: the tests build and run the static binary docker/Dockerfile ships (nothing here
 # needs cgo), and vet, the tests and the offline image's build (docker/offline-images.sh, which CI
 # runs first) share one build cache: with cgo on in one and off in the other, a fresh CI machine
 # compiled the tree twice (issue 15). race turns cgo back on: the race detector needs it.
-TEST_JOBS ?= 2
+TEST_JOBS ?= 3
 GOTESTFLAGS ?=
 test: export CGO_ENABLED = 0
 test: vet fmt-check
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget GOTESTFLAGS=-vet=off compat unit race fuzz-short
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget GOTESTFLAGS=-vet=off compat unit race fuzz-short microbench
 
 vet:
 	$(GO) vet ./...
@@ -51,14 +52,21 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# unit runs every test but the racing ones, then every Go benchmark once (-benchtime=1x, as
-# microbench) in the same test binary and process.
+# unit runs every test but the racing ones, two packages at a time (go test's default -p on two
+# cores). The benchmarks are microbench's: with -bench, go test runs its packages one at a time and
+# only after every test binary is built (cmd/go forces benchmarks serial), which had made unit run
+# its 17 packages one after the other (issue 15: 736 s of CI's wall time, the longest job).
 unit:
-	SEARCH_BENCH_EVENTS=1000 $(GO) test $(GOTESTFLAGS) -count=1 -timeout 20m -skip '^TestRace' -bench . -benchtime=1x $(PKGS)
+	$(GO) test $(GOTESTFLAGS) -count=1 -timeout 20m -skip '^TestRace' $(PKGS)
 
 # race runs the concurrency tests (writers racing on one record, readers racing the live caches;
-# handlers/race_test.go, TestRace*) under the race detector; unit leaves them to it.
+# handlers/race_test.go, TestRace*) under the race detector; unit leaves them to it. Its build,
+# every package of handlers' tree under -race (about 4 minutes of CPU on a fresh machine), is niced
+# (the first go test, which runs no test): in make test it only takes the CPU the suite and the unit
+# tests beside it leave idle, and does not slow their servers and deadlines. The tests themselves
+# then run at the usual priority (the second go test links the cached packages).
 race:
+	CGO_ENABLED=1 nice -n 10 $(GO) test $(GOTESTFLAGS) -race -count=1 -run '^$$' ./handlers/
 	CGO_ENABLED=1 $(GO) test $(GOTESTFLAGS) -race -count=1 -run 'Race' ./handlers/
 
 # fuzz runs every Go fuzz target (func FuzzXxx) for FUZZTIME each, one after the other: go test
@@ -104,12 +112,14 @@ hostile:
 	HOSTILE_LONG=1 $(GO) test -count=1 -timeout 60m -run '^TestHostileRequests$$' -v ./resilience-tests/ 2>&1 \
 		| grep -v -E '^=== RUN'; exit $${PIPESTATUS[0]}
 
-# microbench runs every Go benchmark once (-benchtime=1x) so none of them rots (make test does it
-# within unit); `go test -bench` with a real -benchtime gives the figures.
+# microbench runs every Go benchmark once (-benchtime=1x) so none of them rots (make test runs it);
+# `go test -bench` with a real -benchtime gives the figures. Only the packages that have benchmarks:
+# the others would be linked and started for nothing.
 # The search benchmarks run on a 1,000-event calendar here (SEARCH_BENCH_EVENTS): indexing the
 # default 10,000 into Meilisearch was most of this target's time, and one iteration measures nothing.
+BENCH_DIRS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' . | grep -v '^./compat-tests/')))
 microbench:
-	SEARCH_BENCH_EVENTS=1000 $(GO) test $(GOTESTFLAGS) -count=1 -run '^$$' -bench . -benchtime=1x $(PKGS)
+	SEARCH_BENCH_EVENTS=1000 $(GO) test $(GOTESTFLAGS) -count=1 -run '^$$' -bench . -benchtime=1x $(BENCH_DIRS)
 
 compat:
 	$(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m -v ./compat-tests/ 2>&1 | grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
