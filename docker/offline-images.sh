@@ -99,19 +99,20 @@ else
 fi
 
 # calendard itself. CALENDARD_BUILD=host (the default, and CI's) compiles the static binary on the
-# host, with the Dockerfile's command and flags but -trimpath (which would compile every package
+# host, with the Dockerfile's command, tags and flags but -trimpath (which would compile every package
 # again instead of sharing the build cache with the tests: make test builds with CGO_ENABLED=0 too,
 # so on a fresh machine the tree is compiled once for both), and builds docker/Dockerfile from it
 # (PREBUILT). CALENDARD_BUILD=image compiles inside the builder
 # stage instead, as a registry user's `docker build` does, from a local Go image and the modules
 # vendored into the context: minutes on a fresh machine, most of them compiling the modules.
+# nomsgpack: see the Makefile (gin's MessagePack support, unused, left out of every build).
 CALENDARD_BUILD=${CALENDARD_BUILD:-host}
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 if [ "$CALENDARD_BUILD" = host ]; then
   step "$CALENDARD_IMAGE"
   cp go.mod go.sum "$ctx/"
-  CGO_ENABLED=0 go build -ldflags='-s -w' -o "$ctx/calendard" ./cmd/calendard
+  CGO_ENABLED=0 go build -tags nomsgpack -ldflags='-s -w' -o "$ctx/calendard" ./cmd/calendard
   build "$CALENDARD_IMAGE" docker/Dockerfile "$ctx" --build-arg "GO_IMAGE=$BASE_IMAGE" \
     --build-arg RUNTIME_IMAGE=scratch --build-arg PREBUILT=calendard
   done_step "docker/Dockerfile from the host's build, $(docker image inspect -f '{{.Size}}' "$CALENDARD_IMAGE" | awk '{printf "%.1f MB", $1/1e6}')"
@@ -141,14 +142,14 @@ else
   # own, so that calendard's build compiles only what changed since: the same paths and flags as the
   # Dockerfile's build give the same Go build cache keys. It is only a warm cache (a module added
   # later is compiled by calendard's build), so it is kept whatever changes, like the other images.
-  go list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./cmd/calendard | grep -v '^github.com/calendard/calendard' >"$ctx/deps.txt"
+  go list -deps -tags nomsgpack -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./cmd/calendard | grep -v '^github.com/calendard/calendard' >"$ctx/deps.txt"
   DEPS_IMAGE=$PREFIX/golang-deps:${GO_VERSION#go}
   if have "$DEPS_IMAGE"; then
     echo "$DEPS_IMAGE: present"
   else
     step "$DEPS_IMAGE"
     printf '%s\n' 'ARG GO_IMAGE' 'FROM ${GO_IMAGE}' 'WORKDIR /src' 'ENV CGO_ENABLED=0' 'COPY go.mod go.sum deps.txt ./' 'COPY vendor ./vendor' \
-      'RUN xargs go build -mod=vendor -trimpath <deps.txt' >"$ctx/deps.Dockerfile"
+      'RUN xargs go build -mod=vendor -trimpath -tags nomsgpack <deps.txt' >"$ctx/deps.Dockerfile"
     build "$DEPS_IMAGE" "$ctx/deps.Dockerfile" "$ctx" --build-arg "GO_IMAGE=$GOLANG_IMAGE"
     done_step "modules calendard imports, compiled"
   fi
