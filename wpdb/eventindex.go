@@ -153,6 +153,7 @@ type ixEvent struct {
 	featured              bool  // _tribe_featured exists
 	password              bool  // post_password <> '' (PAD SPACE: spaces alone are no password)
 	noText                bool  // text is not loaded yet (a first build's first pass)
+	noIDs                 bool  // ids are not loaded yet (a first build's first pass)
 }
 
 // setStatus stores the event's post_status as its interned code.
@@ -305,6 +306,9 @@ type ixSnapshot struct {
 	listed     []int64
 	// textless: some event's search text is not loaded yet, so searches are not answered here.
 	textless bool
+	// idless: some event's terms, venues and organizers are not loaded yet, so lists filtered by
+	// them are not answered here.
+	idless bool
 }
 
 // postings map an ID to positions in main, ascending: in list order, so that a start-date range
@@ -334,6 +338,16 @@ func (x *EventIndex) TextReady() bool {
 	return s != nil && !s.textless
 }
 
+// IDsReady reports whether a snapshot exists that answers lists filtered by terms, venues or
+// organizers too.
+func (x *EventIndex) IDsReady() bool {
+	s := x.snap.Load()
+	return s != nil && !s.idless
+}
+
+// WaitIDsReady waits until a snapshot answers lists filtered by IDs or ctx ends.
+func (x *EventIndex) WaitIDsReady(ctx context.Context) bool { return x.wait(ctx, x.IDsReady) }
+
 // WaitReady waits until a snapshot exists or ctx ends.
 func (x *EventIndex) WaitReady(ctx context.Context) bool { return x.wait(ctx, x.Ready) }
 
@@ -354,10 +368,11 @@ func (x *EventIndex) wait(ctx context.Context, ready func() bool) bool {
 // Build loads every event's keys and swaps the new snapshot in. Patches that land while it loads
 // are applied to the result before the swap, so no write is lost.
 //
-// The first build, which every list waits for, runs in two passes: the keys first, then the search
-// text (the title, excerpt and content, folded), which is the larger half of the work; searches are
-// answered from SQL, or wait, in between. At 100k events on the embedded store the first list
-// comes after the first pass.
+// The first build, which every list waits for, runs in three passes: the keys a plain list needs
+// (dates, status, flags), then the terms, venues and organizers, then the search text (the title,
+// excerpt and content, folded), which is the larger part of the work. Lists filtered by IDs and
+// searches are answered from SQL, or wait, until their pass is in. At 100k events on the embedded
+// store the first list comes after the first pass.
 func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 	x.mu.Lock()
 	if x.building {
@@ -404,6 +419,15 @@ func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 		x.patched = nil
 		if first {
 			x.mu.Unlock()
+			keys, err := x.db.loadIndexIDs(ctx, mode)
+			x.mu.Lock()
+			if err != nil {
+				x.building, x.again = false, false
+				x.mu.Unlock()
+				return err
+			}
+			x.addIDs(keys, mode)
+			x.mu.Unlock()
 			texts, err := x.db.loadIndexTexts(ctx)
 			x.mu.Lock()
 			if err != nil {
@@ -449,8 +473,8 @@ func (x *EventIndex) addTexts(texts []ixText, mode ixMode, mark watermark, patch
 			break
 		}
 	}
-	n := &ixSnapshot{mode: cur.mode, byID: cur.byID, main: cur.main, starts: cur.starts, ends: cur.ends, statuses: cur.statuses,
-		featured: cur.featured, blocks: cur.blocks, blockLen: cur.blockLen, slow: cur.slow, venues: cur.venues, orgs: cur.orgs, cats: cur.cats, tags: cur.tags, textless: textless}
+	n := cur.clone()
+	n.textless = textless
 	n.grams = make([]gramMask, len(n.main))
 	for i, e := range n.main {
 		n.grams[i] = gramsOf(e.text)
@@ -459,6 +483,37 @@ func (x *EventIndex) addTexts(texts []ixText, mode ixMode, mark watermark, patch
 	if x.file != nil && !n.textless && patches == x.patches {
 		x.file.save(&indexImage{prefix: x.db.prefix, mode: mode, mark: mark, events: n.byID})
 	}
+}
+
+// addIDs swaps in a snapshot whose events have their terms, venues and organizers (the first
+// build's second pass); x.mu is held. As with addTexts the IDs are written into the events in
+// place: no reader looks at an event's IDs in a snapshot that is idless (prepare declines the lists
+// filtered by them, and matchEvent reads them only for those), and the new snapshot is published
+// after the writes. Events patched meanwhile have theirs already.
+func (x *EventIndex) addIDs(k *ixKeys, mode ixMode) {
+	cur := x.snap.Load()
+	if cur == nil || cur.mode != mode || !cur.idless {
+		return
+	}
+	var arena []int64
+	for id, e := range cur.byID {
+		if e.noIDs {
+			cats, tags, venues, orgs := k.idsOf(id)
+			e.setIDs(&arena, cats, tags, venues, orgs)
+			e.noIDs = false
+		}
+	}
+	n := cur.clone()
+	n.idless = false
+	n.postAll()
+	x.snap.Store(n)
+}
+
+// clone is a copy of s's keys and lists, without its caches (posting summaries, unions, listed).
+func (s *ixSnapshot) clone() *ixSnapshot {
+	return &ixSnapshot{mode: s.mode, byID: s.byID, main: s.main, starts: s.starts, ends: s.ends, statuses: s.statuses,
+		featured: s.featured, grams: s.grams, blocks: s.blocks, blockLen: s.blockLen, slow: s.slow, venues: s.venues, orgs: s.orgs,
+		cats: s.cats, tags: s.tags, textless: s.textless, idless: s.idless}
 }
 
 // mergeEvents replaces the given IDs in events by their fresh keys (absent: deleted or no longer
@@ -580,6 +635,7 @@ func compileIndex(mode ixMode, events map[int64]*ixEvent) *ixSnapshot {
 	s := &ixSnapshot{mode: mode, byID: events}
 	for _, e := range events {
 		s.textless = s.textless || e.noText
+		s.idless = s.idless || e.noIDs
 		if main, ok := listable(e); ok && main {
 			s.main = append(s.main, e)
 		} else if ok {
@@ -775,7 +831,7 @@ func (q *ixQuery) blockCount(blk *ixBlock) int {
 // copy of the lists, not a sort: O(events) with small constants, so a write stays fast at 100k.
 func (s *ixSnapshot) patched(ids []int64, fresh map[int64]*ixEvent) *ixSnapshot {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
-	n := &ixSnapshot{mode: s.mode, byID: make(map[int64]*ixEvent, len(s.byID)+len(fresh)), textless: s.textless}
+	n := &ixSnapshot{mode: s.mode, byID: make(map[int64]*ixEvent, len(s.byID)+len(fresh)), textless: s.textless, idless: s.idless}
 	for id, e := range s.byID {
 		n.byID[id] = e
 	}
@@ -915,10 +971,15 @@ type ixBound struct {
 	n int64
 }
 
+// filtersByIDs reports whether f filters by terms, venues or organizers.
+func filtersByIDs(f *calendard.EventFilter) bool {
+	return f.CategoryIDs != nil || f.TagIDs != nil || f.VenueIDs != nil || f.OrganizerIDs != nil
+}
+
 // prepare checks the filter is one the index answers and packs it.
 func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*ixQuery, bool) {
 	// Strict reads (ReadableBy) filter by author as well: those lists are answered by SQL.
-	if modeOf(site) != s.mode || f.ReadableBy != nil || (s.textless && len(f.Search) > 0) {
+	if modeOf(site) != s.mode || f.ReadableBy != nil || (s.textless && len(f.Search) > 0) || (s.idless && filtersByIDs(f)) {
 		return nil, false
 	}
 	q := &ixQuery{f: f, legacy: !s.mode.customTables}
@@ -1151,8 +1212,8 @@ func (q *ixQuery) matchEvent(e *ixEvent, skipPostings bool) bool {
 	if f.SearchAnonymous && len(q.search) > 0 && e.password {
 		return false
 	}
-	if skipPostings {
-		return true
+	if skipPostings || !filtersByIDs(f) {
+		return true // and an event's IDs are not read: addIDs may be writing them (idless)
 	}
 	return anyIn(e.cats(), f.CategoryIDs) && anyIn(e.tags(), f.TagIDs) && anyIn(e.venues(), f.VenueIDs) && anyIn(e.orgs(), f.OrganizerIDs)
 }
@@ -1679,7 +1740,8 @@ func quotedList(keys []string) string {
 // lands while it runs (Build's patched list, the feed's next poll). A patch (ids given) is small and
 // reads everything in one transaction.
 //
-// Without withText the events have no search text (noText): loadIndexTexts reads it.
+// Without withText (a first build's first pass, ids nil) the events have neither their search text
+// (noText: loadIndexTexts reads it) nor their terms, venues and organizers (noIDs: loadIndexIDs).
 func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mark *watermark, withText bool) (map[int64]*ixEvent, error) {
 	out := map[int64]*ixEvent{}
 	if ids != nil && len(ids) == 0 {
@@ -1715,9 +1777,17 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 				return
 			}
 			defer tx2.Rollback()
-			if splitTerms {
-				keys, keysErr = db.loadIndexMetaKeys(ctx, tx2, mode, nil)
-			} else {
+			switch {
+			case !withText:
+				// The first pass: what a plain list needs. The terms, venues and organizers
+				// come next (loadIndexIDs), the search text last.
+				keys, keysErr = db.loadIndexMetaKeys(ctx, tx2, mode, nil, ixListKeys)
+				if keys != nil {
+					keys.noIDs = true
+				}
+			case splitTerms:
+				keys, keysErr = db.loadIndexMetaKeys(ctx, tx2, mode, nil, ixAllKeys)
+			default:
 				keys, keysErr = db.loadIndexKeys(ctx, tx2, mode, nil)
 			}
 		}()
@@ -1777,7 +1847,7 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		other, scanErr = db.postsWithOtherKeySpelling(ctx, tx)
 	}
 	var terms *ixKeys
-	if started && splitTerms && scanErr == nil {
+	if started && splitTerms && withText && scanErr == nil {
 		terms = &ixKeys{lists: idListsByEvent{}}
 		scanErr = db.loadIndexTerms(ctx, tx, nil, terms)
 	}
@@ -1812,6 +1882,60 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 	}
 	keys.applyTo(out)
 	return out, nil
+}
+
+// loadIndexIDs reads the categories, tags, venues and organizers of every event: a first build's
+// second pass. The venues and organizers are read on one connection and the terms beside them on
+// another; on the embedded store the posts whose keys another spelling could equal are read again
+// whole, as loadIndexEvents does.
+func (db *DB) loadIndexIDs(ctx context.Context, mode ixMode) (*ixKeys, error) {
+	var terms *ixKeys
+	var termsErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tx, err := db.beginIndexRead(ctx)
+		if err != nil {
+			termsErr = err
+			return
+		}
+		defer tx.Rollback()
+		terms = &ixKeys{lists: idListsByEvent{}}
+		termsErr = db.loadIndexTerms(ctx, tx, nil, terms)
+	}()
+	k, err := db.loadIndexLinkedIDs(ctx, mode)
+	<-done
+	if err != nil {
+		return nil, err
+	}
+	if termsErr != nil {
+		return nil, termsErr
+	}
+	k.termLists = terms.lists
+	return k, nil
+}
+
+// loadIndexLinkedIDs reads the venues and organizers of every event (loadIndexIDs).
+func (db *DB) loadIndexLinkedIDs(ctx context.Context, mode ixMode) (*ixKeys, error) {
+	tx, err := db.beginIndexRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	k, err := db.loadIndexMetaKeys(ctx, tx, mode, nil, ixIDKeys)
+	if err != nil || db.dialect != SQLite {
+		return k, err
+	}
+	other, err := db.postsWithOtherKeySpelling(ctx, tx)
+	if err != nil || len(other) == 0 {
+		return k, err
+	}
+	fresh, err := db.loadIndexKeys(ctx, tx, mode, other)
+	if err != nil {
+		return nil, err
+	}
+	k.replace(other, fresh)
+	return k, nil
 }
 
 // ixText is an event's folded search text.
@@ -1881,11 +2005,22 @@ type ixKeys struct {
 	// legacy: a postmeta snapshot, where an event without date meta still lists (no bound joins
 	// it), as one row with neither date.
 	legacy bool
+	// noIDs: the terms, venues and organizers were not read (a first pass, ixListKeys).
+	noIDs bool
 }
+
+// ixKeySet is which keys loadIndexMetaKeys reads.
+type ixKeySet uint8
+
+const (
+	ixAllKeys  ixKeySet = iota
+	ixListKeys          // what a plain list needs: dates, hidden, featured (no terms, venues, organizers)
+	ixIDKeys            // venues and organizers alone
+)
 
 // loadIndexKeys reads the meta, occurrence and term keys of every post (ids nil) or of ids.
 func (db *DB) loadIndexKeys(ctx context.Context, q queryer, mode ixMode, ids []int64) (*ixKeys, error) {
-	k, err := db.loadIndexMetaKeys(ctx, q, mode, ids)
+	k, err := db.loadIndexMetaKeys(ctx, q, mode, ids, ixAllKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -1895,15 +2030,21 @@ func (db *DB) loadIndexKeys(ctx context.Context, q queryer, mode ixMode, ids []i
 	return k, nil
 }
 
-// loadIndexMetaKeys is loadIndexKeys without the terms (loadIndexTerms).
-func (db *DB) loadIndexMetaKeys(ctx context.Context, q queryer, mode ixMode, ids []int64) (*ixKeys, error) {
+// loadIndexMetaKeys is loadIndexKeys without the terms (loadIndexTerms), and only the keys of set.
+func (db *DB) loadIndexMetaKeys(ctx context.Context, q queryer, mode ixMode, ids []int64, set ixKeySet) (*ixKeys, error) {
 	k := &ixKeys{hidden: map[int64]bool{}, featured: map[int64]bool{}, lists: idListsByEvent{}, rows: map[int64][]ixRow{}}
 	startKey, endKey := "_EventStartDate", "_EventEndDate"
 	if mode.utc {
 		startKey, endKey = "_EventStartDateUTC", "_EventEndDateUTC"
 	}
-	keys := []string{metaHidden, metaFeatured, metaVenue, metaOrganizer}
-	if !mode.customTables {
+	var keys []string
+	if set != ixIDKeys {
+		keys = append(keys, metaHidden, metaFeatured)
+	}
+	if set != ixListKeys {
+		keys = append(keys, metaVenue, metaOrganizer)
+	}
+	if !mode.customTables && set != ixIDKeys {
 		keys = append(keys, startKey, endKey)
 	}
 	starts, ends := map[int64][]string{}, map[int64][]string{}
@@ -1951,6 +2092,9 @@ func (db *DB) loadIndexMetaKeys(ctx context.Context, q queryer, mode ixMode, ids
 			" AND meta_key COLLATE BINARY IN ("+quotedList(keys)+") ORDER BY meta_key COLLATE BINARY, post_id, meta_id", nil); err != nil {
 			return nil, err
 		}
+	}
+	if set == ixIDKeys {
+		return k, nil // no dates
 	}
 	if mode.customTables {
 		cols := "start_date, end_date"
@@ -2119,19 +2263,28 @@ func (k *ixKeys) applyTo(out map[int64]*ixEvent) {
 			rowArena = append(rowArena, rows...)
 			e.rows = rowArena[from:len(rowArena):len(rowArena)]
 		}
-		l, t := k.lists[id], k.lists[id]
-		if k.termLists != nil {
-			t = k.termLists[id]
+		if k.noIDs {
+			e.noIDs = true
+			continue
 		}
-		var cats, tags, venues, orgs []int64
-		if l != nil {
-			venues, orgs = l.venues, l.orgs
-		}
-		if t != nil {
-			cats, tags = t.cats, t.tags
-		}
+		cats, tags, venues, orgs := k.idsOf(id)
 		e.setIDs(&idArena, cats, tags, venues, orgs)
 	}
+}
+
+// idsOf is the event's categories, tags, venues and organizers as read.
+func (k *ixKeys) idsOf(id int64) (cats, tags, venues, orgs []int64) {
+	l, t := k.lists[id], k.lists[id]
+	if k.termLists != nil {
+		t = k.termLists[id]
+	}
+	if l != nil {
+		venues, orgs = l.venues, l.orgs
+	}
+	if t != nil {
+		cats, tags = t.cats, t.tags
+	}
+	return cats, tags, venues, orgs
 }
 
 // idLists collects an event's IDs while the build reads them.

@@ -583,6 +583,8 @@ func TestSearchMatchesAreTheListsSubstringMatches(t *testing.T) {
 	})
 }
 
+// A first build answers plain lists after its first pass, lists filtered by terms, venues or
+// organizers after its second (declined before: they go to SQL) and searches after its third.
 func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
@@ -614,14 +616,44 @@ func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 		}
 		list := calendard.EventFilter{Statuses: []string{"publish"}, Limit: 10}
 		search := calendard.EventFilter{Statuses: []string{"publish"}, Search: calendard.ParseSearch("a"), Limit: 10}
-		if !x.Ready() || x.TextReady() {
-			t.Fatalf("after the first pass: ready %v, text ready %v", x.Ready(), x.TextReady())
+		values := collectFilterValues(t, s)
+		byIDs := []calendard.EventFilter{
+			{Statuses: []string{"publish"}, VenueIDs: values.venues[:1], Limit: 50},
+			{Statuses: []string{"publish"}, OrganizerIDs: values.orgs[:1], Limit: 50},
+			{CategoryIDs: values.cats[:1], Limit: 50},
+			{TagIDs: values.tags[:1], Limit: 50},
+		}
+		if !x.Ready() || x.IDsReady() || x.TextReady() {
+			t.Fatalf("after the first pass: ready %v, IDs ready %v, text ready %v", x.Ready(), x.IDsReady(), x.TextReady())
 		}
 		if !same(list) {
 			t.Fatal("the first pass does not answer a plain list")
 		}
 		if same(search) {
 			t.Fatal("the first pass answered a search without the search text")
+		}
+		for _, f := range byIDs {
+			if same(f) {
+				t.Fatalf("the first pass answered %s without the events' IDs", describeFilter(f))
+			}
+		}
+		keys, err := s.DB.loadIndexIDs(ctx, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.mu.Lock()
+		x.addIDs(keys, mode)
+		x.mu.Unlock()
+		if !x.IDsReady() || x.TextReady() {
+			t.Fatalf("after the second pass: IDs ready %v, text ready %v", x.IDsReady(), x.TextReady())
+		}
+		for _, f := range byIDs {
+			if !same(f) {
+				t.Fatalf("the second pass declined %s", describeFilter(f))
+			}
+		}
+		if same(search) {
+			t.Fatal("the second pass answered a search without the search text")
 		}
 		texts, err := s.DB.loadIndexTexts(ctx)
 		if err != nil {
@@ -633,7 +665,7 @@ func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 		if !x.TextReady() {
 			t.Fatal("the search text did not make the index ready for searches")
 		}
-		if !same(search) || !same(list) {
+		if !same(search) || !same(list) || !same(byIDs[0]) {
 			t.Fatal("the index with its search text declined a list or a search")
 		}
 	})

@@ -380,6 +380,13 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 			s.index.WaitReady(wait)
 			cancel()
 		}
+		if filtersByIDs(&f) && !s.index.IDsReady() && s.index.Ready() && s.dialect == SQLite {
+			// The first build's second pass, the terms, venues and organizers, ends within a
+			// second after the first; such a list through SQL on the embedded store takes longer.
+			wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+			s.index.WaitIDsReady(wait)
+			cancel()
+		}
 		if len(f.Search) > 0 && !s.index.TextReady() && s.index.Ready() && s.dialect == SQLite {
 			// The first build's second pass, the search text, ends within a second or so after
 			// the first; a search through SQL on the embedded store takes longer.
