@@ -221,12 +221,8 @@ func (m *gramMask) holds(t *gramMask) bool {
 // searchSep separates the columns in ixEvent.text: 0xFF never occurs in UTF-8.
 const searchSep = "\xff"
 
-func searchText(title, excerpt, content string) string {
-	return string(appendSearchText(make([]byte, 0, len(title)+len(excerpt)+len(content)+8), title, excerpt, content))
-}
-
-// appendSearchText appends searchText's text to dst: a build folds every event into one reused
-// buffer and keeps only the result.
+// appendSearchText appends an event's search text (ixEvent.text) to dst: a build folds every event
+// into one reused buffer and keeps only the result.
 func appendSearchText(dst []byte, title, excerpt, content string) []byte {
 	dst = likeFoldAppend(dst, title)
 	dst = append(dst, searchSep...)
@@ -315,14 +311,6 @@ type ixSnapshot struct {
 // of main is one range of every list, and a filter reads the side-by-side keys at those positions
 // instead of the events themselves.
 type postings map[int64][]int32
-
-func (p postings) add(ids []int64, i int32) {
-	for _, id := range ids {
-		if l := p[id]; len(l) == 0 || l[len(l)-1] != i {
-			p[id] = append(l, i)
-		}
-	}
-}
 
 // NewEventIndex returns an index over db; it answers nothing until Build has run.
 func NewEventIndex(db *DB, onError func(error)) *EventIndex {
@@ -598,7 +586,6 @@ func (x *EventIndex) rebuild(site func(context.Context) (*calendard.Site, error)
 	return err
 }
 
-// mainOrder is the list order of simple events: start, post_date, ID.
 // sortMain sorts events in mainOrder on copies of their keys: comparing the events themselves
 // followed two pointers per comparison (the event, its row) and was a quarter of a 100k compile.
 func sortMain(events []*ixEvent) {
@@ -618,6 +605,7 @@ func sortMain(events []*ixEvent) {
 	}
 }
 
+// mainOrder is the list order of simple events: start, post_date, ID.
 func mainOrder(a, b *ixEvent) int {
 	return cmp.Or(cmp.Compare(a.rows[0].startN, b.rows[0].startN), cmp.Compare(a.postDateN, b.postDateN), cmp.Compare(a.id, b.id))
 }
@@ -1763,33 +1751,22 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 	keysDone := make(chan struct{})
 	started := false
 	parallel := ids == nil
-	// On the embedded store the terms are read after the posts, on this transaction, while the
-	// meta keys are read beside: the posts' read is short since listposts (0.25 s of CPU at 100k
-	// events against 0.7 s for all the keys), and the terms (0.18 s) even the two out.
-	splitTerms := parallel && db.dialect == SQLite
 	startKeys := func() {
 		started = true
 		go func() {
 			defer close(keysDone)
-			tx2, err := db.beginIndexRead(ctx)
-			if err != nil {
-				keysErr = err
-				return
-			}
-			defer tx2.Rollback()
-			switch {
-			case !withText:
-				// The first pass: what a plain list needs. The terms, venues and organizers
-				// come next (loadIndexIDs), the search text last.
-				keys, keysErr = db.loadIndexMetaKeys(ctx, tx2, mode, nil, ixListKeys)
-				if keys != nil {
+			keysErr = db.inIndexRead(ctx, func(tx2 *sql.Tx) (err error) {
+				if withText {
+					keys, err = db.loadIndexKeys(ctx, tx2, mode, nil)
+					return err
+				}
+				// The first pass: what a plain list needs. The terms, venues and organizers come
+				// next (loadIndexIDs), the search text last.
+				if keys, err = db.loadIndexMetaKeys(ctx, tx2, mode, nil, ixListKeys); keys != nil {
 					keys.noIDs = true
 				}
-			case splitTerms:
-				keys, keysErr = db.loadIndexMetaKeys(ctx, tx2, mode, nil, ixAllKeys)
-			default:
-				keys, keysErr = db.loadIndexKeys(ctx, tx2, mode, nil)
-			}
+				return err
+			})
 		}()
 	}
 	if parallel && mark != nil {
@@ -1846,17 +1823,9 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		// While the keys are read beside: the posts whose keys loadIndexKeys' index read misses.
 		other, scanErr = db.postsWithOtherKeySpelling(ctx, tx)
 	}
-	var terms *ixKeys
-	if started && splitTerms && withText && scanErr == nil {
-		terms = &ixKeys{lists: idListsByEvent{}}
-		scanErr = db.loadIndexTerms(ctx, tx, nil, terms)
-	}
 	switch {
 	case started:
 		<-keysDone
-		if keys != nil && terms != nil {
-			keys.termLists = terms.lists
-		}
 	case parallel:
 		keys = &ixKeys{} // no event at all: nothing to join
 	default:
@@ -1894,14 +1863,8 @@ func (db *DB) loadIndexIDs(ctx context.Context, mode ixMode) (*ixKeys, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tx, err := db.beginIndexRead(ctx)
-		if err != nil {
-			termsErr = err
-			return
-		}
-		defer tx.Rollback()
 		terms = &ixKeys{lists: idListsByEvent{}}
-		termsErr = db.loadIndexTerms(ctx, tx, nil, terms)
+		termsErr = db.inIndexRead(ctx, func(tx *sql.Tx) error { return db.loadIndexTerms(ctx, tx, nil, terms) })
 	}()
 	k, err := db.loadIndexLinkedIDs(ctx, mode)
 	<-done
@@ -1974,6 +1937,17 @@ func (db *DB) loadIndexTexts(ctx context.Context) ([]ixText, error) {
 	return out, rows.Err()
 }
 
+// inIndexRead runs read in a read-only transaction of its own (beginIndexRead), on a connection of
+// its own: the builds read several tables side by side.
+func (db *DB) inIndexRead(ctx context.Context, read func(tx *sql.Tx) error) error {
+	tx, err := db.beginIndexRead(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return read(tx)
+}
+
 // beginIndexRead starts a read-only transaction for the index. On SQLite that is a deferred BEGIN,
 // a WAL snapshot: the store's DSN makes other transactions BEGIN IMMEDIATE, which would hold the
 // write lock, and keep every writer waiting, for as long as a build reads.
@@ -1995,7 +1969,7 @@ type ixKeys struct {
 	hidden, featured map[int64]bool
 	lists            idListsByEvent
 	// termLists, when set, holds the categories and tags (read apart from the meta keys, see
-	// loadIndexEvents); lists then holds only venues and organizers.
+	// loadIndexIDs); lists then holds only venues and organizers.
 	termLists idListsByEvent
 	// last and lastID remember listsOf's last answer: rows come grouped by post (relationships in
 	// their primary key's order, meta by key then post), so most rows skip the map.

@@ -41,9 +41,9 @@ func syntheticIndex(n int) *ixSnapshot {
 		if i%100 == 0 {
 			title = "Winter gala " + title // the mix searches a word in about 1% of the titles
 		}
-		e.text = searchText(title, "",
+		e.text = string(appendSearchText(nil, title, "",
 			"An evening of "+words[r.IntN(len(words))]+" with friends and music. Doors open at seven; the bar serves "+
-				"local wine, and tickets are available at the door or online until the day before.")
+				"local wine, and tickets are available at the door or online until the day before."))
 		events[e.id] = e
 	}
 	return compileIndex(ixMode{customTables: true}, events)
