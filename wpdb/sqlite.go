@@ -10,9 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
-
-	"modernc.org/sqlite"
 )
 
 // The embedded store: a SQLite file holding the same WordPress tables. MySQL compares and sorts the
@@ -24,48 +21,7 @@ import (
 // CollationName is the SQLite collation standing in for utf8mb4_unicode_520_ci.
 const CollationName = "wp_unicode_ci"
 
-var registerOnce sync.Once
-var registerErr error
-
-func registerSQLite() error {
-	registerOnce.Do(func() {
-		if err := sqlite.RegisterCollationUtf8(CollationName, collate520); err != nil {
-			registerErr = err
-			return
-		}
-		// like(pattern, value) and like(pattern, value, escape): one variadic registration. The
-		// functions read their text arguments in place (VolatileArgs), which also keeps text with NUL
-		// characters whole, and never retain them.
-		if err := sqlite.RegisterFunction("like", &sqlite.FunctionImpl{NArgs: -1, Deterministic: true,
-			Scalar: likeFunc, VolatileArgs: true}); err != nil {
-			registerErr = err
-			return
-		}
-		if err := sqlite.RegisterFunction(castSignedFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
-			Scalar: castSignedSQL, VolatileArgs: true}); err != nil {
-			registerErr = err
-			return
-		}
-		// CAST(x AS DATETIME) as a comparison operand and as a value (mysqldate.go).
-		if err := sqlite.RegisterFunction(castDatetimeCmpFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
-			Scalar: castDatetimeCmpSQL, VolatileArgs: true}); err != nil {
-			registerErr = err
-			return
-		}
-		if err := sqlite.RegisterFunction(castDatetimeFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
-			Scalar: castDatetimeSQL, VolatileArgs: true}); err != nil {
-			registerErr = err
-			return
-		}
-		// crc32(text) as MySQL's CRC32: the watermark's term-name signature and the search index's
-		// fingerprints are the same SQL on both stores.
-		registerErr = sqlite.RegisterFunction("crc32", &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
-			Scalar: crc32SQL, VolatileArgs: true})
-	})
-	return registerErr
-}
-
-func crc32SQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+func crc32SQL(args []driver.Value) (driver.Value, error) {
 	if args[0] == nil {
 		return nil, nil
 	}
@@ -79,14 +35,14 @@ const (
 	castDatetimeFunc    = "mysql_datetime"
 )
 
-func castDatetimeCmpSQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+func castDatetimeCmpSQL(args []driver.Value) (driver.Value, error) {
 	if args[0] == nil {
 		return nil, nil
 	}
 	return mysqlDatetimeCompared(toText(args[0])), nil
 }
 
-func castDatetimeSQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+func castDatetimeSQL(args []driver.Value) (driver.Value, error) {
 	if args[0] == nil {
 		return nil, nil
 	}
@@ -99,7 +55,7 @@ func castDatetimeSQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Val
 // castSignedFunc is the SQLite function standing in for MySQL's CAST(x AS SIGNED).
 const castSignedFunc = "mysql_cast_signed"
 
-func castSignedSQL(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+func castSignedSQL(args []driver.Value) (driver.Value, error) {
 	switch x := args[0].(type) {
 	case nil:
 		return nil, nil
@@ -149,7 +105,7 @@ func castSigned(s string) int64 {
 // likeFunc is MySQL's LIKE under the tables' collation: % and _ wildcards, backslash escapes (or the
 // ESCAPE character), characters compared one by one under utf8mb4_unicode_520_ci. SQLite calls
 // like(pattern, value[, escape]).
-func likeFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+func likeFunc(args []driver.Value) (driver.Value, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return nil, errors.New("like() takes 2 or 3 arguments")
 	}
@@ -259,18 +215,4 @@ func OpenSQLite(path, prefix string) (*DB, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	return newDB(db, prefix, SQLite), nil
-}
-
-// sqliteBusy reports SQLite's "database is locked/busy" (SQLITE_BUSY, SQLITE_LOCKED and their
-// extended codes), which a writer gets when another held the write lock past the busy timeout.
-func sqliteBusy(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Code() & 0xff {
-	case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
-		return true
-	}
-	return false
 }
