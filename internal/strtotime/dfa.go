@@ -40,7 +40,9 @@ type dfa struct {
 	dead   *dfaState
 }
 
-var scanner = newDFA()
+// scanner is compiled on first use, not at package init: every start of calendard (and of each of
+// its tool commands) would otherwise pay its ~4 ms of CPU, most of which serve no date at all.
+var scanner = sync.OnceValue(newDFA)
 
 func newDFA() *dfa {
 	d := &dfa{states: make(map[string]*dfaState)}

@@ -35,12 +35,12 @@ func TestDFAMatchesRegexps(t *testing.T) {
 		src := in + padding
 		for pos := 0; pos < len(in); pos++ {
 			wantID, wantLen := referenceMatch(src[pos:])
-			gotID, gotLen := scanner.match(src[pos:])
+			gotID, gotLen := scanner().match(src[pos:])
 			checked++
 			if gotID != wantID || (wantID >= 0 && gotLen != wantLen) {
 				t.Fatalf("%q at %d: dfa rule %d len %d, regexps rule %d len %d", in, pos, gotID, gotLen, wantID, wantLen)
 			}
 		}
 	}
-	t.Logf("%d positions checked, %d DFA states", checked, len(scanner.states))
+	t.Logf("%d positions checked, %d DFA states", checked, len(scanner().states))
 }

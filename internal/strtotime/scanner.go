@@ -160,7 +160,7 @@ func (p *parser) scan(s string) {
 	n := len(s)
 	pos := 0
 	for pos <= n && p.err == nil {
-		best, bestLen := scanner.match(src[pos:])
+		best, bestLen := scanner().match(src[pos:])
 		if best < 0 {
 			// re2c's "any" rule: one byte, an error.
 			p.fail("Unexpected character")
