@@ -3,8 +3,10 @@ package compattests
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -33,14 +35,65 @@ var (
 		"_Organizerpost_date": true, "_Organizerpost_date_gmt": true}
 )
 
-type row map[string]*string
+// row is one row as read: its table's columns (one slice shared by every row the snapshot read
+// from that table) and its values encoded in one string (see encodeValue). A write changes a few
+// rows of the fixture's thousands, so most rows compare as one string; only changed rows are decoded
+// (rowToMap). A map of a string per value, built for every row of every snapshot (two a write case),
+// had been half of the suite's own CPU (TakeSnapshot 28 s of 55 s, and 9 s more comparing them, in
+// a TestCompat run; issue 15).
+type row struct {
+	cols []string
+	enc  string
+}
 
 // Snapshot is the content of the tracked tables.
 type Snapshot map[string]map[string]row // table -> pk -> row
 
+// encodeValue appends one value to an encoded row: 0 for NULL, else uvarint(len+1) and the bytes.
+func encodeValue(buf []byte, v []byte, null bool) []byte {
+	if null {
+		return append(buf, 0)
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(v))+1)
+	return append(buf, v...)
+}
+
+// values decodes a row's values, nil for NULL, in the order of its columns.
+func (r row) values() []*string {
+	out := make([]*string, 0, len(r.cols))
+	for s := r.enc; s != ""; {
+		n, k := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
+		if k <= 0 || n > uint64(len(s)-k)+1 {
+			panic("compat-tests: corrupt encoded row")
+		}
+		s = s[k:]
+		if n == 0 {
+			out = append(out, nil)
+			continue
+		}
+		v := s[:n-1]
+		s = s[n-1:]
+		out = append(out, &v)
+	}
+	return out
+}
+
+// makeRow encodes a row of the given columns and values (nil for NULL).
+func makeRow(cols []string, vals []*string) row {
+	var buf []byte
+	for _, v := range vals {
+		if v == nil {
+			buf = encodeValue(buf, nil, true)
+		} else {
+			buf = encodeValue(buf, []byte(*v), false)
+		}
+	}
+	return row{cols: cols, enc: string(buf)}
+}
+
 // TakeSnapshot reads every tracked table (the fixture is small, so a full read is fine); text, when
-// not nil, rewrites every value read.
-func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func(string) string) (Snapshot, error) {
+// not nil, rewrites every value read (it returns its argument when there is nothing to rewrite).
+func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func([]byte) []byte) (Snapshot, error) {
 	snap := Snapshot{}
 	for _, tt := range trackedTables {
 		rows, err := db.QueryContext(ctx, "SELECT * FROM "+prefix+tt.name)
@@ -52,34 +105,46 @@ func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func(stri
 			rows.Close()
 			return nil, err
 		}
-		m := map[string]row{}
-		for rows.Next() {
-			vals := make([]sql.RawBytes, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
+		var pk []int
+		for _, k := range tt.pk {
+			i := slices.Index(cols, k)
+			if i < 0 {
+				rows.Close()
+				return nil, fmt.Errorf("%s%s has no column %s", prefix, tt.name, k)
 			}
+			pk = append(pk, i)
+		}
+		vals := make([]sql.RawBytes, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		m := map[string]row{}
+		var buf, key []byte
+		for rows.Next() {
 			if err := rows.Scan(ptrs...); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			r := row{}
-			for i, c := range cols {
-				if vals[i] != nil {
-					s := string(vals[i])
-					if text != nil {
-						s = text(s)
-					}
-					r[c] = &s
+			buf = buf[:0]
+			for i, v := range vals {
+				if v != nil && text != nil {
+					vals[i] = text(v)
+				}
+				buf = encodeValue(buf, vals[i], vals[i] == nil)
+			}
+			key = key[:0]
+			for j, i := range pk {
+				if j > 0 {
+					key = append(key, '/')
+				}
+				if vals[i] == nil {
+					key = append(key, "NULL"...)
 				} else {
-					r[c] = nil
+					key = append(key, vals[i]...)
 				}
 			}
-			var key []string
-			for _, k := range tt.pk {
-				key = append(key, deref(r[k]))
-			}
-			m[strings.Join(key, "/")] = r
+			m[string(key)] = row{cols: cols, enc: string(buf)}
 		}
 		err = rows.Err()
 		rows.Close()
@@ -89,13 +154,6 @@ func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func(stri
 		snap[tt.name] = m
 	}
 	return snap, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return "NULL"
-	}
-	return *s
 }
 
 // change is one normalised row change.
@@ -134,11 +192,11 @@ func normalise(table string, r map[string]any) (map[string]any, bool) {
 
 func rowToMap(r row) map[string]any {
 	m := map[string]any{}
-	for k, v := range r {
+	for i, v := range r.values() {
 		if v == nil {
-			m[k] = nil
+			m[r.cols[i]] = nil
 		} else {
-			m[k] = *v
+			m[r.cols[i]] = *v
 		}
 	}
 	return m
@@ -185,16 +243,7 @@ func DiffSnapshots(before, after Snapshot) map[string][]change {
 // sameRow reports whether two rows hold the same columns with the same values (NULL equal to NULL
 // only).
 func sameRow(a, b row) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, av := range a {
-		bv, ok := b[k]
-		if !ok || (av == nil) != (bv == nil) || (av != nil && *av != *bv) {
-			return false
-		}
-	}
-	return true
+	return a.enc == b.enc && slices.Equal(a.cols, b.cols)
 }
 
 // recordedChanges decodes a case's db_changes into the same normalised form (tables unprefixed).

@@ -2,16 +2,19 @@ package compattests
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
 func TestDiffSnapshotsListsOnlyRowsThatChanged(t *testing.T) {
 	str := func(s string) *string { return &s }
+	postCols := []string{"ID", "post_title", "post_modified"}
 	post := func(title string, modified *string) row {
-		return row{"ID": str("7"), "post_title": str(title), "post_modified": modified}
+		return makeRow(postCols, []*string{str("7"), str(title), modified})
 	}
+	metaCols := []string{"meta_id", "post_id", "meta_key", "meta_value"}
 	meta := func(id, value string) row {
-		return row{"meta_id": str(id), "post_id": str("7"), "meta_key": str("_EventCost"), "meta_value": str(value)}
+		return makeRow(metaCols, []*string{str(id), str("7"), str("_EventCost"), str(value)})
 	}
 	before := Snapshot{
 		"posts":    {"7": post("Fair", str("2026-01-01 00:00:00"))},
@@ -49,11 +52,31 @@ func TestDiffSnapshotsListsOnlyRowsThatChanged(t *testing.T) {
 		})
 	}
 	t.Run("sameRow tells NULL from the empty string", func(t *testing.T) {
-		if sameRow(row{"a": nil}, row{"a": str("")}) || sameRow(row{"a": str("")}, row{"b": str("")}) {
+		a, b, ab := []string{"a"}, []string{"b"}, []string{"a", "b"}
+		if sameRow(makeRow(a, []*string{nil}), makeRow(a, []*string{str("")})) ||
+			sameRow(makeRow(a, []*string{str("")}), makeRow(b, []*string{str("")})) {
 			t.Fatal("different rows compared equal")
 		}
-		if !sameRow(row{"a": nil, "b": str("x")}, row{"a": nil, "b": str("x")}) {
+		if !sameRow(makeRow(ab, []*string{nil, str("x")}), makeRow([]string{"a", "b"}, []*string{nil, str("x")})) {
 			t.Fatal("equal rows compared different")
+		}
+	})
+	t.Run("values come back as they were encoded", func(t *testing.T) {
+		cols := []string{"a", "b", "c", "d"}
+		long := strings.Repeat("é", 200)
+		r := makeRow(cols, []*string{str(""), nil, str(long), str("x\x00y")})
+		got := rowToMap(r)
+		want := map[string]any{"a": "", "b": nil, "c": long, "d": "x\x00y"}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("bmpOnly rewrites only characters above U+FFFF", func(t *testing.T) {
+		for in, want := range map[string]string{"plain": "plain", "caf\u00e9 \u4e2d": "caf\u00e9 \u4e2d",
+			"jam \U0001F3B8!": "jam ?!", "bad \xf8 byte": "bad \xf8 byte"} {
+			if got := string(bmpOnly([]byte(in))); got != want {
+				t.Errorf("bmpOnly(%q) = %q, want %q", in, got, want)
+			}
 		}
 	})
 }

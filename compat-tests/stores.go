@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // snapshots read the SQLite store directly
 )
@@ -140,19 +141,23 @@ func (s *SQLiteStore) Close() {
 }
 
 // bmpOnly replaces every character outside the Basic Multilingual Plane with "?", as MySQL does when
-// it sends utf8mb4 text over a 3-byte utf8 connection.
-func bmpOnly(s string) string {
-	for _, r := range s {
-		if r > 0xFFFF {
-			return strings.Map(func(r rune) rune {
+// it sends utf8mb4 text over a 3-byte utf8 connection. Text without one (a byte of 0xF0 or more
+// starts one) is returned as it is.
+func bmpOnly(b []byte) []byte {
+	for i := 0; i < len(b); i++ {
+		if b[i] < 0xF0 {
+			continue
+		}
+		if r, _ := utf8.DecodeRune(b[i:]); r > 0xFFFF {
+			return []byte(strings.Map(func(r rune) rune {
 				if r > 0xFFFF {
 					return '?'
 				}
 				return r
-			}, s)
+			}, string(b)))
 		}
 	}
-	return s
+	return b
 }
 
 func copyFile(src, dst string) error {
