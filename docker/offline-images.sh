@@ -163,6 +163,13 @@ else
     --build-arg RUNTIME_IMAGE=scratch --build-arg GOFLAGS=-mod=vendor
   done_step "docker/Dockerfile, $(docker image inspect -f '{{.Size}}' "$CALENDARD_IMAGE" | awk '{printf "%.1f MB", $1/1e6}')"
 fi
+if [ "$CALENDARD_BUILD" != none ]; then
+  # Docker's classic builder keeps each build's first stage as an untagged image (~190 MB: the base
+  # and the context), and the calendard image a rebuild replaces loses its tag: both are labelled by
+  # docker/Dockerfile and removed here, once untagged, so that repeated runs do not fill the disk.
+  docker image prune -f --filter label=io.calendard.stage=build >/dev/null
+  docker image prune -f --filter label=io.calendard.stage=final >/dev/null
+fi
 
 cat >"$ENV_FILE" <<ENV
 # Written by docker/offline-images.sh: images built here from Debian packages, in place of the
