@@ -57,6 +57,10 @@ else
     { tail -n 20 bin/debootstrap.log >&2; exit 1; }
   # Images are not booted: no apt caches or lists in the layer.
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+  # dpkg without an fsync per file, as Debian's official images have it: an image build that fails is
+  # simply run again (the MariaDB, Redis and Meilisearch images' apt-get installs; apt on a fresh
+  # bookworm: 95-123 s with fsync, 79-107 s without, issue 15).
+  printf 'force-unsafe-io\n' >"$rootfs"/etc/dpkg/dpkg.cfg.d/docker-apt-speedup
   tar -C "$rootfs" -c . | docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     -c 'CMD ["bash"]' - "$BASE_IMAGE" >/dev/null
   rm -rf "$rootfs"
