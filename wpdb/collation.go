@@ -35,13 +35,14 @@ type ucaRange struct {
 // Multilingual Plane and a sorted list above it. Parsing it is on the path of every SQLite store's
 // first comparison (each start of calendard serve): a map of a slice per code point (21,795 of
 // them) made that 20 ms of CPU and as much again in garbage collection, a third of a start's
-// CPU on a small calendar (perf, 40 starts); these are two allocations without pointers.
+// CPU on a small calendar (perf, 40 starts). Here the bulk holds no pointers for the collector to
+// follow (bmp comes last, after every pointer field, so it is not even scanned).
 type ucaTable struct {
 	ascii    [utf8.RuneSelf][]uint16 // the weights of ASCII, most of any text, one load away
+	sup      []ucaSup                // listed code points above U+FFFF, sorted
+	pool     []uint16                // the weights the entries point into
+	implicit []ucaRange              // base weights of implicit ranges other than the default 0xFBC0, sorted
 	bmp      [0x10000]ucaEntry
-	sup      []ucaSup   // listed code points above U+FFFF, sorted
-	pool     []uint16   // the weights the entries point into
-	implicit []ucaRange // base weights of implicit ranges other than the default 0xFBC0, sorted
 }
 
 // ucaEntry locates a listed code point's weights in the pool: ucaListed | offset<<8 | count; 0 is
@@ -152,7 +153,9 @@ func parseUCATable(text string) (*ucaTable, error) {
 	}
 	var buf [2]uint16
 	for r := range t.ascii {
-		t.ascii[r], _ = t.weightsOf(rune(r), &buf)
+		if w, listed := t.weightsOf(rune(r), &buf); listed {
+			t.ascii[r] = w
+		}
 	}
 	sort.Slice(t.implicit, func(i, j int) bool { return t.implicit[i].first < t.implicit[j].first })
 	return t, nil
