@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Tables whose changes the sets record, with their primary key columns.
@@ -91,6 +93,39 @@ func makeRow(cols []string, vals []*string) row {
 	return row{cols: cols, enc: string(buf)}
 }
 
+// rawValue is a scan target that tells NULL from the empty string, which sql.RawBytes does not
+// on every driver (modernc's SQLite hands some empty texts to RawBytes as nil), and reuses its
+// buffer from row to row. Values are written as database/sql writes them into RawBytes.
+type rawValue struct {
+	b    []byte
+	null bool
+}
+
+func (v *rawValue) Scan(src any) error {
+	v.b, v.null = v.b[:0], false
+	switch s := src.(type) {
+	case nil:
+		v.null = true
+	case []byte:
+		v.b = append(v.b, s...)
+	case string:
+		v.b = append(v.b, s...)
+	case int64:
+		v.b = strconv.AppendInt(v.b, s, 10)
+	case uint64: // go-sql-driver/mysql, for unsigned columns
+		v.b = strconv.AppendUint(v.b, s, 10)
+	case float64:
+		v.b = strconv.AppendFloat(v.b, s, 'g', -1, 64)
+	case bool:
+		v.b = strconv.AppendBool(v.b, s)
+	case time.Time:
+		v.b = s.AppendFormat(v.b, time.RFC3339Nano)
+	default:
+		return fmt.Errorf("unexpected %T from the driver", src)
+	}
+	return nil
+}
+
 // TakeSnapshot reads every tracked table (the fixture is small, so a full read is fine); text, when
 // not nil, rewrites every value read (it returns its argument when there is nothing to rewrite).
 func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func([]byte) []byte) (Snapshot, error) {
@@ -114,7 +149,7 @@ func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func([]by
 			}
 			pk = append(pk, i)
 		}
-		vals := make([]sql.RawBytes, len(cols))
+		vals := make([]rawValue, len(cols))
 		ptrs := make([]any, len(cols))
 		for i := range vals {
 			ptrs[i] = &vals[i]
@@ -127,21 +162,22 @@ func TakeSnapshot(ctx context.Context, db *sql.DB, prefix string, text func([]by
 				return nil, err
 			}
 			buf = buf[:0]
-			for i, v := range vals {
-				if v != nil && text != nil {
-					vals[i] = text(v)
+			for i := range vals {
+				v := &vals[i]
+				if !v.null && text != nil {
+					v.b = text(v.b)
 				}
-				buf = encodeValue(buf, vals[i], vals[i] == nil)
+				buf = encodeValue(buf, v.b, v.null)
 			}
 			key = key[:0]
 			for j, i := range pk {
 				if j > 0 {
 					key = append(key, '/')
 				}
-				if vals[i] == nil {
+				if vals[i].null {
 					key = append(key, "NULL"...)
 				} else {
-					key = append(key, vals[i]...)
+					key = append(key, vals[i].b...)
 				}
 			}
 			m[string(key)] = row{cols: cols, enc: string(buf)}
