@@ -1879,25 +1879,25 @@ func (db *DB) loadIndexIDs(ctx context.Context, mode ixMode) (*ixKeys, error) {
 }
 
 // loadIndexLinkedIDs reads the venues and organizers of every event (loadIndexIDs).
-func (db *DB) loadIndexLinkedIDs(ctx context.Context, mode ixMode) (*ixKeys, error) {
-	tx, err := db.beginIndexRead(ctx)
+func (db *DB) loadIndexLinkedIDs(ctx context.Context, mode ixMode) (k *ixKeys, err error) {
+	err = db.inIndexRead(ctx, func(tx *sql.Tx) error {
+		if k, err = db.loadIndexMetaKeys(ctx, tx, mode, nil, ixIDKeys); err != nil || db.dialect != SQLite {
+			return err
+		}
+		other, err := db.postsWithOtherKeySpelling(ctx, tx)
+		if err != nil || len(other) == 0 {
+			return err
+		}
+		fresh, err := db.loadIndexKeys(ctx, tx, mode, other)
+		if err != nil {
+			return err
+		}
+		k.replace(other, fresh)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	k, err := db.loadIndexMetaKeys(ctx, tx, mode, nil, ixIDKeys)
-	if err != nil || db.dialect != SQLite {
-		return k, err
-	}
-	other, err := db.postsWithOtherKeySpelling(ctx, tx)
-	if err != nil || len(other) == 0 {
-		return k, err
-	}
-	fresh, err := db.loadIndexKeys(ctx, tx, mode, other)
-	if err != nil {
-		return nil, err
-	}
-	k.replace(other, fresh)
 	return k, nil
 }
 

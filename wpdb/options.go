@@ -368,31 +368,35 @@ func (s *Store) TermsOf(ctx context.Context, taxonomy string) ([]*calendard.Term
 	return terms, nil
 }
 
+// waitIndex waits up to 10 s for the event index to be ready (wait: one of its Wait methods).
+func waitIndex(ctx context.Context, wait func(context.Context) bool) {
+	w, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	wait(w)
+}
+
 // FindEvents answers from the event index when it is built and can answer the filter, from SQL
 // otherwise; both give the same page.
 func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	if s.index != nil {
-		if !s.index.Ready() && s.dialect == SQLite {
+		if s.dialect == SQLite {
 			// On SQLite the first build is faster than one list over the whole calendar (measured
 			// at 100k events: 5.8 s to the first answer waiting, 10.4 s through SQL); on MariaDB
-			// the SQL list is the faster (2.2 s against 8.1 s), so it answers meanwhile.
-			wait, cancel := context.WithTimeout(ctx, 10*time.Second)
-			s.index.WaitReady(wait)
-			cancel()
-		}
-		if filtersByIDs(&f) && !s.index.IDsReady() && s.index.Ready() && s.dialect == SQLite {
-			// The first build's second pass, the terms, venues and organizers, ends within a
-			// second after the first; such a list through SQL on the embedded store takes longer.
-			wait, cancel := context.WithTimeout(ctx, 10*time.Second)
-			s.index.WaitIDsReady(wait)
-			cancel()
-		}
-		if len(f.Search) > 0 && !s.index.TextReady() && s.index.Ready() && s.dialect == SQLite {
-			// The first build's second pass, the search text, ends within a second or so after
-			// the first; a search through SQL on the embedded store takes longer.
-			wait, cancel := context.WithTimeout(ctx, 10*time.Second)
-			s.index.WaitTextReady(wait)
-			cancel()
+			// the SQL list is the faster (2.2 s against 8.1 s), so it answers meanwhile. The
+			// build's later passes, the terms, venues and organizers and then the search text,
+			// end within a second or so after the first: lists filtered by them and searches wait
+			// for them too, rather than go through SQL on the embedded store, which takes longer.
+			// (The readiness is tested here, so that a list that waits for nothing creates no
+			// method values.)
+			if !s.index.Ready() {
+				waitIndex(ctx, s.index.WaitReady)
+			}
+			if s.index.Ready() && filtersByIDs(&f) && !s.index.IDsReady() {
+				waitIndex(ctx, s.index.WaitIDsReady)
+			}
+			if s.index.Ready() && len(f.Search) > 0 && !s.index.TextReady() {
+				waitIndex(ctx, s.index.WaitTextReady)
+			}
 		}
 		if ids, total, ok := s.index.FindEvents(site, &f); ok {
 			events, err := s.events(ctx, ids)

@@ -18,47 +18,39 @@ import (
 var registerOnce sync.Once
 var registerErr error
 
-func registerSQLite() error {
-	registerOnce.Do(func() {
-		if err := sqlite.RegisterCollationUtf8(CollationName, collate520); err != nil {
-			registerErr = err
-			return
-		}
-		// like(pattern, value) and like(pattern, value, escape): one variadic registration. The
-		// functions read their text arguments in place (VolatileArgs), which also keeps text with NUL
-		// characters whole, and never retain them.
-		if err := sqlite.RegisterFunction("like", &sqlite.FunctionImpl{NArgs: -1, Deterministic: true,
-			Scalar: scalar(likeFunc), VolatileArgs: true}); err != nil {
-			registerErr = err
-			return
-		}
-		if err := sqlite.RegisterFunction(castSignedFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
-			Scalar: scalar(castSignedSQL), VolatileArgs: true}); err != nil {
-			registerErr = err
-			return
-		}
-		// CAST(x AS DATETIME) as a comparison operand and as a value (mysqldate.go).
-		if err := sqlite.RegisterFunction(castDatetimeCmpFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
-			Scalar: scalar(castDatetimeCmpSQL), VolatileArgs: true}); err != nil {
-			registerErr = err
-			return
-		}
-		if err := sqlite.RegisterFunction(castDatetimeFunc, &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
-			Scalar: scalar(castDatetimeSQL), VolatileArgs: true}); err != nil {
-			registerErr = err
-			return
-		}
-		// crc32(text) as MySQL's CRC32: the watermark's term-name signature and the search index's
-		// fingerprints are the same SQL on both stores.
-		registerErr = sqlite.RegisterFunction("crc32", &sqlite.FunctionImpl{NArgs: 1, Deterministic: true,
-			Scalar: scalar(crc32SQL), VolatileArgs: true})
-	})
-	return registerErr
+// sqliteFunctions are the SQL functions calendard adds to SQLite, each with its number of arguments
+// (-1: any). They read their text arguments in place (VolatileArgs), which also keeps text with NUL
+// characters whole, and never retain them.
+var sqliteFunctions = []struct {
+	name  string
+	nargs int32
+	f     func([]driver.Value) (driver.Value, error)
+}{
+	{"like", -1, likeFunc}, // like(pattern, value) and like(pattern, value, escape)
+	{castSignedFunc, 1, castSignedSQL},
+	// CAST(x AS DATETIME) as a comparison operand and as a value (mysqldate.go).
+	{castDatetimeCmpFunc, 1, castDatetimeCmpSQL},
+	{castDatetimeFunc, 1, castDatetimeSQL},
+	// crc32(text) as MySQL's CRC32: the watermark's term-name signature and the search index's
+	// fingerprints are the same SQL on both stores.
+	{"crc32", 1, crc32SQL},
 }
 
-// scalar adapts a function of its arguments to the driver's scalar function signature.
-func scalar(f func([]driver.Value) (driver.Value, error)) func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
-	return func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) { return f(args) }
+func registerSQLite() error {
+	registerOnce.Do(func() {
+		if registerErr = sqlite.RegisterCollationUtf8(CollationName, collate520); registerErr != nil {
+			return
+		}
+		for _, fn := range sqliteFunctions {
+			f := fn.f
+			impl := &sqlite.FunctionImpl{NArgs: fn.nargs, Deterministic: true, VolatileArgs: true,
+				Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) { return f(args) }}
+			if registerErr = sqlite.RegisterFunction(fn.name, impl); registerErr != nil {
+				return
+			}
+		}
+	})
+	return registerErr
 }
 
 // sqliteBusy reports SQLite's "database is locked/busy" (SQLITE_BUSY, SQLITE_LOCKED and their
