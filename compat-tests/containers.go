@@ -97,15 +97,18 @@ func redisFor(ctx context.Context, t *testing.T, docker bool) string {
 		return ""
 	}
 	image := envOr(envRedisImage, defaultRedisImage)
-	port, err := testenv.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	var port int
+	var c testcontainers.Container
 	// Both images run redis-server with these arguments: loopback, the test's port, no snapshots.
-	c, err := hostNetwork(ctx, testcontainers.ContainerRequest{
-		Image:      image,
-		Cmd:        []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", ""},
-		WaitingFor: wait.ForLog("Ready to accept connections").WithStartupTimeout(time.Minute),
+	// The log line is this container's own: it has bound the port.
+	err := testenv.OnFreePort(func(p int) (err error) {
+		port = p
+		c, err = hostNetwork(ctx, testcontainers.ContainerRequest{
+			Image:      image,
+			Cmd:        []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", ""},
+			WaitingFor: wait.ForLog("Ready to accept connections").WithStartupTimeout(time.Minute),
+		})
+		return err
 	})
 	if err != nil {
 		t.Fatalf("starting %s: %v", image, err)
@@ -140,46 +143,67 @@ func meiliFor(ctx context.Context, t *testing.T) (url, key string) {
 
 func meiliContainer(ctx context.Context, t *testing.T) (string, string) {
 	image := envOr(envMeiliImage, defaultMeiliImage)
-	port, err := testenv.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := "compat-" + strconv.Itoa(port) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	c, err := hostNetwork(ctx, testcontainers.ContainerRequest{
-		Image: image,
-		// The official image and the offline one both read these; development mode takes any key.
-		Env: map[string]string{"MEILI_HTTP_ADDR": "127.0.0.1:" + strconv.Itoa(port), "MEILI_MASTER_KEY": key,
-			"MEILI_ENV": "development", "MEILI_NO_ANALYTICS": "true", "MEILI_MAX_INDEXING_THREADS": "2"},
+	var port int
+	var key string
+	var c testcontainers.Container
+	err := testenv.OnFreePort(func(p int) (err error) {
+		port = p
+		key = "compat-" + strconv.Itoa(port) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		c, err = hostNetwork(ctx, testcontainers.ContainerRequest{
+			Image: image,
+			// The official image and the offline one both read these; development mode takes any key.
+			Env: map[string]string{"MEILI_HTTP_ADDR": "127.0.0.1:" + strconv.Itoa(port), "MEILI_MASTER_KEY": key,
+				"MEILI_ENV": "development", "MEILI_NO_ANALYTICS": "true", "MEILI_MAX_INDEXING_THREADS": "2"},
+		})
+		if err != nil {
+			return err
+		}
+		if err = meiliAnswers(ctx, c, "http://127.0.0.1:"+strconv.Itoa(port), key); err != nil {
+			terminate(c)
+		}
+		return err
 	})
 	if err != nil {
 		t.Fatalf("starting %s: %v", image, err)
 	}
 	terminateAtCleanup(t, c)
-	// On the host network the engine maps no port to wait on: ask /health on the chosen one.
-	health := "http://127.0.0.1:" + strconv.Itoa(port) + "/health"
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		resp, err := http.Get(health)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s does not answer %s: %v\n%s", image, health, err, containerLogs(ctx, c))
-		}
-	}
 	fmt.Printf("compat: search: %s in a container started by testcontainers-go, port %d\n", image, port)
 	return "http://127.0.0.1:" + strconv.Itoa(port), key
 }
 
+// meiliAnswers waits until the container's server answers on url. On the host network the engine
+// maps no port to wait on, and another Meilisearch holding the port would answer /health too: only
+// this one accepts key. A container that exited says why in its logs (a taken port: tried again).
+func meiliAnswers(ctx context.Context, c testcontainers.Container, url, key string) error {
+	client := &http.Client{Timeout: 2 * time.Second}
+	var err error
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if st, serr := c.State(ctx); serr == nil && !st.Running {
+			return fmt.Errorf("the container exited (%d):\n%s", st.ExitCode, containerLogs(ctx, c))
+		}
+		req, _ := http.NewRequestWithContext(ctx, "GET", url+"/keys?limit=1", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		var resp *http.Response
+		if resp, err = client.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("GET /keys: %s", resp.Status)
+		}
+	}
+	return fmt.Errorf("does not answer %s: %v\n%s", url, err, containerLogs(ctx, c))
+}
+
+func terminate(c testcontainers.Container) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = c.Terminate(ctx)
+}
+
 // terminateAtCleanup removes a container the test started when the test ends.
 func terminateAtCleanup(t *testing.T, c testcontainers.Container) {
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = c.Terminate(ctx)
-	})
+	t.Cleanup(func() { terminate(c) })
 }
 
 func envOr(k, def string) string {
@@ -259,11 +283,16 @@ type dbContainer struct {
 // mariadb images and the Debian-built one (docker/offline) all take server options as arguments
 // and print "port: N" once the real server (not the initialisation's) accepts connections; the
 // testcontainers modules wait for log lines only the upstream builds print.
-func startDBContainer(ctx context.Context, image string) (*dbContainer, error) {
-	port, err := testenv.FreePort()
-	if err != nil {
-		return nil, err
-	}
+func startDBContainer(ctx context.Context, image string) (d *dbContainer, err error) {
+	err = testenv.OnFreePort(func(port int) (err error) {
+		d, err = startDBContainerOn(ctx, image, port)
+		return err
+	})
+	return d, err
+}
+
+// startDBContainerOn starts image on port; the log line waited for is this container's own.
+func startDBContainerOn(ctx context.Context, image string, port int) (*dbContainer, error) {
 	password := "compat-" + strconv.Itoa(port)
 	c, err := hostNetwork(ctx, testcontainers.ContainerRequest{
 		Image: image,
@@ -325,11 +354,16 @@ func (d *dbContainer) LoadSQL(ctx context.Context, dbname, file string) error {
 
 // calendardContainer runs the calendard image on a free loopback port with env, and waits until
 // it listens. Stop it with Terminate.
-func calendardContainer(ctx context.Context, image string, env map[string]string) (testcontainers.Container, *Service, error) {
-	port, err := testenv.FreePort()
-	if err != nil {
-		return nil, nil, err
-	}
+func calendardContainer(ctx context.Context, image string, env map[string]string) (c testcontainers.Container, svc *Service, err error) {
+	err = testenv.OnFreePort(func(port int) (err error) {
+		c, svc, err = calendardContainerOn(ctx, image, port, env)
+		return err
+	})
+	return c, svc, err
+}
+
+// calendardContainerOn runs the image on port; the log line waited for is this container's own.
+func calendardContainerOn(ctx context.Context, image string, port int, env map[string]string) (testcontainers.Container, *Service, error) {
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	e := map[string]string{"CALENDAR_LISTEN": "127.0.0.1:" + strconv.Itoa(port), "CALENDAR_SITE_URL": base,
 		"CALENDAR_LOG_LEVEL": "info"}

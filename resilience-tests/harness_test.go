@@ -181,31 +181,19 @@ type server struct {
 func startServer(t *testing.T, spec string, env map[string]string) *server {
 	t.Helper()
 	bin := calendardBin(t)
-	port, err := testenv.FreePort()
+	var s *server
+	// Both ports may be taken between the draw and the bind: the start is tried again on others.
+	err := testenv.OnFreePort(func(port int) error {
+		dport, err := testenv.FreePort()
+		if err != nil {
+			return err
+		}
+		s, err = launchServer(t, bin, spec, port, dport, env)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dport, err := testenv.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &server{addr: "127.0.0.1:" + strconv.Itoa(port), debug: "127.0.0.1:" + strconv.Itoa(dport), spec: spec,
-		log: &syncBuffer{}, done: make(chan struct{})}
-	s.base = "http://" + s.addr
-	s.cmd = exec.Command(bin, "serve")
-	// XDG_CACHE_HOME: the event index file of a MySQL store goes to the user's cache directory;
-	// each server of the tests keeps its own.
-	s.cmd.Env = append(os.Environ(), "CALENDAR_DB="+spec, "CALENDAR_LISTEN="+s.addr, "CALENDAR_DEBUG_ADDR="+s.debug,
-		"CALENDAR_ENVIRONMENT=local", "XDG_CACHE_HOME="+t.TempDir())
-	for k, v := range env {
-		s.cmd.Env = append(s.cmd.Env, k+"="+v)
-	}
-	s.cmd.Stdout = s.log
-	s.cmd.Stderr = s.log
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.exit = s.cmd.Wait(); close(s.done) }()
 	t.Cleanup(func() {
 		select {
 		case <-s.done:
@@ -223,22 +211,48 @@ func startServer(t *testing.T, spec string, env map[string]string) *server {
 		}
 		s.stop(10 * time.Second)
 	})
-	deadline := time.Now().Add(20 * time.Second)
+	return s
+}
+
+// launchServer starts one server and waits until it says it listens (another process answering on
+// the port must not count) and /healthz answers 200.
+func launchServer(t *testing.T, bin, spec string, port, dport int, env map[string]string) (*server, error) {
+	s := &server{addr: "127.0.0.1:" + strconv.Itoa(port), debug: "127.0.0.1:" + strconv.Itoa(dport), spec: spec,
+		log: &syncBuffer{}, done: make(chan struct{})}
+	s.base = "http://" + s.addr
+	s.cmd = exec.Command(bin, "serve")
+	// XDG_CACHE_HOME: the event index file of a MySQL store goes to the user's cache directory;
+	// each server of the tests keeps its own.
+	s.cmd.Env = append(os.Environ(), "CALENDAR_DB="+spec, "CALENDAR_LISTEN="+s.addr, "CALENDAR_DEBUG_ADDR="+s.debug,
+		"CALENDAR_ENVIRONMENT=local", "XDG_CACHE_HOME="+t.TempDir(), "CALENDAR_LOG_LEVEL=info")
+	for k, v := range env {
+		s.cmd.Env = append(s.cmd.Env, k+"="+v)
+	}
+	s.cmd.Stdout = s.log
+	s.cmd.Stderr = s.log
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { s.exit = s.cmd.Wait(); close(s.done) }()
+	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := http.Get(s.base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return s
-			}
-		}
 		select {
 		case <-s.done:
-			t.Fatalf("calendard exited: %v\n%s", s.exit, s.log.String())
+			return nil, fmt.Errorf("calendard exited: %v\n%s", s.exit, s.log.String())
 		default:
 		}
+		if strings.Contains(s.log.String(), "calendard listening") {
+			resp, err := http.Get(s.base + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					return s, nil
+				}
+			}
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("calendard did not become healthy:\n%s", s.log.String())
+			s.stop(10 * time.Second)
+			return nil, fmt.Errorf("calendard did not become healthy:\n%s", s.log.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

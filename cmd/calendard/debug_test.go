@@ -17,12 +17,11 @@ func TestDebugListener(t *testing.T) {
 			t.Errorf("startDebug(%q) accepted a non-loopback address", addr)
 		}
 	}
-	port, err := testenv.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	if err := startDebug(addr); err != nil {
+	var addr string
+	if err := testenv.OnFreePort(func(port int) error {
+		addr = "127.0.0.1:" + strconv.Itoa(port)
+		return startDebug(addr)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{"/debug/vars": `"Mallocs"`, "/debug/pprof/": "goroutine"} {

@@ -12,11 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
-
-	"github.com/calendard/calendard/internal/testenv"
 )
 
 // The built binary, run the way "make run" runs it: migrate, demo, serve — on one SQLite file.
@@ -50,54 +46,12 @@ func (in *instance) command(t *testing.T, args ...string) string {
 	return stdout.String()
 }
 
-// serve starts the service and waits until it answers; the returned function stops it with
+// serve starts the service and waits until it listens; the returned function stops it with
 // SIGTERM and checks it shut down cleanly.
 func (in *instance) serve(t *testing.T) (stop func()) {
 	t.Helper()
-	cmd := exec.Command(in.bin, "serve")
-	cmd.Env = in.env
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("serve exited with %v\n%s", err, logs.String())
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("serve did not stop on SIGTERM\n%s", logs.String())
-		}
-	}
-	t.Cleanup(stop)
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get("http://" + in.addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return stop
-			}
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve exited early: %v\n%s", err, logs.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	t.Fatalf("serve did not answer /healthz\n%s", logs.String())
-	return nil
+	in.addr, stop, _ = serveOnFreePort(t, in.bin, "127.0.0.1", in.env)
+	return stop
 }
 
 // call sends a request (as admin when pass is set) and decodes the JSON answer.
@@ -137,12 +91,8 @@ func (in *instance) call(t *testing.T, method, path, pass string, body any) (int
 var appPasswordRe = regexp.MustCompile(`application password:\s+([A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5})`)
 
 func TestDemoThenServeKeepsEveryWriteAcrossRestarts(t *testing.T) {
-	port, err := testenv.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	in := &instance{bin: buildBinary(t), addr: fmt.Sprintf("127.0.0.1:%d", port)}
+	in := &instance{bin: buildBinary(t)}
 	// The service is configured by the test alone: no CALENDAR_* variable of the caller leaks in.
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "CALENDAR_") {
@@ -150,7 +100,7 @@ func TestDemoThenServeKeepsEveryWriteAcrossRestarts(t *testing.T) {
 		}
 	}
 	in.env = append(in.env, "CALENDAR_DB=sqlite://"+filepath.Join(dir, "calendar.db"),
-		"CALENDAR_LISTEN="+in.addr, "CALENDAR_ENVIRONMENT=local", "CALENDAR_LOG_LEVEL=warn")
+		"CALENDAR_ENVIRONMENT=local", "CALENDAR_LOG_LEVEL=warn")
 
 	migrated := in.command(t, "migrate")
 	m := appPasswordRe.FindStringSubmatch(migrated)

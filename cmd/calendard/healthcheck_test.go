@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -63,19 +66,22 @@ func TestHealthcheckCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			port, err := testenv.FreePort()
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Listening on the wildcard address, as in the image: the probe goes to loopback.
-			env := []string{"CALENDAR_LISTEN=0.0.0.0:" + fmt.Sprint(port), "CALENDAR_LOG_LEVEL=info", "CALENDAR_DB_TIMEOUT=1s"}
+			env := []string{"CALENDAR_LOG_LEVEL=info", "CALENDAR_DB_TIMEOUT=1s"}
 			for _, kv := range os.Environ() {
 				if !strings.HasPrefix(kv, "CALENDAR_") {
 					env = append(env, kv)
 				}
 			}
+			// Listening on the wildcard address, as in the image: the probe goes to loopback.
 			if tt.db != "" {
-				startListening(t, bin, append(env, "CALENDAR_DB="+tt.db))
+				addr, _, _ := serveOnFreePort(t, bin, "0.0.0.0", append(env, "CALENDAR_DB="+tt.db))
+				env = append(env, "CALENDAR_LISTEN="+addr)
+			} else {
+				port, err := testenv.FreePort()
+				if err != nil {
+					t.Fatal(err)
+				}
+				env = append(env, "CALENDAR_LISTEN=0.0.0.0:"+strconv.Itoa(port))
 			}
 			probe := exec.Command(bin, "healthcheck")
 			probe.Env = env
@@ -90,39 +96,61 @@ func TestHealthcheckCommand(t *testing.T) {
 	}
 }
 
-// startListening runs `calendard serve` until the test ends and waits until it says it listens
-// (not until it is healthy: some cases serve an unreachable database).
-func startListening(t *testing.T, bin string, env []string) {
+// serveOnFreePort runs `calendard serve` with env on a free port of host until the test ends, and
+// returns once this process says it listens (not once it is healthy: some cases serve an
+// unreachable database; and another server answering on the port must not count). A port taken
+// between the draw and the bind is drawn again. stop sends SIGTERM and reports an unclean exit.
+func serveOnFreePort(t *testing.T, bin, host string, env []string) (addr string, stop func(), logs *syncedBuffer) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = env
-	var logs syncedBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
+	err := testenv.OnFreePort(func(port int) error {
+		addr = net.JoinHostPort(host, strconv.Itoa(port))
+		logs = &syncedBuffer{}
+		cmd := exec.Command(bin, "serve")
+		// The last value of a variable counts: these override env's.
+		cmd.Env = append(slices.Clone(env), "CALENDAR_LISTEN="+addr, "CALENDAR_LOG_LEVEL=info")
+		cmd.Stdout, cmd.Stderr = logs, logs
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "calendard listening"); time.Sleep(20 * time.Millisecond) {
+			select {
+			case err := <-done:
+				return fmt.Errorf("serve exited early: %v\n%s", err, logs.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				<-done
+				return fmt.Errorf("serve did not listen:\n%s", logs.String())
+			}
+		}
+		stopped := false
+		stop = func() {
+			if stopped {
+				return
+			}
+			stopped = true
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("serve exited with %v\n%s", err, logs.String())
+				}
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Errorf("serve did not stop on SIGTERM\n%s", logs.String())
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		select {
-		case <-done:
-			t.Fatalf("serve exited early:\n%s", logs.String())
-		default:
-		}
-		if strings.Contains(logs.String(), "calendard listening") {
-			return
-		}
-	}
-	t.Fatalf("serve did not listen:\n%s", logs.String())
+	t.Cleanup(stop)
+	return addr, stop, logs
 }
 
 // syncedBuffer is a bytes.Buffer the process writes while the test reads it.

@@ -46,21 +46,20 @@ func TestMetricsAndPrivateCacheSettings(t *testing.T) {
 // /metrics is served on the diagnostics listener and on CALENDAR_METRICS_ADDR (the API listener
 // serves it only with CALENDAR_METRICS=public: handlers' TestPrivateAnswersStayOutOfRedis).
 func TestMetricsListeners(t *testing.T) {
-	port, err := testenv.FreePort()
-	if err != nil {
+	var debugAddr, metricsAddr string
+	if err := testenv.OnFreePort(func(port int) error {
+		debugAddr = "127.0.0.1:" + strconv.Itoa(port)
+		return startDebug(debugAddr)
+	}); err != nil {
 		t.Fatal(err)
 	}
-	debugAddr := "127.0.0.1:" + strconv.Itoa(port)
-	if err := startDebug(debugAddr); err != nil {
-		t.Fatal(err)
-	}
-	if port, err = testenv.FreePort(); err != nil {
-		t.Fatal(err)
-	}
-	metricsAddr := "127.0.0.1:" + strconv.Itoa(port)
-	cfg := &Config{Metrics: true, MetricsAddr: metricsAddr}
-	stop, err := serveMetrics(cfg, newMetrics(cfg))
-	if err != nil {
+	var stop func()
+	if err := testenv.OnFreePort(func(port int) (err error) {
+		metricsAddr = "127.0.0.1:" + strconv.Itoa(port)
+		cfg := &Config{Metrics: true, MetricsAddr: metricsAddr}
+		stop, err = serveMetrics(cfg, newMetrics(cfg))
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
@@ -81,7 +80,8 @@ func TestMetricsListeners(t *testing.T) {
 	if status, _ := get("http://" + metricsAddr + "/debug/vars"); status != 404 {
 		t.Errorf("the metrics listener serves /debug/vars: %d", status)
 	}
-	if _, err := serveMetrics(&Config{Metrics: true, MetricsAddr: metricsAddr}, newMetrics(cfg)); err == nil {
+	taken := &Config{Metrics: true, MetricsAddr: metricsAddr}
+	if _, err := serveMetrics(taken, newMetrics(taken)); err == nil {
 		t.Error("a taken CALENDAR_METRICS_ADDR was accepted")
 	}
 }

@@ -35,7 +35,10 @@ type MariaDB struct {
 	Dir    string
 	Port   int
 	Socket string
-	cmd    *exec.Cmd
+	data   string
+	bin    string
+	tmp    string
+	p      *proc
 	client string
 	server []string // the server's command line, for Restart
 }
@@ -56,8 +59,21 @@ func lookPath(names ...string) (string, error) {
 	return "", fmt.Errorf("none of %v found; install mariadb-server (see .ci/run)", names)
 }
 
-// StartMariaDB initialises a data directory under dir and starts mariadbd on a free port.
+// StartMariaDB initialises a data directory under dir and starts mariadbd on a free port, on
+// another one when the port is taken meanwhile.
 func StartMariaDB(dir string) (*MariaDB, error) {
+	m, err := installMariaDB(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := OnFreePort(m.startOn); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// installMariaDB initialises a data directory under dir.
+func installMariaDB(dir string) (*MariaDB, error) {
 	server, err := lookPath("mariadbd", "mysqld")
 	if err != nil {
 		return nil, err
@@ -82,20 +98,18 @@ func StartMariaDB(dir string) (*MariaDB, error) {
 	if out, err := install.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("mariadb-install-db: %v\n%s", err, out)
 	}
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	m := &MariaDB{Server: Server{Addr: "127.0.0.1:" + strconv.Itoa(port), User: "root"},
-		Dir: dir, Port: port, Socket: filepath.Join(dir, "mysqld.sock"), client: client}
-	m.server = []string{server, "--no-defaults", "--user=root", "--datadir=" + data, "--port=" + strconv.Itoa(port),
-		"--bind-address=127.0.0.1", "--socket=" + m.Socket, "--tmpdir=" + tmp, "--pid-file=" + filepath.Join(dir, "mysqld.pid"),
-		"--log-error=" + filepath.Join(dir, "err.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
+	return &MariaDB{Dir: dir, Socket: filepath.Join(dir, "mysqld.sock"), client: client, data: data, bin: server, tmp: tmp}, nil
+}
+
+// startOn starts the installed server on port.
+func (m *MariaDB) startOn(port int) error {
+	m.Server = Server{Addr: "127.0.0.1:" + strconv.Itoa(port), User: "root"}
+	m.Port = port
+	m.server = []string{m.bin, "--no-defaults", "--user=root", "--datadir=" + m.data, "--port=" + strconv.Itoa(port),
+		"--bind-address=127.0.0.1", "--socket=" + m.Socket, "--tmpdir=" + m.tmp, "--pid-file=" + filepath.Join(m.Dir, "mysqld.pid"),
+		"--log-error=" + filepath.Join(m.Dir, "err.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
 		"--innodb-flush-log-at-trx-commit=2", "--max-connections=500"}
-	if err := m.start(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return m.start()
 }
 
 // Restart starts a stopped server again on the same data directory and port: tests take the
@@ -104,29 +118,66 @@ func (m *MariaDB) Restart() error {
 	return m.start()
 }
 
-// start runs the server and waits until it answers.
+// start runs the server and waits until it answers. Only this server counts: another one holding
+// the port would answer the ping too, so the answer must come from this data directory.
 func (m *MariaDB) start() error {
-	m.cmd = exec.Command(m.server[0], m.server[1:]...)
-	if err := m.cmd.Start(); err != nil {
+	errLog := filepath.Join(m.Dir, "err.log")
+	logStart := fileSize(errLog)
+	p, err := startProc(exec.Command(m.server[0], m.server[1:]...))
+	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	m.p = p
+	deadline := time.Now().Add(60 * time.Second)
 	for {
-		db, err := sql.Open("mysql", m.DSN(""))
-		if err == nil {
-			err = db.Ping()
-			db.Close()
+		if p.exited() {
+			m.p = nil
+			return startError("mariadbd", readFrom(errLog, logStart))
 		}
+		err := m.ownsPort()
 		if err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {
 			m.Stop()
-			log, _ := os.ReadFile(filepath.Join(m.Dir, "err.log"))
-			return fmt.Errorf("mariadbd did not start: %v\n%s", err, log)
+			return fmt.Errorf("mariadbd did not start: %v\n%s", err, readFrom(errLog, logStart))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// ownsPort checks that the server answering on m.Addr is the one on m's data directory.
+func (m *MariaDB) ownsPort() error {
+	db, err := sql.Open("mysql", m.DSN("")+"?timeout=2s")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var datadir string
+	if err := db.QueryRow("SELECT @@datadir").Scan(&datadir); err != nil {
+		return err
+	}
+	if filepath.Clean(datadir) != filepath.Clean(m.data) {
+		return fmt.Errorf("another server (%s) answers on %s", datadir, m.Addr)
+	}
+	return nil
+}
+
+func fileSize(name string) int64 {
+	st, err := os.Stat(name)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// readFrom reads a log from offset on: what the last start wrote.
+func readFrom(name string, offset int64) string {
+	b, _ := os.ReadFile(name)
+	if offset > int64(len(b)) {
+		offset = 0
+	}
+	return string(b[offset:])
 }
 
 // DSN returns a go-sql-driver DSN for a database on the server.
@@ -142,10 +193,10 @@ func (m *Server) DSN(dbname string) string {
 
 // Signal sends sig to the server process: tests stall it with SIGSTOP and resume it with SIGCONT.
 func (m *MariaDB) Signal(sig os.Signal) error {
-	if m.cmd == nil || m.cmd.Process == nil {
+	if m.p == nil || m.p.exited() {
 		return fmt.Errorf("mariadbd is not running")
 	}
-	return m.cmd.Process.Signal(sig)
+	return m.p.cmd.Process.Signal(sig)
 }
 
 // Pause stops the server with SIGSTOP and returns once every one of its threads is stopped: kill
@@ -155,7 +206,7 @@ func (m *MariaDB) Pause() error {
 	if err := m.Signal(syscall.SIGSTOP); err != nil {
 		return err
 	}
-	tasks := fmt.Sprintf("/proc/%d/task", m.cmd.Process.Pid)
+	tasks := fmt.Sprintf("/proc/%d/task", m.p.cmd.Process.Pid)
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
 		running, err := runningThreads(tasks)
 		if err != nil || running == 0 {
@@ -189,7 +240,7 @@ func runningThreads(tasks string) (int, error) {
 
 // Stop terminates the server.
 func (m *MariaDB) Stop() {
-	Interrupt(m.cmd, 10*time.Second)
+	m.p.stop(10 * time.Second)
 }
 
 // Exec runs SQL statements against the server.

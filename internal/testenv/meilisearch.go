@@ -45,56 +45,67 @@ func MeilisearchBinary() (string, error) {
 // Meilisearch is a running throwaway server with its own data directory and master key.
 type Meilisearch struct {
 	URL, Key, Dir string
-	cmd           *exec.Cmd
+	p             *proc
 	args          []string
 }
 
-// StartMeilisearch starts Meilisearch on a free loopback port with a data directory under dir.
+// StartMeilisearch starts Meilisearch on a free loopback port with a data directory under dir, on
+// another port when that one is taken meanwhile.
 func StartMeilisearch(dir string) (*Meilisearch, error) {
 	bin, err := MeilisearchBinary()
 	if err != nil {
 		return nil, err
 	}
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
 	key := make([]byte, 16)
 	_, _ = rand.Read(key)
-	m := &Meilisearch{URL: "http://127.0.0.1:" + strconv.Itoa(port), Key: hex.EncodeToString(key), Dir: dir}
-	m.args = []string{bin, "--http-addr", "127.0.0.1:" + strconv.Itoa(port), "--master-key", m.Key,
-		"--db-path", filepath.Join(dir, "data.ms"), "--dump-dir", filepath.Join(dir, "dumps"),
-		"--snapshot-dir", filepath.Join(dir, "snapshots"), "--no-analytics", "--env", "development",
-		"--max-indexing-threads", "2", "--log-level", "WARN"}
-	return m, m.Start()
+	m := &Meilisearch{Key: hex.EncodeToString(key), Dir: dir}
+	return m, OnFreePort(func(port int) error {
+		m.URL = "http://127.0.0.1:" + strconv.Itoa(port)
+		m.args = []string{bin, "--http-addr", "127.0.0.1:" + strconv.Itoa(port), "--master-key", m.Key,
+			"--db-path", filepath.Join(dir, "data.ms"), "--dump-dir", filepath.Join(dir, "dumps"),
+			"--snapshot-dir", filepath.Join(dir, "snapshots"), "--no-analytics", "--env", "development",
+			"--max-indexing-threads", "2", "--log-level", "WARN"}
+		return m.Start()
+	})
 }
 
-// Start runs the server (again, after Stop) and waits until /health answers.
+// Start runs the server (again, after Stop) and waits until it answers. Only this server counts:
+// another Meilisearch on the port answers /health too, but refuses this server's master key.
 func (m *Meilisearch) Start() error {
-	m.cmd = exec.Command(m.args[0], m.args[1:]...)
-	log, err := os.OpenFile(filepath.Join(m.Dir, "meilisearch.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logName := filepath.Join(m.Dir, "meilisearch.log")
+	logStart := fileSize(logName)
+	log, err := os.OpenFile(logName, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	m.cmd.Stdout, m.cmd.Stderr = log, log
-	if err := m.cmd.Start(); err != nil {
-		log.Close()
+	cmd := exec.Command(m.args[0], m.args[1:]...)
+	cmd.Stdout, cmd.Stderr = log, log
+	p, err := startProc(cmd)
+	log.Close()
+	if err != nil {
 		return err
 	}
-	log.Close()
-	deadline := time.Now().Add(30 * time.Second)
+	m.p = p
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get(m.URL + "/health")
+		if p.exited() {
+			m.p = nil
+			return startError("meilisearch", readFrom(logName, logStart))
+		}
+		req, _ := http.NewRequest("GET", m.URL+"/keys?limit=1", nil)
+		req.Header.Set("Authorization", "Bearer "+m.Key)
+		resp, err := client.Do(req)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
 				return nil
 			}
+			err = fmt.Errorf("GET /keys: %s", resp.Status)
 		}
 		if time.Now().After(deadline) {
 			m.Kill()
-			out, _ := os.ReadFile(filepath.Join(m.Dir, "meilisearch.log"))
-			return fmt.Errorf("meilisearch did not start: %v\n%s", err, out)
+			return fmt.Errorf("meilisearch did not start: %v\n%s", err, readFrom(logName, logStart))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -102,17 +113,27 @@ func (m *Meilisearch) Start() error {
 
 // Kill stops the server at once (SIGKILL), as a crash would.
 func (m *Meilisearch) Kill() {
-	if m.cmd != nil && m.cmd.Process != nil {
-		_ = m.cmd.Process.Signal(syscall.SIGKILL)
-		_ = m.cmd.Wait()
-		m.cmd = nil
+	if m.p != nil {
+		m.p.kill()
+		m.p = nil
 	}
 }
 
 // Stop terminates the server politely.
 func (m *Meilisearch) Stop() {
-	if m.cmd != nil {
-		Interrupt(m.cmd, 10*time.Second)
-		m.cmd = nil
+	if m.p != nil {
+		m.p.stop(10 * time.Second)
+		m.p = nil
 	}
+}
+
+// Pause stalls the server with SIGSTOP (its port stays open, requests hang), Resume lets it go on.
+func (m *Meilisearch) Pause() error  { return m.signal(syscall.SIGSTOP) }
+func (m *Meilisearch) Resume() error { return m.signal(syscall.SIGCONT) }
+
+func (m *Meilisearch) signal(sig syscall.Signal) error {
+	if m.p == nil || m.p.exited() {
+		return fmt.Errorf("meilisearch is not running")
+	}
+	return m.p.cmd.Process.Signal(sig)
 }

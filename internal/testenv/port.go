@@ -56,7 +56,10 @@ func portRange() (lo, hi int) {
 }
 
 // AddrInUse reports whether a server failed because its port was taken, the one start failure a
-// caller should retry on another port.
+// caller should retry on another port. Go and Meilisearch say "address already in use", Redis
+// "Address already in use", MariaDB "Bind on TCP/IP port. Got error: 98".
 func AddrInUse(msg string) bool {
-	return strings.Contains(msg, "address already in use")
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "address already in use") || strings.Contains(m, "eaddrinuse") ||
+		strings.Contains(m, "bind on tcp/ip port")
 }

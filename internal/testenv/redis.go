@@ -1,12 +1,15 @@
 package testenv
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,8 +20,7 @@ type Redis struct {
 	Dir  string
 	Port int
 	bin  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	p    *proc
 }
 
 // NewRedis starts a server for one test; it is killed when the test ends.
@@ -32,18 +34,18 @@ func NewRedis(t testing.TB) *Redis {
 	return r
 }
 
-// StartRedis starts redis-server with its files under dir on a free port.
+// StartRedis starts redis-server with its files under dir on a free port, on another one when the
+// port is taken meanwhile.
 func StartRedis(dir string) (*Redis, error) {
 	bin, err := lookPath("redis-server")
 	if err != nil {
 		return nil, fmt.Errorf("redis-server not found; install redis-server (see .ci/run)")
 	}
-	port, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	r := &Redis{Dir: dir, Port: port, bin: bin}
-	return r, r.Restart()
+	r := &Redis{Dir: dir, bin: bin}
+	return r, OnFreePort(func(port int) error {
+		r.Port = port
+		return r.Restart()
+	})
 }
 
 // URL is the redis:// URL of database db.
@@ -54,46 +56,67 @@ func (r *Redis) URL(db int) string {
 // Addr is host:port.
 func (r *Redis) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.Port) }
 
-// Restart starts a stopped (killed) server again on the same port, empty.
+// Restart starts a stopped (killed) server again on the same port, empty. It returns once this
+// process answers there: another Redis answering on the port does not count.
 func (r *Redis) Restart() error {
-	r.cmd = exec.Command(r.bin, "--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", r.Dir, "--logfile", filepath.Join(r.Dir, "redis.log"))
-	if err := r.cmd.Start(); err != nil {
+	logFile := filepath.Join(r.Dir, "redis.log")
+	_ = os.Remove(logFile)
+	p, err := startProc(exec.Command(r.bin, "--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", r.Dir, "--logfile", logFile))
+	if err != nil {
 		return err
 	}
-	done := make(chan struct{})
-	go func(cmd *exec.Cmd) { _ = cmd.Wait(); close(done) }(r.cmd)
-	r.done = done
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-done:
-			log, _ := os.ReadFile(filepath.Join(r.Dir, "redis.log"))
-			return fmt.Errorf("redis-server exited:\n%s", log)
-		default:
+	r.p = p
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if p.exited() {
+			log, _ := os.ReadFile(logFile)
+			r.p = nil
+			return startError("redis-server", string(log))
 		}
-		if c, err := net.DialTimeout("tcp", r.Addr(), 200*time.Millisecond); err == nil {
-			_, _ = c.Write([]byte("PING\r\n"))
-			buf := make([]byte, 7)
-			_ = c.SetReadDeadline(time.Now().Add(time.Second))
-			n, _ := c.Read(buf)
-			c.Close()
-			if string(buf[:n]) == "+PONG\r\n" {
-				return nil
-			}
+		if pid, err := redisPID(r.Addr()); err == nil && pid == p.cmd.Process.Pid {
+			return nil
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	r.Kill()
 	return fmt.Errorf("redis-server did not answer on %s", r.Addr())
 }
 
+// redisPID asks the server on addr for its process ID (INFO server).
+func redisPID(addr string) (int, error) {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("INFO server\r\n")); err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(c)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "process_id:"); ok {
+			return strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	return 0, fmt.Errorf("no process_id from %s: %v", addr, sc.Err())
+}
+
 // Kill stops the server at once (SIGKILL), as a crash would; its data is gone.
 func (r *Redis) Kill() {
-	if r.cmd == nil || r.cmd.Process == nil {
+	if r.p == nil {
 		return
 	}
-	_ = r.cmd.Process.Kill()
-	<-r.done
-	r.cmd = nil
+	r.p.kill()
+	r.p = nil
+}
+
+// Pause stalls the server with SIGSTOP (its port stays open, calls hang), Resume lets it go on.
+func (r *Redis) Pause() error  { return r.signal(syscall.SIGSTOP) }
+func (r *Redis) Resume() error { return r.signal(syscall.SIGCONT) }
+
+func (r *Redis) signal(sig syscall.Signal) error {
+	if r.p == nil {
+		return fmt.Errorf("redis-server is not running")
+	}
+	return r.p.cmd.Process.Signal(sig)
 }
