@@ -3,16 +3,11 @@ SHELL := /bin/bash
 GO       ?= go
 BIN      ?= bin/calendard
 PKGS      = $(shell $(GO) list ./... | grep -v /compat-tests)
-# nomsgpack leaves out gin's MessagePack binding and renderer: calendard reads and writes JSON only
-# and never calls gin's binding, and the codec they pull in (github.com/ugorji/go/codec) was the
-# largest package of the whole build (34 s CPU to compile, 39 s more under -race, on a fresh CI
-# machine; issue 15). Exported so that every go command here, the tests' own `go build` of the
-# binary and docker/offline-images.sh build with the same tags and share one build cache.
-# -gcflags=all=-dwarf=false -ldflags=-w: no DWARF debugging information in what make compiles and
-# links (stack traces, pprof and panics read the symbol and line tables, which stay). Measured on a
-# cold build cache, CGO_ENABLED=0 go build ./cmd/calendard: 209 s → 192 s of CPU (-8 %); every test
-# binary of make test is compiled and linked the same way (issue 15). The image strips it anyway
-# (-s -w). DWARF=1 keeps it, for a debugger (make build DWARF=1).
+# nomsgpack leaves out gin's MessagePack binding and renderer: calendard speaks JSON only, and the
+# codec they pull in is the largest package of the build. Exported so that every go command here,
+# the tests' own `go build` of the binary and docker/offline-images.sh share one build cache.
+# No DWARF in what make compiles and links: it saves compile time, and stack traces, pprof and
+# panics read the symbol and line tables, which stay. DWARF=1 keeps it, for a debugger.
 TAGS ?= nomsgpack
 NODWARF = $(if $(filter 1,$(DWARF)),,-gcflags=all=-dwarf=false -ldflags=-w)
 export GOFLAGS := -tags=$(TAGS) $(NODWARF) $(GOFLAGS)
@@ -37,21 +32,17 @@ run: build
 		./$(BIN) demo; fi
 	./$(BIN) serve
 
-# test is what CI runs: static checks, then unit and store tests against real MariaDB, the racing
-# writers under the race detector, a short pass of the fuzz targets (fuzz-short), every Go benchmark
-# once (microbench), and the compatibility suite replaying the recorded reference answers (site-a,
-# its legacy-storage and moved-zone twins, the wp/v2 set). Those five run three at a time
-# (TEST_JOBS), the suite, the unit tests and the race build first: the suite and the unit tests are
-# mostly waiting (servers starting, deadlines, drains), the race build is all compiling (niced, see
-# race), so the three keep two cores busy (issue 15). -Otarget prints each one's output whole when
-# it ends.
-# GOTESTFLAGS=-vet=off: the vet step above is `go vet ./...`, every analyzer go test's own vet pass
-# runs and more; go test's pass would vet every package and each of its dependencies once more under
-# other cache keys (cold build cache: 104 s of the 385 s CPU that compiling every test binary took).
-# CGO_ENABLED=0: the tests build and run the static binary docker/Dockerfile ships (nothing here
-# needs cgo), and vet, the tests and the offline image's build (docker/offline-images.sh, which CI
-# runs first) share one build cache: with cgo on in one and off in the other, a fresh CI machine
-# compiled the tree twice (issue 15). race turns cgo back on: the race detector needs it.
+# test is what CI runs: static checks, then unit and store tests against real MariaDB, Redis and
+# Meilisearch, the racing writers under the race detector, a short pass of the fuzz targets
+# (fuzz-short), every Go benchmark once (microbench), and the compatibility suite replaying the
+# recorded reference answers. They run three at a time (TEST_JOBS): the suite and the unit tests
+# mostly wait on servers and deadlines while the (niced) race build compiles, so together they keep
+# two cores busy. -Otarget prints each one's output whole when it ends.
+# GOTESTFLAGS=-vet=off: the vet step already runs every analyzer go test's own vet pass would, which
+# would vet every package again under other cache keys.
+# CGO_ENABLED=0: the tests build and run the static binary docker/Dockerfile ships, and vet, the
+# tests and the offline image's build share one build cache. race turns cgo back on: the race
+# detector needs it.
 TEST_JOBS ?= 3
 GOTESTFLAGS ?=
 test: export CGO_ENABLED = 0
@@ -66,20 +57,16 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # unit runs every test but the racing ones, two packages at a time (go test's default -p on two
-# cores). The benchmarks are microbench's: with -bench, go test runs its packages one at a time and
-# only after every test binary is built (cmd/go forces benchmarks serial), which had made unit run
-# its 17 packages one after the other (issue 15: 736 s of CI's wall time, the longest job).
+# cores). The benchmarks are microbench's: with -bench, go test runs packages one at a time.
 unit:
 	$(GO) test $(GOTESTFLAGS) -count=1 -timeout 20m -skip '^TestRace' $(PKGS)
 
 # race runs the concurrency tests (writers racing on one record, readers racing the live caches;
-# handlers/race_test.go, TestRace*) under the race detector; unit leaves them to it. Its build,
-# every package of handlers' tree under -race (about 4 minutes of CPU on a fresh machine), is niced
-# (the first go test, which runs no test): in make test it only takes the CPU the suite and the unit
-# tests beside it leave idle, and does not slow their servers and deadlines. The tests themselves
-# then run at the usual priority (the second go test links the cached packages).
-# -tags nosqlite leaves the SQLite driver out (wpdb/sqlite_driver.go): the racing tests run on
-# MariaDB, and instrumenting the driver was 56 s of this build's 272 s of CPU on a fresh machine.
+# handlers/race_test.go, TestRace*) under the race detector; unit leaves them to it. Its build is
+# niced (the first go test, which runs no test), so that it takes only the CPU the suite and the unit
+# tests leave idle and does not slow their servers and deadlines; the tests then run at the usual
+# priority. -tags nosqlite leaves the SQLite driver out: the racing tests run on MariaDB, and
+# instrumenting the driver is a large part of the build.
 race:
 	CGO_ENABLED=1 nice -n 10 $(GO) test $(GOTESTFLAGS) -race -tags=$(TAGS),nosqlite -count=1 -run '^$$' ./handlers/
 	CGO_ENABLED=1 $(GO) test $(GOTESTFLAGS) -race -tags=$(TAGS),nosqlite -count=1 -run 'Race' ./handlers/
@@ -110,16 +97,14 @@ fuzz:
 		done; \
 	done
 
-# fuzz-short (make test's pass) leaves handlers' 8 targets to make fuzz: each input there goes
-# through the whole service, and in 1 s none of them even got through its seed corpus (issue 15,
-# cold CI: "gathering baseline coverage: 0/169 completed", 0 to 2 of 8 to 169 seeds per target),
-# so they mutated nothing; their seeds run as plain tests in unit, and the pass cost a fuzz-
-# instrumented build of handlers' whole tree (247 s CPU cold) and a link and start per target.
+# fuzz-short (make test's pass) leaves handlers' targets to make fuzz: each input there goes through
+# the whole service, so 1 s does not even get through their seed corpus; their seeds run as plain
+# tests in unit.
 fuzz-short:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=1s FUZZMINIMIZE=1s FUZZ_DIRS='$(filter-out ./handlers/,$(FUZZ_DIRS))'
 
-# hostile is the long run of the hostile-request test (resilience-tests/hostile_test.go; README,
-# "Reliability and security"): 100,000 generated requests per store against the real binary on
+# hostile is the long run of the hostile-request test (resilience-tests/hostile_test.go;
+# docs/reliability.md): 100,000 generated requests per store against the real binary on
 # MariaDB and SQLite, and three rounds of 16 clients sending 8 MB body bombs. make test (unit) runs
 # the same test with 10,000 per store. HOSTILE_SEED=N sends other requests, HOSTILE_REQUESTS=N
 # another number.
@@ -145,7 +130,7 @@ compat-search:
 	$(GO) test -count=1 -timeout 30m -v -run '^TestCompatSearch$$' ./compat-tests/ 2>&1 \
 		| grep -v -E '^(=== RUN|=== PAUSE|=== CONT)'; exit $${PIPESTATUS[0]}
 
-# Docker (README, "Docker"). docker-images builds, with no registry, images standing in for the
+# Docker (docs/operations.md). docker-images builds, with no registry, images standing in for the
 # official ones (docker/offline-images.sh; tags in bin/docker-images.env). compat-docker replays the
 # compatibility suite against a container of IMAGE, any MySQL or MariaDB image, with the response
 # cache on a container of REDIS_IMAGE, both started by testcontainers-go (and, when CALENDARD_IMAGE
@@ -183,7 +168,7 @@ tidy-check:
 	$(GO) mod tidy
 	git diff --exit-code go.mod go.sum
 
-# bench is calendard-bench (cmd/calendard-bench, see README): for each store in STORES it generates
+# bench is calendard-bench (cmd/calendard-bench, docs/operations.md): for each store in STORES it generates
 # a calendar of EVENTS events (bench/gen; a comma list such as EVENTS=10000,100000 measures several
 # sizes in one report), serves it with $(BIN) and drives it with the request mix of bench/mix.txt at
 # CONCURRENCY clients from a separate process: WARMUP, then DURATION measured per concurrency. The
@@ -196,7 +181,7 @@ WARMUP      ?= 5s
 DURATION    ?= 20s
 BENCH_OUT   ?= BENCHMARKS.md
 BENCH_FLAGS ?=
-# The served response cache (issue 13) is off unless asked for: BENCH_CACHE=memory (or redis, with
+# The served response cache is off unless asked for: BENCH_CACHE=memory (or redis, with
 # CALENDAR_REDIS_URL) measures cached answers.
 BENCH_CACHE ?= off
 bench: build

@@ -40,9 +40,7 @@ var (
 // row is one row as read: its table's columns (one slice shared by every row the snapshot read
 // from that table) and its values encoded in one string (see encodeValue). A write changes a few
 // rows of the fixture's thousands, so most rows compare as one string; only changed rows are decoded
-// (rowToMap). A map of a string per value, built for every row of every snapshot (two a write case),
-// had been half of the suite's own CPU (TakeSnapshot 28 s of 55 s, and 9 s more comparing them, in
-// a TestCompat run; issue 15).
+// (rowToMap), which keeps the suite's own CPU small.
 type row struct {
 	cols []string
 	enc  string

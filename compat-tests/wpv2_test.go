@@ -13,7 +13,7 @@ import (
 	"github.com/calendard/calendard/internal/testenv"
 )
 
-// wpv2Served are the wp/v2 requests calendard serves so far (issue 16): method and route. The
+// wpv2Served are the wp/v2 requests calendard serves: method and route. The
 // recorded set site-a-wpv2 holds more (lists, terms, settings, types, writes other than deletes);
 // those cases are not replayed yet and the test log counts them. Plugin-namespace requests (the
 // readbacks inside the set) are always served.

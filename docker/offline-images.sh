@@ -58,8 +58,7 @@ else
   # Images are not booted: no apt caches or lists in the layer.
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
   # dpkg without an fsync per file, as Debian's official images have it: an image build that fails is
-  # simply run again (the MariaDB, Redis and Meilisearch images' apt-get installs; apt on a fresh
-  # bookworm: 95-123 s with fsync, 79-107 s without, issue 15).
+  # simply run again (this speeds up the MariaDB, Redis and Meilisearch images' apt-get installs).
   printf 'force-unsafe-io\n' >"$rootfs"/etc/dpkg/dpkg.cfg.d/docker-apt-speedup
   tar -C "$rootfs" -c . | docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     -c 'CMD ["bash"]' - "$BASE_IMAGE" >/dev/null
@@ -110,7 +109,7 @@ fi
 # stage instead, as a registry user's `docker build` does, from a local Go image and the modules
 # vendored into the context: minutes on a fresh machine, most of them compiling the modules.
 # CALENDARD_BUILD=none builds every other image and leaves calendard's for a later run: .ci/run
-# builds those while the Go build cache is being filled, then calendard once it is (issue 15).
+# builds those while the Go build cache is being filled, then calendard once it is.
 # nomsgpack: see the Makefile (gin's MessagePack support, unused, left out of every build).
 CALENDARD_BUILD=${CALENDARD_BUILD:-host}
 ctx=$(mktemp -d)

@@ -12,8 +12,8 @@ import (
 
 // The SQLite driver (modernc.org/sqlite, pure Go) and what calendard registers in it. Every build
 // has it but one: the race detector's (make race, -tags nosqlite), whose tests run on MariaDB only
-// and which would otherwise instrument the driver's C-to-Go translation, a third of that build's
-// CPU on a fresh machine (sqlite_nodriver.go; issue 15).
+// and which would otherwise instrument the driver's C-to-Go translation, a large part of that
+// build (sqlite_nodriver.go).
 
 var registerOnce sync.Once
 var registerErr error

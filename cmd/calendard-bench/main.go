@@ -1,4 +1,4 @@
-// Command calendard-bench measures calendard the way issue 10 asks: it generates calendars of given
+// Command calendard-bench measures calendard: it generates calendars of given
 // sizes shaped as WordPress and The Events Calendar store them (bench/gen), serves each with the
 // real calendard binary on MariaDB and on SQLite, drives it from this separate process with the
 // request mix of bench/mix.txt at several concurrencies, and writes the figures to BENCHMARKS.md.

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The repository's mix parses, has the request kinds issue 10 names, and expands with a
+// The repository's mix parses, has the request kinds the benchmark reports, and expands with a
 // generator's picks; placeholders are escaped for where they stand.
 func TestRepositoryMix(t *testing.T) {
 	lines, err := readMix("../../bench/mix.txt")
