@@ -115,10 +115,11 @@ func (ix *Index) breakerChanged(from, to gobreaker.State) {
 		if from == gobreaker.StateClosed {
 			ix.log.Warn("Meilisearch searches failing: answered from SQL until Meilisearch answers again",
 				"failures", tripAfter, "err", err)
+			ix.down.Store(true) // the sync worker logs the end of the outage, once
 		} else {
+			// Still failing (or slow while its other calls answer): not a new outage to log.
 			ix.log.Debug("Meilisearch trial search failed", "err", err)
 		}
-		ix.down.Store(true)
 		ix.healthy.Store(false)
 		ix.mu.Lock()
 		ix.verify = true
