@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/meilisearch/meilisearch-go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sony/gobreaker/v2"
 
 	"github.com/calendard/calendard/wpdb"
 )
@@ -28,8 +30,17 @@ type Config struct {
 	// "calendard"), so that several calendars can share one Meilisearch.
 	Prefix string
 	Logger *slog.Logger
-	// RetryMax bounds the wait between sync retries while Meilisearch is away (default 5 s).
+	// RetryMax bounds the wait between sync retries while Meilisearch is away (default 5 s; the
+	// first retry comes after 100 ms, each next one after twice as long).
 	RetryMax time.Duration
+	// Timeout bounds a search on the request path (default DefaultTimeout): beyond it the answer
+	// comes from SQL and the search counts as failed.
+	Timeout time.Duration
+	// BackgroundTimeout bounds each HTTP call of the sync worker and of Rebuild (default
+	// DefaultBackgroundTimeout).
+	BackgroundTimeout time.Duration
+	// Registerer receives the breaker's metrics (nil: none).
+	Registerer prometheus.Registerer
 }
 
 // Kinds of documents, one index each.
@@ -44,15 +55,19 @@ var kinds = []string{KindEvents, KindVenues, KindOrganizers}
 // Index is the live search index and its sync worker.
 type Index struct {
 	cfg    Config
-	client meilisearch.ServiceManager
-	db     *wpdb.DB
-	log    *slog.Logger
+	client meilisearch.ServiceManager // the sync worker's and Rebuild's
+	// searcher serves the request path, through br: bounded by cfg.Timeout, never retried.
+	searcher meilisearch.ServiceManager
+	br       breakerState
+	db       *wpdb.DB
+	log      *slog.Logger
 
 	mu        sync.Mutex
 	pending   map[int64]bool // posts to re-read and upsert or delete
 	full      bool           // re-sync by watermark plus deletion detection
 	terms     bool           // term names may have changed: compare the term prints
 	check     bool           // reconcile: compare the post prints
+	verify    bool           // the breaker opened: check the indexes and their settings again
 	watermark string         // newest post_modified_gmt applied
 	wake      chan struct{}
 	// prints and termPrints are the fingerprints (wpdb.SearchPrints, TermPrints) read before the
@@ -63,8 +78,9 @@ type Index struct {
 	applied map[int64]uint64
 
 	synced  atomic.Bool  // a full sync succeeded and nothing is pending
-	healthy atomic.Bool  // the last call to Meilisearch succeeded
+	healthy atomic.Bool  // the sync worker's last round succeeded, and the breaker has not opened since
 	down    atomic.Bool  // an outage has been logged (logged once)
+	calls   atomic.Int64 // searches the request path sent to Meilisearch
 	work    atomic.Int64 // changes seen but not yet applied (0: the index is current)
 	written atomic.Int64 // documents written (enqueued), for the tests
 }
@@ -80,21 +96,25 @@ func New(cfg Config, db *wpdb.DB) *Index {
 	if cfg.RetryMax <= 0 {
 		cfg.RetryMax = 5 * time.Second
 	}
-	var opts []meilisearch.Option
-	if cfg.Key != "" {
-		opts = append(opts, meilisearch.WithAPIKey(cfg.Key))
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
 	}
-	return &Index{cfg: cfg, client: meilisearch.New(cfg.URL, opts...), db: db, log: cfg.Logger,
-		pending: map[int64]bool{}, wake: make(chan struct{}, 1)}
+	if cfg.BackgroundTimeout <= 0 {
+		cfg.BackgroundTimeout = DefaultBackgroundTimeout
+	}
+	ix := &Index{cfg: cfg, db: db, log: cfg.Logger, pending: map[int64]bool{}, wake: make(chan struct{}, 1)}
+	ix.client, ix.searcher = clients(cfg)
+	ix.newBreaker()
+	return ix
 }
 
 // UID is the live index name of a kind.
 func (ix *Index) UID(kind string) string { return ix.cfg.Prefix + "_" + kind }
 
-// Usable reports whether searches may be answered from the index now: it is reachable, fully
-// synced, and every change seen has been applied.
+// Usable reports whether searches may be answered from the index now: it is reachable (the
+// breaker is not open), fully synced, and every change seen has been applied.
 func (ix *Index) Usable() bool {
-	return ix.healthy.Load() && ix.synced.Load() && ix.work.Load() == 0
+	return ix.healthy.Load() && ix.synced.Load() && ix.work.Load() == 0 && ix.br.cb.State() != gobreaker.StateOpen
 }
 
 // Follow subscribes to the change feed. The callback only records what changed: a calendard write
@@ -133,16 +153,28 @@ func (ix *Index) Start(ctx context.Context) {
 }
 
 // run is the sync worker: it applies what the feed recorded, retrying with a growing pause while
-// Meilisearch (or the database) is away.
+// Meilisearch (or the database) is away. When the breaker opens it is woken to probe Meilisearch
+// the same way: a round that succeeds makes the index usable again.
 func (ix *Index) run(ctx context.Context) {
 	settingsDone := false
 	wait := 100 * time.Millisecond
 	for {
 		err := func() error {
+			ix.mu.Lock()
+			if ix.verify {
+				ix.verify, settingsDone = false, false
+			}
+			ix.mu.Unlock()
 			if !settingsDone {
 				for _, k := range kinds {
-					if err := ix.ensureIndex(ctx, ix.UID(k), k); err != nil {
+					created, err := ix.ensureIndex(ctx, ix.UID(k), k)
+					if err != nil {
 						return err
+					}
+					if created {
+						// Meilisearch came back without the index: the next round lists and
+						// refills it.
+						ix.synced.Store(false)
 					}
 				}
 				settingsDone = true
@@ -153,6 +185,8 @@ func (ix *Index) run(ctx context.Context) {
 			return
 		}
 		if err != nil {
+			// Meilisearch may come back without its data: the indexes are checked again.
+			settingsDone = false
 			ix.failed(err)
 			select {
 			case <-ctx.Done():

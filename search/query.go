@@ -18,8 +18,13 @@ import (
 // listed (the index's maxTotalHits is above any calendar, so nothing is cut).
 const searchPage = 50_000
 
-// IDs returns the IDs of every document of kind matching query and filter, best match first.
+// IDs returns the IDs of every document of kind matching query and filter, best match first. It
+// bypasses the breaker and the request timeout (searches use lookup).
 func (ix *Index) IDs(ctx context.Context, kind, query string, filter string, sort []string) ([]int64, error) {
+	return ix.ids(ctx, ix.client, kind, query, filter, sort)
+}
+
+func (ix *Index) ids(ctx context.Context, client meilisearch.ServiceManager, kind, query string, filter string, sort []string) ([]int64, error) {
 	var out []int64
 	for offset := int64(0); ; offset += searchPage {
 		req := &meilisearch.SearchRequest{Offset: offset, Limit: searchPage, AttributesToRetrieve: []string{"id"},
@@ -27,7 +32,7 @@ func (ix *Index) IDs(ctx context.Context, kind, query string, filter string, sor
 		if filter != "" {
 			req.Filter = filter
 		}
-		res, err := ix.client.Index(ix.UID(kind)).SearchWithContext(ctx, query, req)
+		res, err := client.Index(ix.UID(kind)).SearchWithContext(ctx, query, req)
 		if err != nil {
 			return nil, err
 		}
@@ -81,8 +86,9 @@ func hasWord(s string) bool {
 // Events answers event lists with `search=`: the plugin's substring match (the exact path it wraps)
 // joined with Meilisearch's word, prefix and typo matches, handed to the exact path as
 // EventFilter.SearchAlso; every other filter, the order, the count and the pages are the exact
-// path's. While the index is not usable, or when a search fails, the wrapped service answers alone:
-// the plugin's substring match.
+// path's. While the index is not usable, or when a search fails or does not answer in time
+// (Config.Timeout; the breaker counts it), the wrapped service answers alone: the plugin's
+// substring match.
 type Events struct {
 	calendard.EventService
 	Index *Index
@@ -117,9 +123,6 @@ func (e *Events) FindEvents(ctx context.Context, site *calendard.Site, f calenda
 	}
 	also, err := e.beyondSubstring(ctx, site, f, q)
 	if err != nil {
-		if ctx.Err() == nil {
-			e.Index.failed(err)
-		}
 		return e.EventService.FindEvents(ctx, site, f)
 	}
 	if len(also) > e.maxIDs() {
@@ -142,7 +145,7 @@ func (e *Events) beyondSubstring(ctx context.Context, site *calendard.Site, f ca
 			filter = and(filter, exceptIDs(matches, listed))
 		}
 	}
-	return e.Index.IDs(ctx, KindEvents, q, filter, nil)
+	return e.Index.lookup(ctx, KindEvents, q, filter, nil)
 }
 
 // searchFilter is the Meilisearch filter every event search carries.
@@ -208,11 +211,8 @@ func (l *Linked) SearchLinked(ctx context.Context, postType, search string) ([]i
 		return l.LinkedService.SearchLinked(ctx, postType, search)
 	}
 	// find_like never matches trashed posts.
-	ids, err := l.Index.IDs(ctx, kind, brackets.Replace(search), "status != trash", nil)
+	ids, err := l.Index.lookup(ctx, kind, brackets.Replace(search), "status != trash", nil)
 	if err != nil {
-		if ctx.Err() == nil {
-			l.Index.failed(err)
-		}
 		return l.LinkedService.SearchLinked(ctx, postType, search)
 	}
 	// The answer holds every venue or organizer the plugin's substring match finds, as well as
@@ -268,12 +268,9 @@ func (g *Geo) VenuesWithCoordinates(ctx context.Context) ([]int64, error) {
 // VenuesNear returns the venues within radiusKM of the point, nearest first.
 func (g *Geo) VenuesNear(ctx context.Context, lat, lng, radiusKM float64) ([]int64, error) {
 	if g.Index != nil && g.Index.Usable() {
-		ids, err := g.Index.IDs(ctx, KindVenues, "", geoRadiusFilter(lat, lng, radiusKM), []string{geoPoint(lat, lng) + ":asc"})
+		ids, err := g.Index.lookup(ctx, KindVenues, "", geoRadiusFilter(lat, lng, radiusKM), []string{geoPoint(lat, lng) + ":asc"})
 		if err == nil {
 			return ids, nil
-		}
-		if ctx.Err() == nil {
-			g.Index.failed(err)
 		}
 	}
 	pts, err := g.DB.VenuesNear(ctx, lat, lng, radiusKM)
@@ -307,11 +304,8 @@ func (e *Events) FindEventsByRelevance(ctx context.Context, site *calendard.Site
 	if q == "" {
 		return e.EventService.FindEvents(ctx, site, f)
 	}
-	ids, err := e.Index.IDs(ctx, KindEvents, q, searchFilter(f), nil)
+	ids, err := e.Index.lookup(ctx, KindEvents, q, searchFilter(f), nil)
 	if err != nil || len(ids) > e.maxIDs() {
-		if err != nil && ctx.Err() == nil {
-			e.Index.failed(err)
-		}
 		return e.EventService.FindEvents(ctx, site, f)
 	}
 	// Every match passing the other filters, in the plugin's order, then ranked and paged here.

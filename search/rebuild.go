@@ -19,11 +19,11 @@ func (ix *Index) Rebuild(ctx context.Context, progress func(done, total int)) er
 		_ = ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
 			return ix.client.DeleteIndexWithContext(ctx, next+"_"+k)
 		})
-		if err := ix.ensureIndex(ctx, next+"_"+k, k); err != nil {
+		if _, err := ix.ensureIndex(ctx, next+"_"+k, k); err != nil {
 			return err
 		}
 		// The live index must exist to be swapped with.
-		if err := ix.ensureIndex(ctx, ix.UID(k), k); err != nil {
+		if _, err := ix.ensureIndex(ctx, ix.UID(k), k); err != nil {
 			return err
 		}
 		swaps = append(swaps, &meilisearch.SwapIndexesParams{Indexes: []string{ix.UID(k), next + "_" + k}})

@@ -90,6 +90,15 @@ func newCalendar(t testing.TB, m *testenv.Meilisearch, prepare func(*sql.DB)) *c
 // newCalendarReconciling is newCalendar whose feed also reconciles every reconcile (0: never).
 func newCalendarReconciling(t testing.TB, m *testenv.Meilisearch, prepare func(*sql.DB), reconcile time.Duration) *calendar {
 	t.Helper()
+	// A generous search timeout: these tests are about answers, and a search that timed out on a
+	// loaded machine would be answered from SQL (the outage tests use the default).
+	return newCalendarWith(t, m, prepare, reconcile, Config{RetryMax: 200 * time.Millisecond, Timeout: 10 * time.Second})
+}
+
+// newCalendarWith is newCalendarReconciling with the index configured by cfg (URL, key and prefix
+// are the test's).
+func newCalendarWith(t testing.TB, m *testenv.Meilisearch, prepare func(*sql.DB), reconcile time.Duration, cfg Config) *calendar {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	dsn := testenv.FixtureDB(t, fixture, testenv.DBName("search", t))
@@ -112,7 +121,8 @@ func newCalendarReconciling(t testing.TB, m *testenv.Meilisearch, prepare func(*
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := New(Config{URL: m.URL, Key: m.Key, Prefix: prefixOf(t), RetryMax: 200 * time.Millisecond}, db)
+	cfg.URL, cfg.Key, cfg.Prefix = m.URL, m.Key, prefixOf(t)
+	ix := New(cfg, db)
 	ix.Follow(db.Changes())
 	ix.Start(ctx)
 	c := &calendar{db: db, raw: raw, store: store, site: site, ix: ix, sql: store,
@@ -188,7 +198,7 @@ func TestIndexSettingsAreAppliedAndVerified(t *testing.T) {
 		if err := c.ix.verifySettings(ctx, uid, settingsFor(KindEvents)); err == nil {
 			t.Fatal("maxTotalHits 1000 passed verification")
 		}
-		if err := c.ix.ensureIndex(ctx, uid, KindEvents); err != nil {
+		if _, err := c.ix.ensureIndex(ctx, uid, KindEvents); err != nil {
 			t.Fatalf("ensureIndex did not restore the settings: %v", err)
 		}
 	})

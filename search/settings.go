@@ -2,7 +2,9 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 
 	"github.com/meilisearch/meilisearch-go"
@@ -30,28 +32,33 @@ func settingsFor(kind string) *meilisearch.Settings {
 	return s
 }
 
-// ensureIndex creates the index when it does not exist, applies the kind's settings, and reads them
-// back to verify them.
-func (ix *Index) ensureIndex(ctx context.Context, uid, kind string) error {
+// ensureIndex creates the index when it does not exist (created), applies the kind's settings, and
+// reads them back to verify them.
+func (ix *Index) ensureIndex(ctx context.Context, uid, kind string) (created bool, err error) {
 	if _, err := ix.client.GetIndexWithContext(ctx, uid); err != nil {
+		var me *meilisearch.Error
+		if !errors.As(err, &me) || me.StatusCode != http.StatusNotFound {
+			return false, err // unreachable, or failing: not a reason to create it
+		}
 		if err := ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
 			return ix.client.CreateIndexWithContext(ctx, &meilisearch.IndexConfig{Uid: uid, PrimaryKey: "id"})
 		}); err != nil {
-			return fmt.Errorf("creating index %s: %w", uid, err)
+			return false, fmt.Errorf("creating index %s: %w", uid, err)
 		}
+		created = true
 	}
 	want := settingsFor(kind)
 	// Settings are written only when they differ: rewriting them makes Meilisearch re-index every
 	// document, at every start.
 	if ix.verifySettings(ctx, uid, want) == nil {
-		return nil
+		return created, nil
 	}
 	if err := ix.waitTask(ctx, func() (*meilisearch.TaskInfo, error) {
 		return ix.client.Index(uid).UpdateSettingsWithContext(ctx, want)
 	}); err != nil {
-		return fmt.Errorf("settings of index %s: %w", uid, err)
+		return created, fmt.Errorf("settings of index %s: %w", uid, err)
 	}
-	return ix.verifySettings(ctx, uid, want)
+	return created, ix.verifySettings(ctx, uid, want)
 }
 
 // verifySettings checks that Meilisearch holds the settings the searches rely on.

@@ -165,8 +165,8 @@ func serve(args []string) error {
 		ix.WaitReady(waitCtx)
 		cancel()
 	}
-	events, linked, geo := searchServices(ctx, cfg, db, store, log)
 	metrics := newMetrics(cfg)
+	events, linked, geo := searchServices(ctx, cfg, db, store, log, metrics)
 	stopMetrics, err := serveMetrics(cfg, metrics)
 	if err != nil {
 		return err

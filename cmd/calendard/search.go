@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
@@ -27,6 +28,8 @@ type SearchConfig struct {
 	MeiliPrefix string
 	Geo         bool
 	GeoRadiusKM float64
+	// MeiliTimeout bounds a search through Meilisearch on the request path.
+	MeiliTimeout time.Duration
 }
 
 // The search rows of the configuration table.
@@ -59,6 +62,11 @@ func init() {
 			}
 			c.Search.MeiliPrefix = v
 			return nil
+		}},
+		setting{"CALENDAR_MEILI_TIMEOUT", "meili-timeout", search.DefaultTimeout.String(), "longest a search= or geo query may wait on Meilisearch before it is answered from SQL (Go duration); repeated failures send searches to SQL at once until Meilisearch answers again", func(c *Config, v string) error {
+			d, err := parseDuration(v, 10*time.Millisecond, time.Minute, false)
+			c.Search.MeiliTimeout = d
+			return err
 		}},
 		setting{"CALENDAR_SEARCH", "search", "", "sql|meili: how search= is answered (default: meili when CALENDAR_MEILI_URL is set, else sql)", func(c *Config, v string) error {
 			switch v {
@@ -99,11 +107,16 @@ func (c *Config) resolveSearch() error {
 
 // searchServices wires Meilisearch in front of the store when configured: event and linked-post
 // searches and the geo service; without it, the store answers everything (the geo service from SQL).
-func searchServices(ctx context.Context, cfg *Config, db *wpdb.DB, store *wpdb.Store, log *slog.Logger) (calendard.EventService, calendard.LinkedService, calendard.GeoService) {
+func searchServices(ctx context.Context, cfg *Config, db *wpdb.DB, store *wpdb.Store, log *slog.Logger, reg *prometheus.Registry) (calendard.EventService, calendard.LinkedService, calendard.GeoService) {
 	if err := cfg.resolveSearch(); err != nil || cfg.Search.Mode != "meili" {
 		return store, store, &search.Geo{DB: db}
 	}
-	ix := search.New(search.Config{URL: cfg.Search.MeiliURL, Key: cfg.Search.MeiliKey, Prefix: cfg.Search.MeiliPrefix, Logger: log}, db)
+	var r prometheus.Registerer
+	if reg != nil {
+		r = reg
+	}
+	ix := search.New(search.Config{URL: cfg.Search.MeiliURL, Key: cfg.Search.MeiliKey, Prefix: cfg.Search.MeiliPrefix, Logger: log,
+		Timeout: cfg.Search.MeiliTimeout, Registerer: r}, db)
 	ix.Follow(db.Changes())
 	ix.Start(ctx)
 	log.Info("search through Meilisearch", "url", cfg.Search.MeiliURL, "prefix", cfg.Search.MeiliPrefix)

@@ -3,12 +3,18 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/meilisearch/meilisearch-go"
 
 	"github.com/calendard/calendard/internal/testenv"
+	"github.com/calendard/calendard/search"
+	"github.com/calendard/calendard/wpdb"
 )
 
 func TestSearchSettings(t *testing.T) {
@@ -53,6 +59,40 @@ func TestSearchSettings(t *testing.T) {
 	}
 }
 
+func TestMeiliTimeoutSetting(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  time.Duration
+		bad   bool
+	}{
+		{"", search.DefaultTimeout, false},
+		{"250ms", 250 * time.Millisecond, false},
+		{"2s", 2 * time.Second, false},
+		{"0", 0, true}, // no timeout would let a hung Meilisearch hold every search
+		{"5ms", 0, true},
+		{"2m", 0, true},
+		{"soon", 0, true},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			vars := map[string]string{"CALENDAR_DB": goodDB}
+			if tc.value != "" {
+				vars["CALENDAR_MEILI_TIMEOUT"] = tc.value
+			}
+			cfg, err := loadConfig(nil, env(vars))
+			if tc.bad {
+				var ce *ConfigError
+				if !errors.As(err, &ce) || ce.Var != "CALENDAR_MEILI_TIMEOUT" {
+					t.Fatalf("err = %v, want a ConfigError for CALENDAR_MEILI_TIMEOUT", err)
+				}
+				return
+			}
+			if err != nil || cfg.Search.MeiliTimeout != tc.want {
+				t.Fatalf("MeiliTimeout %s, %v; want %s", cfg.Search.MeiliTimeout, err, tc.want)
+			}
+		})
+	}
+}
+
 // TestReindexCommandFillsTheIndexes runs "calendard reindex" against the recorded calendar and a real
 // Meilisearch and counts the documents it swapped in.
 func TestReindexCommandFillsTheIndexes(t *testing.T) {
@@ -87,4 +127,36 @@ func TestReindexCommandFillsTheIndexes(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+// TestSearchMetricsAreRegistered: with Meilisearch configured, /metrics carries whether searches go
+// through it (0 here: nothing answers at that address).
+func TestSearchMetricsAreRegistered(t *testing.T) {
+	db, err := wpdb.Open("sqlite://"+filepath.Join(t.TempDir(), "c.db"), "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cfg := &Config{Search: SearchConfig{MeiliURL: "http://127.0.0.1:1", MeiliPrefix: "calendard", MeiliTimeout: search.DefaultTimeout}}
+	reg := newMetrics(&Config{Metrics: true})
+	searchServices(ctx, cfg, db, nil, slog.New(slog.DiscardHandler), reg)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]float64{}
+	for _, mf := range mfs {
+		if strings.HasPrefix(mf.GetName(), "calendard_search_") {
+			m := mf.GetMetric()[0]
+			found[mf.GetName()] = m.GetGauge().GetValue() + m.GetCounter().GetValue()
+		}
+	}
+	if v, ok := found["calendard_search_meili_up"]; !ok || v != 0 {
+		t.Errorf("calendard_search_meili_up: %v %v, want 0", v, ok)
+	}
+	if _, ok := found["calendard_search_meili_errors_total"]; !ok {
+		t.Errorf("no calendard_search_meili_errors_total among %v", found)
+	}
 }
