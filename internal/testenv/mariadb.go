@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -203,19 +202,10 @@ func (m *MariaDB) Signal(sig os.Signal) error {
 // only queues the signal, and a test that goes on at once could still be answered by a thread that
 // has not taken it yet.
 func (m *MariaDB) Pause() error {
-	if err := m.Signal(syscall.SIGSTOP); err != nil {
-		return err
+	if m.p == nil || m.p.exited() {
+		return fmt.Errorf("mariadbd is not running")
 	}
-	tasks := fmt.Sprintf("/proc/%d/task", m.p.cmd.Process.Pid)
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		running, err := runningThreads(tasks)
-		if err != nil || running == 0 {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("mariadbd: %d threads still running 5s after SIGSTOP", running)
-		}
-	}
+	return m.p.pause("mariadbd")
 }
 
 // runningThreads counts the threads under /proc/PID/task not in the stopped state (T or t).

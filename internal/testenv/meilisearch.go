@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -125,15 +124,4 @@ func (m *Meilisearch) Stop() {
 		m.p.stop(10 * time.Second)
 		m.p = nil
 	}
-}
-
-// Pause stalls the server with SIGSTOP (its port stays open, requests hang), Resume lets it go on.
-func (m *Meilisearch) Pause() error  { return m.signal(syscall.SIGSTOP) }
-func (m *Meilisearch) Resume() error { return m.signal(syscall.SIGCONT) }
-
-func (m *Meilisearch) signal(sig syscall.Signal) error {
-	if m.p == nil || m.p.exited() {
-		return fmt.Errorf("meilisearch is not running")
-	}
-	return m.p.cmd.Process.Signal(sig)
 }

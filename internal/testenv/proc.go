@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
@@ -57,6 +58,28 @@ func (p *proc) kill() {
 	_ = p.cmd.Process.Kill()
 	<-p.done
 }
+
+// pause stops the process with SIGSTOP and returns once every one of its threads is stopped: kill
+// only queues the signal, and a test that goes on at once could still be answered by a thread that
+// has not taken it yet.
+func (p *proc) pause(name string) error {
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	tasks := fmt.Sprintf("/proc/%d/task", p.cmd.Process.Pid)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		running, err := runningThreads(tasks)
+		if err != nil || running == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: %d threads still running 5s after SIGSTOP", name, running)
+		}
+	}
+}
+
+// resume continues a paused process (SIGCONT).
+func (p *proc) resume() error { return p.cmd.Process.Signal(syscall.SIGCONT) }
 
 // errAddrInUse marks a start that failed because another process held the port.
 var errAddrInUse = errors.New("address already in use")

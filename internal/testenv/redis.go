@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -110,13 +109,18 @@ func (r *Redis) Kill() {
 	r.p = nil
 }
 
-// Pause stalls the server with SIGSTOP (its port stays open, calls hang), Resume lets it go on.
-func (r *Redis) Pause() error  { return r.signal(syscall.SIGSTOP) }
-func (r *Redis) Resume() error { return r.signal(syscall.SIGCONT) }
-
-func (r *Redis) signal(sig syscall.Signal) error {
-	if r.p == nil {
+// Pause stalls the server with SIGSTOP (its port stays open, calls hang) and returns once every
+// thread is stopped; Resume lets it go on.
+func (r *Redis) Pause() error {
+	if r.p == nil || r.p.exited() {
 		return fmt.Errorf("redis-server is not running")
 	}
-	return r.p.cmd.Process.Signal(sig)
+	return r.p.pause("redis-server")
+}
+
+func (r *Redis) Resume() error {
+	if r.p == nil || r.p.exited() {
+		return fmt.Errorf("redis-server is not running")
+	}
+	return r.p.resume()
 }
