@@ -80,7 +80,11 @@ func (s *Server) authenticate(ctx context.Context, c *gin.Context, site *calenda
 	if !ok {
 		return calendard.Anonymous, nil, nil
 	}
-	if !(s.cfg.Environment == "local" || s.secure(c)) || !site.UsingAppPasswords {
+	if !site.UsingAppPasswords {
+		return calendard.Anonymous, nil, nil
+	}
+	if !(s.cfg.Environment == "local" || s.secure(c)) {
+		s.warnPlainHTTPCredentials()
 		return calendard.Anonymous, nil, nil
 	}
 	account, addr := loginAccount(login), s.loginAddress(c)
@@ -103,4 +107,16 @@ func (s *Server) authenticate(ctx context.Context, c *gin.Context, site *calenda
 	}
 	s.logins.succeeded(account)
 	return user, nil, nil
+}
+
+// warnPlainHTTPCredentials says once why credentials sent over plain HTTP changed nothing: as in
+// WordPress, the request is then anonymous and a write answers a bare 401, which tells an operator
+// trying the service without TLS nothing.
+func (s *Server) warnPlainHTTPCredentials() {
+	if s.plainHTTPWarned.CompareAndSwap(false, true) {
+		s.log.Warn("application password ignored: it arrived over plain HTTP, and outside CALENDAR_ENVIRONMENT=local "+
+			"WordPress and calendard accept application passwords only over TLS; serve calendard behind a TLS proxy listed "+
+			"in CALENDAR_TRUSTED_PROXIES (sending X-Forwarded-Proto: https), or set CALENDAR_ENVIRONMENT=local on a "+
+			"development machine (logged once)", "environment", s.cfg.Environment)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -139,6 +140,8 @@ type Server struct {
 	rendered *renderedRecords
 	metrics  *httpMetrics
 	hc       httpCaching
+	// plainHTTPWarned: the warning about credentials over plain HTTP has been logged.
+	plainHTTPWarned atomic.Bool
 }
 
 // New builds the Gin engine serving the API.

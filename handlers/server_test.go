@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"encoding/base64"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -182,6 +183,30 @@ func TestApplicationPasswordsNeedTLSOutsideLocal(t *testing.T) {
 	hdr["X-Forwarded-Proto"] = "https"
 	if a := get(t, srv, draftList, hdr); a.status != 200 {
 		t.Errorf("trusted proxy saying https: want 200, got %d %.200s", a.status, a.raw)
+	}
+}
+
+// An operator who sends the printed application password over plain HTTP to a production service
+// gets WordPress' answer (the request is anonymous), and the log says why, once.
+func TestPlainHTTPCredentialsAreExplainedOnceInTheLog(t *testing.T) {
+	var log logBuffer
+	srv := newServer(t, handlers.Config{Environment: "production", Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	draftList := "/wp-json/tribe/events/v1/events?status=draft&start_date=2020-01-01&end_date=2030-12-31"
+	for range 3 {
+		if a := get(t, srv, draftList, basic("admin", adminPass)); a.status != 400 {
+			t.Fatalf("plain HTTP in production: want WordPress' anonymous 400, got %d", a.status)
+		}
+	}
+	if n := log.count("application password ignored"); n != 1 {
+		t.Fatalf("the warning was logged %d times, want once", n)
+	}
+	if log.count(adminPass) != 0 {
+		t.Fatal("the log holds the password")
+	}
+	for _, hint := range []string{"CALENDAR_ENVIRONMENT=local", "CALENDAR_TRUSTED_PROXIES", "TLS"} {
+		if log.count(hint) == 0 {
+			t.Errorf("the warning does not mention %s", hint)
+		}
 	}
 }
 
