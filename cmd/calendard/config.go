@@ -28,6 +28,7 @@ type Config struct {
 	Environment    string
 	TrustedProxies []netip.Prefix
 	LogLevel       string
+	AccessLog      bool
 	// Limits (README, "Reliability and security"); 0 switches off the ones that may be switched off.
 	MaxBodyBytes     int64
 	MaxBodyValues    int
@@ -174,6 +175,11 @@ var settings = []setting{
 			return nil
 		}
 		return fmt.Errorf("must be one of debug, info, warn, error, got %q", v)
+	}},
+	{"CALENDAR_ACCESS_LOG", "access-log", "off", "on|off: one log line per request (method, route, path, redacted query, status, duration, bytes, cache result, request ID) and an X-Request-ID on answers", func(c *Config, v string) error {
+		b, err := parseSwitch(v)
+		c.AccessLog = b
+		return err
 	}},
 	{"CALENDAR_MAX_BODY_BYTES", "max-body-bytes", "8MiB", "largest request body (bytes, or with KiB/MiB): 413 beyond", func(c *Config, v string) error {
 		n, err := parseSize(v, 1<<10, 1<<30)

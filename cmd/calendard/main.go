@@ -213,6 +213,7 @@ func serve(args []string) error {
 		TrustedProxies: cfg.TrustedProxies,
 		Clock:          clock,
 		Logger:         log,
+		AccessLog:      cfg.AccessLog,
 
 		// Limits (README, "Reliability and security").
 		MaxBodyBytes:    cfg.MaxBodyBytes,
