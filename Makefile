@@ -16,6 +16,7 @@ export GOFLAGS := -tags=$(TAGS) $(NODWARF) $(GOFLAGS)
 	docker-images compat-docker docker-check docker-ci
 
 build:
+	@echo "building $(BIN) (the first build compiles every dependency and takes a few minutes; later ones seconds)…"
 	$(GO) build -o $(BIN) ./cmd/calendard
 
 # run prepares the database, fills it with the demo calendar the first time (calendard demo does

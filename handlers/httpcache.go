@@ -232,6 +232,9 @@ func (s *Server) cachedFirst() gin.HandlerFunc {
 			return
 		}
 		c.Abort()
+		if s.cfg.AccessLog {
+			c.Set(routeKey, e.Route)
+		}
 		s.writeEntry(c.Writer, r, e, cache.Hit, false, s.corsHeaders(r.Header.Get("Origin"), calendard.Anonymous, r.Method))
 		if m := s.metrics; m != nil {
 			m.observe(e.Route, time.Since(start), cache.Hit)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"html"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -62,6 +63,8 @@ type cacheSetup struct {
 	// hideMetrics leaves /metrics off the API (calendard's default); the tests that read it
 	// serve it there.
 	hideMetrics bool
+	// accessLog turns the access log on; quietLogs sends the logs nowhere (benchmarks).
+	accessLog, quietLogs bool
 }
 
 // startCachedServer serves the database at dsn as calendard serve does, with the response cache.
@@ -93,7 +96,11 @@ func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *logB
 		t.Fatal("the event index was not built")
 	}
 	logs := &logBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, nil))
+	var logTo io.Writer = logs
+	if cs.quietLogs {
+		logTo = io.Discard
+	}
+	log := slog.New(slog.NewTextHandler(logTo, nil))
 	reg := prometheus.NewRegistry()
 	c, err := cache.New(cache.Options{Mode: cs.mode, RedisURL: cs.redisURL, Prefix: "test:", TTL: time.Minute, MaxBytes: 32 << 20,
 		Timeout: 100 * time.Millisecond, Retry: 50 * time.Millisecond, Logger: log, Registerer: reg,
@@ -102,7 +109,7 @@ func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *logB
 		t.Fatal(err)
 	}
 	h := handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return cacheNow }, Logger: log,
-		Cache: c, CacheHeader: true, Metrics: reg, PublicMetrics: !cs.hideMetrics},
+		Cache: c, CacheHeader: true, Metrics: reg, PublicMetrics: !cs.hideMetrics, AccessLog: cs.accessLog},
 		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: store, Writer: db, Posts: store, Terms: store,
 			TermQuery: store, Generation: store.Generation})
 	t.Cleanup(func() {

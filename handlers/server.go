@@ -105,6 +105,9 @@ type Config struct {
 	Geo bool
 	// GeoRadiusKM is the default geoloc_radius.
 	GeoRadiusKM float64
+	// AccessLog writes one line per request to Logger and answers with an X-Request-ID
+	// (accesslog.go).
+	AccessLog bool
 }
 
 // Deps are the services the endpoints use.
@@ -175,6 +178,10 @@ func New(cfg Config, deps Deps) *gin.Engine {
 		s.metrics = newHTTPMetrics(cfg.Metrics)
 	}
 	s.hc = newHTTPCaching(cfg)
+	if cfg.AccessLog {
+		// First: it times and logs every answer, those from the response cache too.
+		e.Use(s.accessLog())
+	}
 	// cachedFirst answers anonymous reads from the response cache before everything else.
 	e.Use(s.cachedFirst(), s.exchanges(), s.recoverer(), s.limitURI())
 	if cfg.Metrics != nil && cfg.PublicMetrics {

@@ -170,10 +170,13 @@ var calendardIndexes = []struct {
 		where: eventPostsCond, sqliteOnly: true},
 }
 
-// addIndexes creates the calendardIndexes that are missing and returns their names. On MySQL the
-// index is built in place without locking the table (InnoDB online DDL).
-func (db *DB) addIndexes(ctx context.Context) ([]string, error) {
-	var added []string
+// missingIndex is a calendardIndexes entry the store lacks: its name as reported and its DDL.
+type missingIndex struct{ name, ddl string }
+
+// missingIndexes lists the calendardIndexes the store lacks, with the statements that add them. On
+// MySQL the index is built in place without locking the table (InnoDB online DDL).
+func (db *DB) missingIndexes(ctx context.Context) ([]missingIndex, error) {
+	var out []missingIndex
 	for _, ix := range calendardIndexes {
 		table := db.t(ix.table)
 		if db.dialect == SQLite {
@@ -187,10 +190,7 @@ func (db *DB) addIndexes(ctx context.Context) ([]string, error) {
 			if ix.where != "" {
 				where = " WHERE " + ix.where
 			}
-			if _, err := db.sql.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS "+name+" ON "+table+" ("+strings.Join(ix.cols, ", ")+")"+where); err != nil {
-				return nil, err
-			}
-			added = append(added, name)
+			out = append(out, missingIndex{name, "CREATE INDEX IF NOT EXISTS " + name + " ON " + table + " (" + strings.Join(ix.cols, ", ") + ")" + where})
 			continue
 		}
 		if ix.sqliteOnly {
@@ -204,10 +204,116 @@ func (db *DB) addIndexes(ctx context.Context) ([]string, error) {
 		if n > 0 {
 			continue
 		}
-		if _, err := db.sql.ExecContext(ctx, "ALTER TABLE "+table+" ADD INDEX "+ix.name+" ("+strings.Join(ix.cols, ",")+"), ALGORITHM=INPLACE, LOCK=NONE"); err != nil {
+		out = append(out, missingIndex{table + "." + ix.name,
+			"ALTER TABLE " + table + " ADD INDEX " + ix.name + " (" + strings.Join(ix.cols, ",") + "), ALGORITHM=INPLACE, LOCK=NONE"})
+	}
+	return out, nil
+}
+
+// addIndexes creates the calendardIndexes that are missing and returns their names.
+func (db *DB) addIndexes(ctx context.Context) ([]string, error) {
+	missing, err := db.missingIndexes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var added []string
+	for _, ix := range missing {
+		if _, err := db.sql.ExecContext(ctx, ix.ddl); err != nil {
 			return nil, err
 		}
-		added = append(added, table+"."+ix.name)
+		added = append(added, ix.name)
 	}
 	return added, nil
+}
+
+// MigratePlan is what Migrate would do to the store as it is now.
+type MigratePlan struct {
+	Tables  []string // tables it would create
+	Indexes []string // calendardIndexes it would add (as MigrateResult.AddedIndexes names them)
+	Options []string // options it would add (none on an installed site)
+	// Admin is the login of the administrator it would create, with an application password ("":
+	// none, the site has users or is installed).
+	Admin string
+}
+
+// PlanMigrate reports what Migrate(ctx, o, …) would create or add, reading only: it changes no
+// row and runs no DDL.
+func (db *DB) PlanMigrate(ctx context.Context, o MigrateOptions) (*MigratePlan, error) {
+	plan := &MigratePlan{}
+	exists := map[string]bool{}
+	for _, tb := range Tables {
+		ok, err := db.tablesExist(ctx, db.sql, db.t(tb.name))
+		if err != nil {
+			return nil, err
+		}
+		exists[tb.name] = ok
+		if !ok {
+			plan.Tables = append(plan.Tables, db.t(tb.name))
+		}
+	}
+	// A missing table is created with WordPress' indexes; calendard's own come after it.
+	for _, ix := range calendardIndexes {
+		if !exists[ix.table] && !(ix.sqliteOnly && db.dialect != SQLite) {
+			name := db.t(ix.table) + "." + ix.name
+			if db.dialect == SQLite {
+				name = db.t(ix.table) + "_" + ix.name
+			}
+			plan.Indexes = append(plan.Indexes, name)
+		}
+	}
+	if exists["posts"] && exists["postmeta"] {
+		missing, err := db.missingIndexes(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, ix := range missing {
+			plan.Indexes = append(plan.Indexes, ix.name)
+		}
+	}
+	present := map[string]bool{}
+	if exists["options"] {
+		rows, err := db.sql.QueryContext(ctx, "SELECT option_name FROM "+db.t("options")+" WHERE option_name IN ("+
+			placeholders(len(defaultOptions(o)))+")", stringArgs(optionNames(o))...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			present[n] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if present["siteurl"] {
+		return plan, nil // installed: options and users are left as they are
+	}
+	for _, n := range optionNames(o) {
+		if !present[n] {
+			plan.Options = append(plan.Options, n)
+		}
+	}
+	users := 0
+	if exists["users"] {
+		if err := db.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+db.t("users")).Scan(&users); err != nil {
+			return nil, err
+		}
+	}
+	if users == 0 {
+		plan.Admin = o.AdminLogin
+	}
+	return plan, nil
+}
+
+func optionNames(o MigrateOptions) []string {
+	var out []string
+	for _, opt := range defaultOptions(o) {
+		out = append(out, opt[0])
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/phpserial"
 	"github.com/calendard/calendard/internal/wpauth"
 )
 
@@ -88,6 +89,94 @@ func (db *DB) RecordAppPasswordUsage(ctx context.Context, userID int64, uuid, ip
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE "+db.t("usermeta")+" SET meta_value = ? WHERE umeta_id = ?", updated, id); err != nil {
 		return err
+	}
+	return tx.Commit()
+}
+
+// UserSummary is one user as `calendard user list` shows it.
+type UserSummary struct {
+	ID                                    int64
+	Login, Email, DisplayName, Registered string
+	// Roles are the keys the prefixed capabilities usermeta grants (the user's roles, in order).
+	Roles []string
+	// AppPasswords is the number of application passwords.
+	AppPasswords int
+}
+
+// ListUsers returns every user in ID order.
+func (db *DB) ListUsers(ctx context.Context) ([]UserSummary, error) {
+	rows, err := db.sql.QueryContext(ctx, "SELECT u.ID, u.user_login, u.user_email, u.display_name, u.user_registered, "+
+		"(SELECT meta_value FROM "+db.t("usermeta")+" m WHERE m.user_id = u.ID AND m.meta_key = ? ORDER BY umeta_id LIMIT 1), "+
+		"(SELECT meta_value FROM "+db.t("usermeta")+" m WHERE m.user_id = u.ID AND m.meta_key = '_application_passwords' ORDER BY umeta_id LIMIT 1) "+
+		"FROM "+db.t("users")+" u ORDER BY u.ID", db.prefix+"capabilities")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []UserSummary
+	for rows.Next() {
+		var u UserSummary
+		var caps, apps nullString
+		if err := rows.Scan(&u.ID, &u.Login, &u.Email, &u.DisplayName, &u.Registered, &caps, &apps); err != nil {
+			return nil, err
+		}
+		if v, err := phpserial.Unmarshal(caps.String); err == nil {
+			if a, ok := v.(*phpserial.Array); ok {
+				for _, e := range a.Entries() {
+					if k, ok := e.Key.(string); ok && phpserial.ToBool(e.Value) {
+						u.Roles = append(u.Roles, k)
+					}
+				}
+			}
+		}
+		entries, _ := wpauth.ParseAppPasswords(apps.String)
+		u.AppPasswords = len(entries)
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// UpdateAppPasswords rewrites a user's `_application_passwords` usermeta with what update makes of
+// the current value ("" when there is none), in a transaction with the row locked, as
+// RecordAppPasswordUsage does. inUse also sets the using_application_passwords option WordPress
+// sets when a first application password is created.
+func (db *DB) UpdateAppPasswords(ctx context.Context, userID int64, inUse bool, update func(old string) (string, error)) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var id int64
+	var value nullString
+	err = tx.QueryRowContext(ctx, "SELECT umeta_id, meta_value FROM "+db.t("usermeta")+
+		" WHERE user_id = ? AND meta_key = '_application_passwords' ORDER BY umeta_id LIMIT 1"+db.forUpdate(), userID).Scan(&id, &value)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	updated, err := update(value.String)
+	if err != nil {
+		return err
+	}
+	if id != 0 {
+		_, err = tx.ExecContext(ctx, "UPDATE "+db.t("usermeta")+" SET meta_value = ? WHERE umeta_id = ?", updated, id)
+	} else {
+		_, err = tx.ExecContext(ctx, "INSERT INTO "+db.t("usermeta")+" (user_id, meta_key, meta_value) VALUES (?, '_application_passwords', ?)", userID, updated)
+	}
+	if err != nil {
+		return err
+	}
+	if inUse {
+		var cur nullString
+		err := tx.QueryRowContext(ctx, "SELECT option_value FROM "+db.t("options")+" WHERE option_name = 'using_application_passwords'").Scan(&cur)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			_, err = tx.ExecContext(ctx, "INSERT INTO "+db.t("options")+" (option_name, option_value, autoload) VALUES ('using_application_passwords', '1', 'yes')")
+		case err == nil && !phpserial.ToBool(cur.String):
+			_, err = tx.ExecContext(ctx, "UPDATE "+db.t("options")+" SET option_value = '1' WHERE option_name = 'using_application_passwords'")
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +28,7 @@ type Config struct {
 	Environment    string
 	TrustedProxies []netip.Prefix
 	LogLevel       string
+	AccessLog      bool
 	// Limits (README, "Reliability and security"); 0 switches off the ones that may be switched off.
 	MaxBodyBytes     int64
 	MaxBodyValues    int
@@ -73,6 +76,8 @@ type Config struct {
 	MetricsAddr   string
 	// Search is Meilisearch and the geo filters (search.go).
 	Search SearchConfig
+	// Args are the command's arguments other than flags.
+	Args []string
 }
 
 // setting is one row of the configuration table.
@@ -101,7 +106,7 @@ var settings = []setting{
 			c.DB = v
 			return nil
 		}
-		return fmt.Errorf("must be sqlite://PATH or mysql://USER:PASS@tcp(HOST:PORT)/DBNAME, got %q", v)
+		return fmt.Errorf("must be sqlite://PATH or mysql://USER:PASS@tcp(HOST:PORT)/DBNAME, got %q", redact(v))
 	}},
 	{"CALENDAR_TABLE_PREFIX", "table-prefix", "wp_", "WordPress table prefix", func(c *Config, v string) error {
 		if !wpdb.ValidPrefix(v) {
@@ -170,6 +175,11 @@ var settings = []setting{
 			return nil
 		}
 		return fmt.Errorf("must be one of debug, info, warn, error, got %q", v)
+	}},
+	{"CALENDAR_ACCESS_LOG", "access-log", "off", "on|off: one log line per request (method, route, path, redacted query, status, duration, bytes, cache result, request ID) and an X-Request-ID on answers", func(c *Config, v string) error {
+		b, err := parseSwitch(v)
+		c.AccessLog = b
+		return err
 	}},
 	{"CALENDAR_MAX_BODY_BYTES", "max-body-bytes", "8MiB", "largest request body (bytes, or with KiB/MiB): 413 beyond", func(c *Config, v string) error {
 		n, err := parseSize(v, 1<<10, 1<<30)
@@ -318,7 +328,7 @@ var settings = []setting{
 			return nil
 		}
 		if err := cache.ParseRedisURL(v); err != nil {
-			return err
+			return errors.New(scrubValue(err.Error(), v))
 		}
 		c.RedisURL = v
 		return nil
@@ -417,24 +427,56 @@ func loadConfig(args []string, getenv func(string) string) (*Config, error) {
 	return loadConfigFor("serve", args, getenv, nil)
 }
 
+// commandSettings are the settings each command offers as flags (serve: all of them). The others
+// still come from the environment, so that every command sees one configuration.
+var commandSettings = map[string][]string{
+	"migrate":     {"db", "table-prefix", "site-url", "listen", "log-level"},
+	"demo":        {"db", "table-prefix", "site-url", "listen", "now", "custom-tables"},
+	"reindex":     {"db", "table-prefix", "meili-url", "meili-key", "meili-index-prefix", "log-level"},
+	"healthcheck": {"listen"},
+	"user":        {"db", "table-prefix"},
+}
+
 // loadConfigFor is loadConfig for a command that declares flags of its own (extra defines them).
 func loadConfigFor(command string, args []string, getenv func(string) string, extra func(fs *flag.FlagSet)) (*Config, error) {
 	fs := flag.NewFlagSet(command, flag.ContinueOnError)
 	if extra != nil {
 		extra(fs)
 	}
+	own, listed := commandSettings[command]
 	values := make([]*string, len(settings))
 	for i, s := range settings {
 		def := s.def
 		if v := getenv(s.env); v != "" {
 			def = v
 		}
+		values[i] = &def
+		if listed && !slices.Contains(own, s.flag) {
+			// Not this command's setting: the environment still applies, no flag is offered.
+			continue
+		}
 		values[i] = fs.String(s.flag, def, s.help+" ["+s.env+"]")
+		if secretSettings[s.flag] && def != "" {
+			// -h shows the default, which may come from the environment.
+			if s.flag == "meili-key" {
+				fs.Lookup(s.flag).DefValue = mask
+			} else {
+				fs.Lookup(s.flag).DefValue = redact(def)
+			}
+		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, err
+	// Flags may follow the command's arguments (user app-password create LOGIN --name N).
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional, args = append(positional, fs.Arg(0)), fs.Args()[1:]
 	}
-	c := &Config{}
+	c := &Config{Args: positional}
 	for i, s := range settings {
 		if err := s.apply(c, *values[i]); err != nil {
 			return nil, &ConfigError{Var: s.env, Err: err}

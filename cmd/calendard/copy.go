@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 
 	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 
 	"github.com/calendard/calendard/wpdb"
 )
@@ -29,31 +32,18 @@ func copyCalendar(args []string) error {
 	}
 	src, err := wpdb.Open(*from, *prefix)
 	if err != nil {
-		return &ConfigError{Var: "--from", Err: err}
+		return &ConfigError{Var: "--from", Err: errors.New(scrubValue(err.Error(), *from))}
 	}
 	defer src.Close()
 	dst, err := wpdb.Open(*to, *prefix)
 	if err != nil {
-		return &ConfigError{Var: "--to", Err: err}
+		return &ConfigError{Var: "--to", Err: errors.New(scrubValue(err.Error(), *to))}
 	}
 	defer dst.Close()
 
-	var bar *progressbar.ProgressBar
-	progress := func(done, total int64) {
-		if *quiet {
-			return
-		}
-		if bar == nil {
-			bar = progressbar.NewOptions64(total, progressbar.OptionSetDescription("copying rows"),
-				progressbar.OptionSetWriter(os.Stderr), progressbar.OptionShowCount(), progressbar.OptionSetWidth(30),
-				progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
-		}
-		_ = bar.Set64(done)
-	}
+	progress, finish := copyProgress(os.Stderr, *quiet, term.IsTerminal(int(os.Stderr.Fd())))
 	stats, err := wpdb.CopyCalendar(context.Background(), src, dst, *replace, progress)
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	finish()
 	if err != nil {
 		return err
 	}
@@ -69,4 +59,35 @@ func copyCalendar(args []string) error {
 	}
 	fmt.Printf("copied %d rows from %s to %s; counts verified\n", total, src.Dialect(), dst.Dialect())
 	return nil
+}
+
+// copyProgress reports a copy's progress on w: a bar on a terminal; otherwise (a log file, a pipe)
+// a plain line at each tenth of the rows, since a bar's redraws would fill the file.
+func copyProgress(w io.Writer, quiet, tty bool) (progress func(done, total int64), finish func()) {
+	if quiet {
+		return func(int64, int64) {}, func() {}
+	}
+	if !tty {
+		next := int64(0)
+		return func(done, total int64) {
+			if done < next && done != total {
+				return
+			}
+			fmt.Fprintf(w, "copying rows: %d/%d\n", done, total)
+			next = done + max(total/10, 1)
+		}, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int64) {
+			if bar == nil {
+				bar = progressbar.NewOptions64(total, progressbar.OptionSetDescription("copying rows"),
+					progressbar.OptionSetWriter(w), progressbar.OptionShowCount(), progressbar.OptionSetWidth(30),
+					progressbar.OptionThrottle(100_000_000), progressbar.OptionClearOnFinish())
+			}
+			_ = bar.Set64(done)
+		}, func() {
+			if bar != nil {
+				_ = bar.Finish()
+			}
+		}
 }

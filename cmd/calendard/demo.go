@@ -49,9 +49,12 @@ func demoCalendar(args []string) error {
 		return err
 	}
 	defer db.Close()
+	if err := connect(ctx, db, 0, nil); err != nil {
+		return err
+	}
 	res, err := db.Migrate(ctx, defaultMigrateOptions(cfg), time.Now())
 	if err != nil {
-		return fmt.Errorf("preparing %s: %w", cfg.DB, err)
+		return fmt.Errorf("preparing %s: %w", redact(cfg.DB), err)
 	}
 	reportMigration(os.Stdout, res)
 
@@ -72,7 +75,7 @@ func demoCalendar(args []string) error {
 		return err
 	}
 	if !sum.Skipped {
-		fmt.Printf("%s: written as %q\n", cfg.DB, author.Login)
+		fmt.Printf("%s: written as %q\n", redact(cfg.DB), author.Login)
 	}
 	_, err = sum.WriteTo(os.Stdout)
 	return err

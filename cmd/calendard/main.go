@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -29,8 +30,14 @@ import (
 )
 
 func main() {
+	secrets.collect(os.Getenv, os.Args[1:])
 	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "calendard:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			// -h printed the command's usage: asking for help is no failure.
+			return
+		}
+		// One line, whatever the library quoted: configured passwords never reach the output.
+		fmt.Fprintln(os.Stderr, "calendard:", secrets.scrub(strings.ReplaceAll(err.Error(), "\n", " ")))
 		os.Exit(2)
 	}
 }
@@ -45,6 +52,9 @@ commands:
            through the REST write path; does nothing when the calendar has events, unless --force
   copy     copy a whole calendar between databases: copy --from DB --to DB [--replace]
   reindex  rebuild the Meilisearch indexes (CALENDAR_MEILI_URL) and swap them in atomically
+  user     list users; create, list and revoke application passwords:
+           user list | user app-password create|list|revoke LOGIN (see "calendard user -h")
+  version  print the version, the commit it was built from and the Go version (also --version)
   healthcheck  ask the service at CALENDAR_LISTEN for /healthz; exit 0 only on 200 (the
            container image's HEALTHCHECK)
 
@@ -68,17 +78,27 @@ func run(args []string) error {
 		return reindex(args[1:])
 	case "healthcheck":
 		return healthcheck(args[1:])
+	case "user":
+		return userCommand(args[1:])
+	case "version", "-version", "--version":
+		fmt.Println(versionString())
+		return nil
 	case "help", "-h", "--help":
 		fmt.Println(usage)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+	fmt.Fprintln(os.Stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
 }
 
 func newLogger(level string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})
+	if !secrets.empty() {
+		h = scrubHandler{h}
+	}
+	return slog.New(h)
 }
 
 // openStore opens the configured database.
@@ -126,11 +146,25 @@ func serve(args []string) error {
 		return err
 	}
 	defer db.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// Wrong credentials or database name stop the start; a database not reachable yet does not:
+	// the service answers 503 (and /healthz says so) until it is, and stops if it then refuses.
+	fatal := make(chan error, 1)
+	if err := connect(ctx, db, 0, nil); err != nil {
+		if errors.As(err, new(*ConfigError)) {
+			return err
+		}
+		log.Warn("database not reachable yet: answering 503 until it is", "err", err)
+		go watchConfig(ctx, db, fatal)
+	}
 	if db.Dialect() == wpdb.SQLite {
 		// The embedded store needs no setup: a new file gets its tables and an administrator.
 		res, err := db.Migrate(context.Background(), defaultMigrateOptions(cfg), time.Now())
 		if err != nil {
-			return fmt.Errorf("preparing %s: %w", cfg.DB, err)
+			return fmt.Errorf("preparing %s: %w", redact(cfg.DB), err)
 		}
 		reportMigration(os.Stderr, res)
 	}
@@ -141,9 +175,6 @@ func serve(args []string) error {
 		clock = func() time.Time { return frozen }
 		log.Warn("CLOCK FROZEN by CALENDAR_NOW: every request sees this instant", "now", frozen.Format(time.DateTime))
 	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	// The address is taken first: a port that is not free stops the start at once, before any work.
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -182,6 +213,7 @@ func serve(args []string) error {
 		TrustedProxies: cfg.TrustedProxies,
 		Clock:          clock,
 		Logger:         log,
+		AccessLog:      cfg.AccessLog,
 
 		// Limits (README, "Reliability and security").
 		MaxBodyBytes:    cfg.MaxBodyBytes,
@@ -219,6 +251,8 @@ func serve(args []string) error {
 			return nil
 		}
 		return &ConfigError{Var: "CALENDAR_LISTEN", Err: err}
+	case err := <-fatal:
+		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")

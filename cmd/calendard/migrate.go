@@ -24,11 +24,15 @@ func defaultMigrateOptions(cfg *Config) wpdb.MigrateOptions {
 // migrate is "calendard migrate": tables, options and an administrator on an empty database.
 func migrate(args []string) error {
 	var o wpdb.MigrateOptions
+	var dryRun bool
+	var wait time.Duration
 	cfg, err := loadConfigFor("migrate", args, osGetenv, func(fs *flag.FlagSet) {
 		fs.StringVar(&o.Timezone, "timezone", "UTC", "site timezone (timezone_string), e.g. Europe/Berlin")
 		fs.StringVar(&o.SiteName, "site-name", "Calendar", "site name (blogname)")
 		fs.StringVar(&o.AdminLogin, "admin-login", "admin", "login of the administrator created on an empty site")
 		fs.StringVar(&o.AdminEmail, "admin-email", "admin@example.com", "e-mail of that administrator")
+		fs.BoolVar(&dryRun, "dry-run", false, "print what migrate would create or add (tables, indexes, options, the administrator) and change nothing")
+		fs.DurationVar(&wait, "wait", 30*time.Second, "how long to keep trying a MySQL server that refuses connections or does not answer (wrong credentials stop at once)")
 	})
 	if err != nil {
 		return err
@@ -43,13 +47,48 @@ func migrate(args []string) error {
 		return err
 	}
 	defer db.Close()
-	res, err := db.Migrate(context.Background(), o, time.Now())
+	ctx := context.Background()
+	if err := connect(ctx, db, wait, func(err error) {
+		fmt.Fprintf(os.Stderr, "waiting up to %s for the database: %v\n", wait, err)
+	}); err != nil {
+		return err
+	}
+	if dryRun {
+		plan, err := db.PlanMigrate(ctx, o)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: dry run, nothing was changed\n", redact(cfg.DB))
+		reportPlan(os.Stdout, plan)
+		return nil
+	}
+	res, err := db.Migrate(ctx, o, time.Now())
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: tables ready\n", cfg.DB)
+	fmt.Printf("%s: tables ready\n", redact(cfg.DB))
 	reportMigration(os.Stdout, res)
 	return nil
+}
+
+// reportPlan prints what migrate would do.
+func reportPlan(w io.Writer, p *wpdb.MigratePlan) {
+	if len(p.Tables)+len(p.Indexes)+len(p.Options) == 0 && p.Admin == "" {
+		fmt.Fprintln(w, "migrate would change nothing")
+		return
+	}
+	if len(p.Tables) > 0 {
+		fmt.Fprintf(w, "would create tables: %s\n", strings.Join(p.Tables, ", "))
+	}
+	if len(p.Indexes) > 0 {
+		fmt.Fprintf(w, "would add indexes: %s\n", strings.Join(p.Indexes, ", "))
+	}
+	if len(p.Options) > 0 {
+		fmt.Fprintf(w, "would add options: %s\n", strings.Join(p.Options, ", "))
+	}
+	if p.Admin != "" {
+		fmt.Fprintf(w, "would create administrator %q with an application password\n", p.Admin)
+	}
 }
 
 // reportMigration prints what a migration added; the application password is shown only here.

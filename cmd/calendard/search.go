@@ -42,7 +42,7 @@ func init() {
 			}
 			u, err := url.Parse(v)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
-				return fmt.Errorf("must be an http(s) URL, got %q", v)
+				return fmt.Errorf("must be an http(s) URL, got %q", redact(v))
 			}
 			c.Search.MeiliURL = strings.TrimRight(v, "/")
 			return nil
@@ -119,7 +119,7 @@ func searchServices(ctx context.Context, cfg *Config, db *wpdb.DB, store *wpdb.S
 		Timeout: cfg.Search.MeiliTimeout, Registerer: r}, db)
 	ix.Follow(db.Changes())
 	ix.Start(ctx)
-	log.Info("search through Meilisearch", "url", cfg.Search.MeiliURL, "prefix", cfg.Search.MeiliPrefix)
+	log.Info("search through Meilisearch", "url", redact(cfg.Search.MeiliURL), "prefix", cfg.Search.MeiliPrefix)
 	return &search.Events{EventService: store, Index: ix}, &search.Linked{LinkedService: store, Index: ix}, &search.Geo{DB: db, Index: ix}
 }
 

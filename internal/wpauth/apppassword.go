@@ -292,3 +292,45 @@ func newUUID4() (string, error) {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
 }
+
+// ErrDuplicateAppPasswordName mirrors core's application_password_duplicate_name: names are unique
+// per user.
+var ErrDuplicateAppPasswordName = errors.New("wpauth: each application name should be unique")
+
+// AppPasswordNameExists is WP_Application_Passwords::application_name_exists_for_user.
+func AppPasswordNameExists(entries []AppPassword, name string) bool {
+	for _, e := range entries {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// RevokeAppPassword removes the entry with this uuid from the `_application_passwords` usermeta
+// value as WP_Application_Passwords::delete_application_password() does: the entry is unset and
+// the array re-serialised with the other entries under their keys. ErrAppPasswordNotFound means
+// no entry matched.
+func RevokeAppPassword(metaValue, uuid string) (string, error) {
+	list, err := decodeAppPasswords(metaValue)
+	if err != nil {
+		return metaValue, err
+	}
+	if list == nil {
+		return metaValue, ErrAppPasswordNotFound
+	}
+	for _, e := range list.Entries() {
+		item, ok := e.Value.(*phpserial.Array)
+		if !ok {
+			continue
+		}
+		if id, ok := item.Get("uuid"); ok && id == uuid {
+			list.Delete(e.Key)
+			return phpserial.Marshal(list)
+		}
+	}
+	return metaValue, ErrAppPasswordNotFound
+}
+
+// NoAppPasswords is the value delete_all_application_passwords() stores: an empty array.
+const NoAppPasswords = "a:0:{}"
