@@ -92,6 +92,11 @@ func reportPlan(w io.Writer, p *wpdb.MigratePlan) {
 }
 
 // reportMigration prints what a migration added; the application password is shown only here.
+// tlsRule is WordPress' rule for application passwords, said where one is printed: outside the
+// local environment a password sent over plain HTTP is ignored, and the write answers 401.
+const tlsRule = "It is accepted over HTTPS (or behind a proxy listed in CALENDAR_TRUSTED_PROXIES), and over plain HTTP\n" +
+	"only with CALENDAR_ENVIRONMENT=local, which make run sets.\n"
+
 func reportMigration(w io.Writer, res *wpdb.MigrateResult) {
 	if len(res.AddedOptions) > 0 {
 		fmt.Fprintf(w, "added options: %s\n", strings.Join(res.AddedOptions, ", "))
@@ -101,6 +106,6 @@ func reportMigration(w io.Writer, res *wpdb.MigrateResult) {
 	}
 	if res.AppPassword != "" {
 		fmt.Fprintf(w, "created administrator %q with the application password:\n\n    %s\n\n"+
-			"Use it with HTTP Basic authentication (user %q). It is shown only once.\n", res.AdminLogin, res.AppPassword, res.AdminLogin)
+			"Use it with HTTP Basic authentication (user %q). It is shown only once.\n%s", res.AdminLogin, res.AppPassword, res.AdminLogin, tlsRule)
 	}
 }

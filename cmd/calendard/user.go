@@ -152,7 +152,7 @@ func createAppPassword(ctx context.Context, db *wpdb.DB, user *calendard.UserRec
 		return nil
 	}
 	fmt.Printf("created application password %q (uuid %s) for user %q:\n\n    %s\n\n"+
-		"Use it with HTTP Basic authentication (user %q). It is shown only once.\n", name, uuid, user.Login, chunked, user.Login)
+		"Use it with HTTP Basic authentication (user %q). It is shown only once.\n%s", name, uuid, user.Login, chunked, user.Login, tlsRule)
 	return nil
 }
 
