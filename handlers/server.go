@@ -403,7 +403,11 @@ func (s *Server) storageFailure(err error) bool {
 func (s *Server) errorResponse(ctx context.Context, err error) *Response {
 	var e *calendard.Error
 	if !errors.As(err, &e) {
-		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+		if errors.Is(err, calendard.ErrCommitUnconfirmed) {
+			// A write that did not name its record (wp/v2 writes, settings).
+			s.log.Warn("commit not confirmed", "err", err)
+			e = errUnconfirmed("change", 0)
+		} else if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 			s.log.Warn("database deadline passed", "timeout", s.cfg.DBTimeout, "err", err)
 			e = errDBTimeout
 		} else if errors.Is(err, calendard.ErrUnavailable) || s.storageFailure(err) {
