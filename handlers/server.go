@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -134,7 +135,9 @@ type Server struct {
 	log    *slog.Logger
 	bodies *bodyPool
 	logins *loginLimiter
-	cors   corsPolicy
+	// untrustedProxyWarned: the warning about forwarding headers from an untrusted peer was logged.
+	untrustedProxyWarned atomic.Bool
+	cors                 corsPolicy
 	// rendered keeps encoded list records (nil: render every time).
 	rendered *renderedRecords
 	metrics  *httpMetrics
@@ -173,7 +176,7 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	}
 	s.hc = newHTTPCaching(cfg)
 	// cachedFirst answers anonymous reads from the response cache before everything else.
-	e.Use(s.cachedFirst(), s.exchanges(), s.recoverer(), s.limitURI())
+	e.Use(s.untrustedProxyCheck(), s.cachedFirst(), s.exchanges(), s.recoverer(), s.limitURI())
 	if cfg.Metrics != nil && cfg.PublicMetrics {
 		e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})))
 	}
