@@ -457,8 +457,11 @@ func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64,
 	}
 	ids := []int64{}
 	items := php.ListToArray(v)
-	if taxonomy == calendard.TaxonomyTag && len(items) > 1 {
-		// Reference quirk: only the first tag of a list filters ("11,12" answers like "11").
+	if taxonomy == calendard.TaxonomyTag && len(items) > 1 && r.Site.UseCustomTables {
+		// Only the first tag of a list filters ("11,12" answers like "11") where the plugin reads its
+		// custom tables: WP_Query sets the tag_id query var to the first tag of the tax query, and
+		// the custom tables' query, run again from those query vars, ANDs it with the list. On
+		// postmeta the one WP_Query matches any tag of the list.
 		items = items[:1]
 	}
 	for _, it := range items {
