@@ -101,8 +101,12 @@ type syncBuffer struct {
 	b  strings.Builder
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.b.Write(p) }
-func (b *syncBuffer) String() string              { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
 
 // Forwarding headers from a peer that is not a trusted proxy mean, most likely, a proxy nobody
 // listed: every client has its address, and 20 failed logins lock everyone out. The server says so
