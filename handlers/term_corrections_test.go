@@ -112,3 +112,76 @@ func TestTagListFilterOnPostmetaMatchesAnyTag(t *testing.T) {
 		}
 	}
 }
+
+// A tag whose parent column is set (tags are not hierarchical, but nothing stops a direct write):
+// the plugin's v1 tag records, list and single, have no parent (the core controller's schema
+// has it for hierarchical taxonomies only) and so no urls.up, while a category's have both. An
+// event's embedded tags are WP_Term arrays with their parent, and get urls.up; the core API's
+// _links.up follows the parent column in any taxonomy (prepare_links).
+func TestTagParentGivesNoV1UpLink(t *testing.T) {
+	for store, s := range servedStores(t, recordedNow, "tup",
+		"UPDATE wp_term_taxonomy SET parent = 12 WHERE term_id = 11 AND taxonomy = 'post_tag'") {
+		v1 := "/wp-json/tribe/events/v1/"
+		single := call(t, s.srv, "GET", v1+"tags/11", nil, "")
+		list := call(t, s.srv, "GET", v1+"tags?per_page=50", nil, "")
+		var listed map[string]any
+		tags, _ := list.body["tags"].([]any)
+		for _, x := range tags {
+			if m, _ := x.(map[string]any); m != nil && m["id"] == float64(11) {
+				listed = m
+			}
+		}
+		for what, rec := range map[string]map[string]any{"single": single.body, "list": listed} {
+			urls, _ := rec["urls"].(map[string]any)
+			if urls == nil || urls["self"] == nil {
+				t.Fatalf("%s: v1 tag %s: %.300v", store, what, rec)
+			}
+			if _, has := urls["up"]; has {
+				t.Errorf("%s: v1 tag %s has urls.up %v", store, what, urls["up"])
+			}
+			if _, has := rec["parent"]; has {
+				t.Errorf("%s: v1 tag %s has parent", store, what)
+			}
+		}
+		// Categories are hierarchical: a child has its parent's up link.
+		cats := call(t, s.srv, "GET", v1+"categories?per_page=50", nil, "")
+		found := false
+		catList, _ := cats.body["categories"].([]any)
+		for _, x := range catList {
+			m, _ := x.(map[string]any)
+			if p, _ := m["parent"].(float64); p != 0 {
+				urls, _ := m["urls"].(map[string]any)
+				if !hasSuffix(urls["up"], "/tribe/events/v1/categories/"+fmt.Sprint(p)) {
+					t.Errorf("%s: category %v with parent %v: urls.up %v", store, m["id"], p, urls["up"])
+				}
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("%s: the fixture has no child category to compare with", store)
+		}
+		// An event's tag keeps the plugin's up link.
+		ev := call(t, s.srv, "GET", eventsPath+"/140", nil, "")
+		evTags, _ := ev.body["tags"].([]any)
+		var embedded map[string]any
+		for _, x := range evTags {
+			if m, _ := x.(map[string]any); m != nil && m["id"] == float64(11) {
+				embedded = m
+			}
+		}
+		if urls, _ := embedded["urls"].(map[string]any); !hasSuffix(urls["up"], "/tribe/events/v1/tags/12") {
+			t.Errorf("%s: event 140's tag 11: urls %v, want up to tag 12", store, embedded["urls"])
+		}
+		// The core API links up in any taxonomy.
+		core := call(t, s.srv, "GET", "/wp-json/wp/v2/tags/11", nil, "")
+		links, _ := core.body["_links"].(map[string]any)
+		if up, _ := links["up"].([]any); len(up) != 1 {
+			t.Errorf("%s: /wp/v2/tags/11 _links %v, want up", store, links)
+		}
+	}
+}
+
+func hasSuffix(v any, suffix string) bool {
+	s, _ := v.(string)
+	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
