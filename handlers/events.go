@@ -247,7 +247,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	f.VenueIDs = idList(r.Value("venue"))
 	f.OrganizerIDs = idList(r.Value("organizer"))
 	// geoloc (Events Calendar Pro, when geo filters are on): events at the venues it selects.
-	if near, err := geoVenues(r); err != nil {
+	if near, err := geoVenues(r, false); err != nil {
 		return nil, err
 	} else if near != nil || (r.srv.cfg.Geo && r.srv.deps.Geo != nil && restBoolParam(r, "geoloc")) {
 		f.VenueIDs = narrowIDs(f.VenueIDs, near)
