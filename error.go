@@ -52,6 +52,11 @@ const (
 // is answered 503 and nothing it wrote is kept.
 var ErrUnavailable = errors.New("storage unavailable")
 
+// ErrCommitUnconfirmed marks a write whose COMMIT was sent but not answered before the request's
+// deadline (or before the connection broke): the database may have stored it or not. It comes
+// wrapped with ErrUnavailable.
+var ErrCommitUnconfirmed = errors.New("commit not confirmed")
+
 // ErrForbidden is WordPress' rest_forbidden: 401 for anonymous callers, 403 for logged-in ones.
 func ErrForbidden(loggedIn bool) *Error {
 	status := 401

@@ -28,7 +28,7 @@ func (h *eventsHandler) create(r *Request) (*Response, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, r.unconfirmed("event", id, err)
 	}
 	return h.written(r, id, 201)
 }
@@ -65,7 +65,7 @@ func (h *eventsHandler) updateID(r *Request, id int64) (*Response, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, r.unconfirmed("event", id, err)
 	}
 	return h.written(r, id, 200)
 }
@@ -99,7 +99,7 @@ func (h *eventsHandler) trash(r *Request, id int64) (*Response, error) {
 		return calendard.TrashEvent(r.ctx, tx, r.Site, r.User, id)
 	})
 	if err != nil {
-		return nil, err
+		return nil, r.unconfirmed("event", id, err)
 	}
 	return h.written(r, id, 200)
 }

@@ -247,7 +247,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	f.VenueIDs = idList(r.Value("venue"))
 	f.OrganizerIDs = idList(r.Value("organizer"))
 	// geoloc (Events Calendar Pro, when geo filters are on): events at the venues it selects.
-	if near, err := geoVenues(r); err != nil {
+	if near, err := geoVenues(r, false); err != nil {
 		return nil, err
 	} else if near != nil || (r.srv.cfg.Geo && r.srv.deps.Geo != nil && restBoolParam(r, "geoloc")) {
 		f.VenueIDs = narrowIDs(f.VenueIDs, near)
@@ -457,8 +457,11 @@ func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64,
 	}
 	ids := []int64{}
 	items := php.ListToArray(v)
-	if taxonomy == calendard.TaxonomyTag && len(items) > 1 {
-		// Reference quirk: only the first tag of a list filters ("11,12" answers like "11").
+	if taxonomy == calendard.TaxonomyTag && len(items) > 1 && r.Site.UseCustomTables {
+		// Only the first tag of a list filters ("11,12" answers like "11") where the plugin reads its
+		// custom tables: WP_Query sets the tag_id query var to the first tag of the tax query, and
+		// the custom tables' query, run again from those query vars, ANDs it with the list. On
+		// postmeta the one WP_Query matches any tag of the list.
 		items = items[:1]
 	}
 	for _, it := range items {

@@ -44,14 +44,18 @@ func (s *Server) geoArgs(postType string) []*Arg {
 // or geoloc is not true; the venues with coordinates, or those within the radius of
 // geoloc_lat/geoloc_lng (nearest first). One of the two coordinates without the other, or a value
 // that is not a number, is a 400.
-func geoVenues(r *Request) ([]int64, error) {
+//
+// Without geoloc=1, Events Calendar Pro ignores geoloc_lat and geoloc_lng on events
+// (Geo_Loc::setup_geoloc_in_query returns at once for a REST query without tribe_geoloc), and so
+// does calendard. The parameters only calendard has (geoloc_radius; on venues all of them) are
+// refused instead where they cannot apply: 400 rest_invalid_param naming what is missing, not a
+// filter silently dropped.
+func geoVenues(r *Request, venues bool) ([]int64, error) {
 	if !r.srv.cfg.Geo || r.srv.deps.Geo == nil {
 		return nil, nil
 	}
 	g, ok := r.Param("geoloc")
-	if !ok || !restBool(g) {
-		return nil, nil
-	}
+	on := ok && restBool(g)
 	text := func(name string) (string, bool) {
 		v, ok := r.Param(name)
 		if !ok {
@@ -80,6 +84,24 @@ func geoVenues(r *Request) ([]int64, error) {
 	}
 	_, hasLat := text("geoloc_lat")
 	_, hasLng := text("geoloc_lng")
+	_, hasRadius := text("geoloc_radius")
+	if !on {
+		if venues {
+			if hasLat {
+				bad("geoloc_lat", msgNeedsGeoloc("geoloc_lat"))
+			}
+			if hasLng {
+				bad("geoloc_lng", msgNeedsGeoloc("geoloc_lng"))
+			}
+		}
+		if hasRadius {
+			bad("geoloc_radius", "geoloc_radius applies only with geoloc=1, geoloc_lat and geoloc_lng.")
+		}
+		if invalid.Len() > 0 {
+			return nil, invalidParams(invalid, details)
+		}
+		return nil, nil
+	}
 	switch {
 	case hasLat && !hasLng:
 		bad("geoloc_lng", "geoloc_lng is required with geoloc_lat.")
@@ -90,6 +112,10 @@ func geoVenues(r *Request) ([]int64, error) {
 		return nil, invalidParams(invalid, details)
 	}
 	if !hasLat {
+		if hasRadius {
+			return nil, invalidParams(phpjson.Obj("geoloc_radius", msgRadiusAlone), phpjson.Obj("geoloc_radius",
+				phpjson.Obj("code", "rest_invalid_param", "message", msgRadiusAlone, "data", nil)))
+		}
 		return r.srv.deps.Geo.VenuesWithCoordinates(r.ctx)
 	}
 	lat := number("geoloc_lat", 90)
@@ -105,6 +131,12 @@ func geoVenues(r *Request) ([]int64, error) {
 		return nil, invalidParams(invalid, details)
 	}
 	return r.srv.deps.Geo.VenuesNear(r.ctx, lat, lng, radius)
+}
+
+const msgRadiusAlone = "geoloc_radius applies only with geoloc_lat and geoloc_lng."
+
+func msgNeedsGeoloc(name string) string {
+	return name + " filters venues only with geoloc=1 (and geoloc_lat with geoloc_lng)."
 }
 
 // narrowIDs intersects an ID filter (nil: none) with ids, keeping the order of ids (the geo

@@ -173,3 +173,40 @@ func TestGeoFiltersOn(t *testing.T) {
 		}
 	})
 }
+
+// Geo parameters that cannot apply are not dropped in silence. Events Calendar Pro ignores
+// geoloc_lat and geoloc_lng on events without geoloc=1 (its query hook returns at once), and so
+// does calendard; calendard's own parameters — geoloc_radius, and on venues all three — are a 400
+// rest_invalid_param that names what is missing.
+func TestGeoParametersWithoutGeolocAreRefusedOrIgnoredAsThePlugin(t *testing.T) {
+	srv := geoServer(t, true)
+	all := eventIDs(t, call(t, srv, "GET", wide, nil, ""))
+	for _, q := range []string{"&geoloc_lat=-60&geoloc_lng=-30", "&geoloc_lat=40.7", "&geoloc=0&geoloc_lat=-60&geoloc_lng=-30"} {
+		if got := eventIDs(t, call(t, srv, "GET", wide+q, nil, "")); !slices.Equal(got, all) {
+			t.Errorf("events %s: %d events, want all %d (as Events Calendar Pro)", q, len(got), len(all))
+		}
+	}
+	venues := "/wp-json/tribe/events/v1/venues?per_page=50"
+	for _, tc := range []struct{ path, want, missing string }{
+		{venues + "&geoloc_lat=48.8776&geoloc_lng=2.3019", "geoloc_lat,geoloc_lng", "geoloc=1"},
+		{venues + "&geoloc=0&geoloc_lng=2.3019", "geoloc_lng", "geoloc=1"},
+		{venues + "&geoloc_radius=1000", "geoloc_radius", "geoloc=1"},
+		{venues + "&geoloc=1&geoloc_radius=1000", "geoloc_radius", "geoloc_lat"},
+		{wide + "&geoloc_lat=40.7&geoloc_lng=-74&geoloc_radius=1200", "geoloc_radius", "geoloc=1"},
+		{wide + "&geoloc=1&geoloc_radius=1200", "geoloc_radius", "geoloc_lat"},
+	} {
+		a := call(t, srv, "GET", tc.path, nil, "")
+		data, _ := a.body["data"].(map[string]any)
+		params, _ := data["params"].(map[string]any)
+		var names []string
+		for k := range params {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		msg, _ := params[strings.Split(tc.want, ",")[0]].(string)
+		if a.status != 400 || a.body["code"] != "rest_invalid_param" || !wpShaped(a) || strings.Join(names, ",") != tc.want ||
+			!strings.Contains(msg, tc.missing) {
+			t.Errorf("%s: %d %.300s, want 400 rest_invalid_param on %s saying %s is missing", tc.path, a.status, a.raw, tc.want, tc.missing)
+		}
+	}
+}

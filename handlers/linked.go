@@ -89,7 +89,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 		f.In = out
 	}
 	if h.postType == calendard.PostTypeVenue {
-		near, err := geoVenues(r)
+		near, err := geoVenues(r, true)
 		if err != nil {
 			return nil, err
 		}

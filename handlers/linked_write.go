@@ -29,7 +29,7 @@ func (h *linkedHandler) create(r *Request) (*Response, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, r.unconfirmed(h.kind, id, err)
 	}
 	return h.written(r, id, 201)
 }
@@ -65,7 +65,7 @@ func (h *linkedHandler) updateID(r *Request, id int64) (*Response, error) {
 		return calendard.UpdateLinked(r.ctx, tx, r.Site, r.User, h.postType, id, data)
 	})
 	if err != nil {
-		return nil, err
+		return nil, r.unconfirmed(h.kind, id, err)
 	}
 	return h.written(r, id, 200)
 }
@@ -102,7 +102,7 @@ func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, r.unconfirmed(h.kind, id, err)
 	}
 	return h.written(r, id, 200)
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"math"
+	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -191,4 +192,48 @@ func errTooManyLogins(wait time.Duration) (*calendard.Error, []calendard.KV) {
 	return &calendard.Error{Code: "rest_too_many_logins", Status: 429,
 			Message: "Too many failed login attempts. Try again in " + secs + " seconds."},
 		[]calendard.KV{{Key: "Retry-After", Value: secs}}
+}
+
+// forwardingHeaders are the headers a reverse proxy adds to name the client it forwards for.
+var forwardingHeaders = []string{"X-Forwarded-For", "Forwarded", "X-Real-IP"}
+
+// untrustedProxyCheck logs once, at the first request that shows it, that forwarding headers come
+// from a peer not in TrustedProxies. That is most likely a reverse proxy nobody listed: every
+// client then has the proxy's address, so the failed logins of all of them count against one
+// address, and once they reach the per-address limit nobody can log in for the window; and the
+// proxy's X-Forwarded-Proto: https is not believed either. Only the peer address and the header
+// names are logged, never their values or any credential.
+func (s *Server) untrustedProxyCheck() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if !s.untrustedProxyWarned.Load() {
+			s.checkForwarding(c.Request.Header, clientIP(c))
+		}
+		c.Next()
+	}
+}
+
+func (s *Server) checkForwarding(h http.Header, peer string) {
+	var present []string
+	for _, name := range forwardingHeaders {
+		if len(h.Values(name)) > 0 {
+			present = append(present, name)
+		}
+	}
+	if len(present) == 0 {
+		return
+	}
+	addr, err := netip.ParseAddr(peer)
+	if err == nil && s.trustedProxy(addr.Unmap()) {
+		return
+	}
+	if !s.untrustedProxyWarned.CompareAndSwap(false, true) {
+		return
+	}
+	attrs := []any{"peer", peer, "headers", strings.Join(present, ", ")}
+	msg := "forwarding headers arrive from an address not in CALENDAR_TRUSTED_PROXIES: if calendard runs behind a proxy there, list it, or every client has the proxy's address"
+	if l := s.logins.cfg; !l.Off && l.PerAddress > 0 {
+		msg += " and failed logins from all of them count as one address's"
+		attrs = append(attrs, "locked_out_after", l.PerAddress, "for", l.Window)
+	}
+	s.log.Warn(msg+" (logged once)", attrs...)
 }

@@ -1,8 +1,11 @@
 package handlers_test
 
 import (
+	"log/slog"
+	"net/http/httptest"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -90,4 +93,80 @@ func TestFailedLoginLimiter(t *testing.T) {
 			}
 		}
 	})
+}
+
+// syncBuffer is a log destination the server's goroutines may write to at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
+
+// Forwarding headers from a peer that is not a trusted proxy mean, most likely, a proxy nobody
+// listed: every client has its address, and 20 failed logins lock everyone out. The server says so
+// once in its log — naming the peer and the headers, never their values or a credential — and says
+// nothing when the proxy is trusted or no forwarding header comes.
+func TestUntrustedProxyIsWarnedOnce(t *testing.T) {
+	const warning = "forwarding headers arrive from an address not in CALENDAR_TRUSTED_PROXIES"
+	list := "/wp-json/tribe/events/v1/events?per_page=1"
+	forwarded := []map[string]string{
+		{"X-Forwarded-For": "203.0.113.7"},
+		{"Forwarded": "for=203.0.113.8;proto=https"},
+		{"X-Real-IP": "203.0.113.9"},
+		{"X-Forwarded-For": "203.0.113.10, 198.51.100.11"},
+	}
+	serve := func(trusted ...netip.Prefix) (*httptest.Server, *syncBuffer) {
+		log := &syncBuffer{}
+		return newServer(t, handlers.Config{TrustedProxies: trusted, Logger: slog.New(slog.NewTextHandler(log, nil))}), log
+	}
+	send := func(srv *httptest.Server, hdr map[string]string) {
+		h := basic("editor", "not-the-password")
+		for k, v := range hdr {
+			h[k] = v
+		}
+		if a := get(t, srv, list, h); a.status != 401 {
+			t.Errorf("%v: %d %.200s", hdr, a.status, a.raw)
+		}
+	}
+
+	srv, log := serve()
+	var wg sync.WaitGroup
+	for round := 0; round < 3; round++ {
+		for _, hdr := range forwarded {
+			wg.Add(1)
+			go func() { defer wg.Done(); send(srv, hdr) }()
+		}
+	}
+	wg.Wait()
+	out := log.String()
+	if n := strings.Count(out, warning); n != 1 {
+		t.Fatalf("the warning was logged %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, "peer=127.0.0.1") || !strings.Contains(out, "locked_out_after=20") {
+		t.Errorf("the warning does not name the peer and the lockout:\n%s", out)
+	}
+	secrets := []string{"not-the-password", basic("editor", "not-the-password")["Authorization"], "203.0.113.", "198.51.100.11"}
+	for _, s := range secrets {
+		if strings.Contains(out, s) {
+			t.Errorf("the log shows %q:\n%s", s, out)
+		}
+	}
+
+	trusted, trustedLog := serve(netip.MustParsePrefix("127.0.0.0/8"))
+	direct, directLog := serve()
+	for _, hdr := range forwarded {
+		send(trusted, hdr)
+	}
+	send(direct, nil)
+	for name, out := range map[string]string{"trusted proxy": trustedLog.String(), "no forwarding header": directLog.String()} {
+		if strings.Contains(out, warning) {
+			t.Errorf("%s: warned:\n%s", name, out)
+		}
+	}
 }

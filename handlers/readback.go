@@ -28,3 +28,26 @@ func (r *Request) readBack(noun string, id int64, read func() (*Response, error)
 	}
 	return resp, err
 }
+
+// unconfirmed is the answer to a write whose COMMIT went out but was not answered in time: the
+// database may have stored it or not, and nobody can tell until it answers again. It is 503
+// service_unavailable with data.committed null (unknown; true is for a write known to be stored)
+// and data.id, the record it would have saved, so that a client looks for that record before it
+// sends the write again. Any other error is returned as it is.
+func (r *Request) unconfirmed(noun string, id int64, err error) error {
+	if !errors.Is(err, calendard.ErrCommitUnconfirmed) {
+		return err
+	}
+	r.srv.log.Warn("commit not confirmed", "type", noun, "id", id, "err", err)
+	return errUnconfirmed(noun, id)
+}
+
+func errUnconfirmed(noun string, id int64) *calendard.Error {
+	data := []calendard.KV{{Key: "committed", Value: nil}}
+	msg := "The database did not confirm in time that the " + noun + " was saved: it may have been."
+	if id > 0 {
+		data = append([]calendard.KV{{Key: "id", Value: id}}, data...)
+		msg += " Look for it (data.id) before sending the request again."
+	}
+	return &calendard.Error{Code: "service_unavailable", Status: 503, Message: msg, Data: data}
+}

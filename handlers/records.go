@@ -187,16 +187,19 @@ func (r *Request) embeddedTerm(t *calendard.Term) *phpjson.Object {
 	return phpjson.Obj(
 		"name", t.Name, "slug", t.Slug, "term_group", t.Group, "term_taxonomy_id", t.TaxonomyID,
 		"taxonomy", t.Taxonomy, "description", t.Description, "parent", t.Parent, "count", t.Count,
-		"filter", "raw", "id", t.ID, "urls", r.termURLs(t))
+		"filter", "raw", "id", t.ID, "urls", r.termURLs(t, true))
 }
 
-func (r *Request) termURLs(t *calendard.Term) *phpjson.Object {
+// termURLs is the plugin's prepare_term_data urls: up when the term data has a parent, which an
+// event's terms (WP_Term arrays) always have, and archive records only for hierarchical taxonomies
+// (the core controller's schema has parent for those alone).
+func (r *Request) termURLs(t *calendard.Term, hasParent bool) *phpjson.Object {
 	base := "categories"
 	if t.Taxonomy == calendard.TaxonomyTag {
 		base = "tags"
 	}
 	u := phpjson.Obj("self", r.RestURL(base+"/"+itoa(t.ID)), "collection", r.RestURL(base))
-	if t.Parent != 0 {
+	if hasParent && t.Parent != 0 {
 		u.Set("up", r.RestURL(base+"/"+itoa(t.Parent)))
 	}
 	return u

@@ -138,7 +138,9 @@ type Server struct {
 	log    *slog.Logger
 	bodies *bodyPool
 	logins *loginLimiter
-	cors   corsPolicy
+	// untrustedProxyWarned: the warning about forwarding headers from an untrusted peer was logged.
+	untrustedProxyWarned atomic.Bool
+	cors                 corsPolicy
 	// rendered keeps encoded list records (nil: render every time).
 	rendered *renderedRecords
 	metrics  *httpMetrics
@@ -183,7 +185,7 @@ func New(cfg Config, deps Deps) *gin.Engine {
 		e.Use(s.accessLog())
 	}
 	// cachedFirst answers anonymous reads from the response cache before everything else.
-	e.Use(s.cachedFirst(), s.exchanges(), s.recoverer(), s.limitURI())
+	e.Use(s.untrustedProxyCheck(), s.cachedFirst(), s.exchanges(), s.recoverer(), s.limitURI())
 	if cfg.Metrics != nil && cfg.PublicMetrics {
 		e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(cfg.Metrics, promhttp.HandlerOpts{})))
 	}
@@ -413,7 +415,11 @@ func (s *Server) storageFailure(err error) bool {
 func (s *Server) errorResponse(ctx context.Context, err error) *Response {
 	var e *calendard.Error
 	if !errors.As(err, &e) {
-		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+		if errors.Is(err, calendard.ErrCommitUnconfirmed) {
+			// A write that did not name its record (wp/v2 writes, settings).
+			s.log.Warn("commit not confirmed", "err", err)
+			e = errUnconfirmed("change", 0)
+		} else if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
 			s.log.Warn("database deadline passed", "timeout", s.cfg.DBTimeout, "err", err)
 			e = errDBTimeout
 		} else if errors.Is(err, calendard.ErrUnavailable) || s.storageFailure(err) {

@@ -51,6 +51,13 @@ func sqliteFixture(t *testing.T) string {
 // serveSQLiteFixture serves a fresh SQLite copy of the fixture with cfg.
 func serveSQLiteFixture(t *testing.T, cfg handlers.Config) *httptest.Server {
 	t.Helper()
+	srv, _ := serveSQLiteFixtureAt(t, cfg)
+	return srv
+}
+
+// serveSQLiteFixtureAt is serveSQLiteFixture that also returns the database file.
+func serveSQLiteFixtureAt(t *testing.T, cfg handlers.Config) (*httptest.Server, string) {
+	t.Helper()
 	b, err := os.ReadFile(sqliteFixture(t))
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +75,7 @@ func serveSQLiteFixture(t *testing.T, cfg handlers.Config) *httptest.Server {
 	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
 		Writer: db, Posts: db, Terms: db, TermQuery: db}))
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, path
 }
 
 // bothStores serves the fixture on MariaDB and on SQLite with the same configuration (the clock

@@ -12,13 +12,14 @@ import (
 func (r *Request) termRecord(t *calendard.Term, idx *termIndex) *phpjson.Object {
 	o := phpjson.Obj("id", t.ID, "count", t.Count, "description", t.Description, "name", t.Name,
 		"slug", t.Slug, "taxonomy", t.Taxonomy)
-	if t.Taxonomy != calendard.TaxonomyTag {
+	hierarchical := t.Taxonomy != calendard.TaxonomyTag
+	if hierarchical {
 		o.Set("parent", t.Parent)
 	}
 	// No term meta is registered for the REST API, so meta is an empty PHP array.
 	o.Set("meta", []any{})
 	o.Set("url", r.termLink(t, idx))
-	o.Set("urls", r.termURLs(t))
+	o.Set("urls", r.termURLs(t, hierarchical))
 	return o
 }
 

@@ -78,7 +78,7 @@ func OpenMySQL(dsn, prefix string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := sql.OpenDB(conn)
+	db := sql.OpenDB(deadlineConnector{conn})
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(16)
 	db.SetConnMaxLifetime(5 * time.Minute)

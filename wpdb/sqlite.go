@@ -1,6 +1,7 @@
 package wpdb
 
 import (
+	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The embedded store: a SQLite file holding the same WordPress tables. MySQL compares and sorts the
@@ -179,13 +181,42 @@ func likeMatch(p, v []rune, esc rune) bool {
 // cache of sqliteCacheKiB per connection.
 func SQLiteDSN(path string) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeoutMS))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(0)")
 	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", sqliteCacheKiB))
 	q.Set("_txlock", "immediate")
 	return "file:" + path + "?" + q.Encode()
+}
+
+// sqliteBusyTimeoutMS is how long a connection waits for the write lock another holds before
+// SQLITE_BUSY, when no deadline is shorter (boundBusyWait).
+const sqliteBusyTimeoutMS = 10000
+
+// boundBusyWait makes conn's wait for SQLite's write lock end with ctx's deadline, and returns
+// what restores the default wait. SQLite's busy handler sleeps through sqlite3_interrupt, which is
+// all the driver does when a context ends, so without this a write behind a lock held elsewhere
+// (another process, a backup, the sqlite3 shell) waited the whole busy timeout whatever the
+// request's deadline.
+func (db *DB) boundBusyWait(ctx context.Context, conn *sql.Conn) func() {
+	dl, ok := ctx.Deadline()
+	if db.dialect != SQLite || !ok {
+		return func() {}
+	}
+	// Rounded up, so that the wait ends with the deadline passed and is answered as its 503.
+	ms := (time.Until(dl) + time.Millisecond - 1).Milliseconds()
+	if ms >= sqliteBusyTimeoutMS {
+		return func() {}
+	}
+	ms = max(ms, 1)
+	bg := context.WithoutCancel(ctx) // a pragma on the connection's own memory: no lock, no wait
+	if _, err := conn.ExecContext(bg, "PRAGMA busy_timeout = "+strconv.FormatInt(ms, 10)); err != nil {
+		return func() {}
+	}
+	return func() {
+		_, _ = conn.ExecContext(bg, "PRAGMA busy_timeout = "+strconv.Itoa(sqliteBusyTimeoutMS))
+	}
 }
 
 // sqliteCacheKiB is each connection's page cache. SQLite's default is 2,000 KiB, and each of the

@@ -42,6 +42,10 @@ func (t *Tx) touch(id int64) {
 // to prove no partial rows survive. It is nil in production.
 var TestHookBeforeStatement func(ctx context.Context, connID int64) error
 
+// TestHookBeforeCommit runs just before a write commits (tests stall the database there). It is
+// nil in production.
+var TestHookBeforeCommit func()
+
 // Write runs fn in one transaction on a dedicated connection and commits when fn succeeds. Deadlocks
 // and lock timeouts are retried (the whole function runs again), so fn must only touch the database
 // through tx. Named locks taken by the transaction are released after it ends.
@@ -58,7 +62,7 @@ func (db *DB) Write(ctx context.Context, clock func() time.Time, fn func(tx cale
 		time.Sleep(time.Duration(attempt+1) * 15 * time.Millisecond)
 	}
 	if connectionLost(err) {
-		return fmt.Errorf("%w: %v", calendard.ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", calendard.ErrUnavailable, err)
 	}
 	return err
 }
@@ -104,6 +108,7 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		return err
 	}
 	defer conn.Close()
+	defer db.boundBusyWait(ctx, conn)()
 	// Named locks are per session: free them before the connection returns to the pool.
 	defer db.releaseLocks(ctx, conn)
 	opts := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
@@ -154,7 +159,13 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 	if track {
 		defer db.feed.ownCommit()()
 	}
+	if TestHookBeforeCommit != nil {
+		TestHookBeforeCommit()
+	}
 	if err := sqlTx.Commit(); err != nil {
+		if _, ok := errors.AsType[*commitUnconfirmedError](err); ok {
+			return fmt.Errorf("%w: %w", calendard.ErrCommitUnconfirmed, err)
+		}
 		return err
 	}
 	if db.feed != nil && (len(t.touched) > 0 || t.termsChanged || t.optionsChanged) {

@@ -67,14 +67,34 @@ func (db *DB) UserByID(ctx context.Context, id int64) (*calendard.UserRecord, er
 // RecordAppPasswordUsage writes last_used/last_ip of an application password at most once a day,
 // rewriting the one usermeta row in place like core. The read-modify-write runs in a transaction
 // with the row locked so concurrent first uses of the day do not lose other entries.
+//
+// The row is read first without a transaction: on most requests nothing changes, and on SQLite a
+// transaction takes the database's one write lock.
 func (db *DB) RecordAppPasswordUsage(ctx context.Context, userID int64, uuid, ip string, now time.Time) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	var value nullString
+	err := db.sql.QueryRowContext(ctx, "SELECT meta_value FROM "+db.t("usermeta")+
+		" WHERE user_id = ? AND meta_key = '_application_passwords' ORDER BY umeta_id LIMIT 1", userID).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, changed, err := wpauth.RecordAppPasswordUsage(value.String, uuid, now.Unix(), ip); err != nil || !changed {
+		return nil
+	}
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	defer db.boundBusyWait(ctx, conn)()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	var id int64
-	var value nullString
 	err = tx.QueryRowContext(ctx, "SELECT umeta_id, meta_value FROM "+db.t("usermeta")+
 		" WHERE user_id = ? AND meta_key = '_application_passwords' ORDER BY umeta_id LIMIT 1"+db.forUpdate(), userID).Scan(&id, &value)
 	if errors.Is(err, sql.ErrNoRows) {
