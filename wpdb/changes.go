@@ -209,12 +209,15 @@ func (f *Feed) ownCommit() func() {
 // difference is calendard's own write, published already, so the next poll need not announce it
 // as a change from outside (which would rebuild everything kept, the event index included). before
 // is read at the start of the write's transaction and end just before its commit, inside it, so
-// only a change committed by someone else during that transaction could be taken along unseen;
-// the reconcile (Watch) bounds how long it stays so, as for a bare meta UPDATE.
+// only a change made outside calendard and committed during that transaction could be taken along
+// unseen (another instance's write shows in the changelog); the reconcile (Watch) bounds how long
+// it stays so, as for a bare meta UPDATE.
 func (f *Feed) absorb(before, end watermark) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.seen && f.last == before {
+	// The changelog must hold this write's entry alone beyond before: another writer of
+	// calendard's that committed meanwhile may be in end, and must reach the next poll.
+	if f.seen && f.last == before && lastSeq(end.changes) == lastSeq(before.changes)+1 {
 		f.last = end
 	}
 }
