@@ -99,6 +99,13 @@ type Options struct {
 	Generation func() uint64
 	Quiescent  func() bool
 	Feed       Feed
+	// Sync (redis) is the read barrier used while Redis cannot tell this instance of the others'
+	// writes (wpdb.Feed.Sync): it returns once a watermark reading that started after the call has
+	// been applied. A lookup calls it while Redis is away, when a Redis call fails, and for a
+	// moment after Redis is back (until every instance has found it again and announced what it
+	// changed meanwhile). nil: none (answers may then lag other instances' writes by the watch
+	// interval while Redis is away).
+	Sync func(context.Context) error
 
 	// Private says where answers to authenticated users are kept (default PrivateLocal: in this
 	// process only, never in Redis).
@@ -160,6 +167,7 @@ type Cache struct {
 	fails     atomic.Int32 // Redis calls failed in a row
 	lastOK    atomic.Int64 // when a Redis call last worked (Unix ns, to 100 ms)
 	synced    atomic.Int64 // push: when the background read of the counter last worked (Unix ns)
+	upSince   atomic.Int64 // when the probe last found Redis (Unix ns)
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
 
@@ -328,7 +336,15 @@ type Ticket struct {
 // the second it was computed in. private says the key is an authenticated user's. Hit returns the
 // entry; Miss a ticket for Put; Bypass means the cache cannot be used now.
 func (c *Cache) Get(ctx context.Context, key string, now int64, private bool) (*Entry, Ticket, Result) {
-	if c == nil || (private && c.o.Private == PrivateOff) {
+	if c == nil {
+		return nil, Ticket{}, Bypass
+	}
+	synced := false
+	if c.o.Mode == Redis && c.blind() {
+		c.barrier(ctx)
+		synced = true
+	}
+	if private && c.o.Private == PrivateOff {
 		return nil, Ticket{}, Bypass
 	}
 	if c.o.Mode == Memory {
@@ -342,6 +358,14 @@ func (c *Cache) Get(ctx context.Context, key string, now int64, private bool) (*
 	if !c.up.Load() {
 		return nil, Ticket{}, Bypass
 	}
+	// A Redis call that fails leaves this instance unsure of the others' writes: the answer then
+	// waits for the barrier as well (Redis may hang for a second before it counts as away).
+	bypass := func() (*Entry, Ticket, Result) {
+		if !synced {
+			c.barrier(ctx)
+		}
+		return nil, Ticket{}, Bypass
+	}
 	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	front, ok := c.mem.GetIfPresent(key)
@@ -351,7 +375,7 @@ func (c *Cache) Get(ctx context.Context, key string, now int64, private bool) (*
 		// before it counts (or, in push mode, as last learned).
 		gen, err := c.frontGen(rctx)
 		if err != nil {
-			return nil, Ticket{}, Bypass
+			return bypass()
 		}
 		t := c.ticket(key, gen, now, private)
 		if ok && front.Stamp.Gen == gen && front.fresh(now) {
@@ -365,13 +389,13 @@ func (c *Cache) Get(ctx context.Context, key string, now int64, private bool) (*
 	vals, err := c.rdb.MGet(rctx, c.genKey, c.entryKey(key)).Result()
 	if err != nil {
 		c.fail(err)
-		return nil, Ticket{}, Bypass
+		return bypass()
 	}
 	c.ok()
 	gen, err := c.observeGen(rctx, vals[0])
 	if err != nil {
 		c.fail(err)
-		return nil, Ticket{}, Bypass
+		return bypass()
 	}
 	t := c.ticket(key, gen, now, private)
 	if s, ok := vals[1].(string); ok {
@@ -384,6 +408,29 @@ func (c *Cache) Get(ctx context.Context, key string, now int64, private bool) (*
 	}
 	return nil, t, Miss
 }
+
+// blind reports whether Redis cannot be trusted to carry the other instances' writes: it is away,
+// or was found again so recently that an instance still away may have written meanwhile without
+// announcing it (each finds Redis within its Retry, plus a call's Timeout, of its return, and then
+// moves the shared generation).
+func (c *Cache) blind() bool {
+	return !c.up.Load() || time.Since(time.Unix(0, c.upSince.Load())) < 2*(c.o.Retry+c.o.Timeout)
+}
+
+// barrier brings this instance's state to the database as it is now (Options.Sync), for at most
+// the request's own time and syncWait: when the watermark cannot be read (the database slow or
+// away) the request goes on with what the instance holds.
+func (c *Cache) barrier(ctx context.Context) {
+	if c.o.Sync == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, syncWait)
+	defer cancel()
+	_ = c.o.Sync(sctx)
+}
+
+// syncWait bounds how long a request waits for the read barrier.
+const syncWait = 2 * time.Second
 
 // ticket is a Redis lookup's ticket: the local state is read after the shared generation was
 // applied to it.
@@ -637,6 +684,7 @@ func (c *Cache) probe(ctx context.Context) {
 	for {
 		if !c.up.Load() {
 			if err := c.recover(ctx); err == nil {
+				c.upSince.Store(time.Now().UnixNano())
 				c.up.Store(true)
 				c.redisUp.Set(1)
 				c.log.Info("redis cache available", "addr", c.rdb.Options().Addr)

@@ -104,7 +104,7 @@ func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *logB
 	reg := prometheus.NewRegistry()
 	c, err := cache.New(cache.Options{Mode: cs.mode, RedisURL: cs.redisURL, Prefix: "test:", TTL: time.Minute, MaxBytes: 32 << 20,
 		Timeout: 100 * time.Millisecond, Retry: 50 * time.Millisecond, Logger: log, Registerer: reg,
-		Generation: store.Generation, Quiescent: store.Quiescent, Feed: db.Changes(), Private: cs.private})
+		Generation: store.Generation, Quiescent: store.Quiescent, Feed: db.Changes(), Sync: db.Changes().Sync, Private: cs.private})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,14 @@ type Feed struct {
 	// moves when one ends: a poll whose reading overlapped one reads again (Poll).
 	ownCommits atomic.Int64
 	ownSeq     atomic.Uint64
+	// pollMu makes polls one at a time: each compares its reading with the one before it.
+	pollMu sync.Mutex
+	// readTook is how long the last poll's reading took (its publishing not counted): pollWait.
+	readTook atomic.Int64
+	// syncMu guards syncing and nextSync (Sync).
+	syncMu   sync.Mutex
+	syncing  bool
+	nextSync *syncRound
 }
 
 func newFeed(db *DB) *Feed { return &Feed{db: db} }
@@ -89,12 +97,13 @@ func (f *Feed) Publish(c Change) {
 
 // watermark is a cheap fingerprint of the tables calendard reads: the counts and highest IDs show
 // inserts and deletions, the newest post_modified_gmt shows every save WordPress makes through
-// wp_insert_post/wp_update_post, a checksum of term names shows renames, and the options digest
-// shows settings changes.
+// wp_insert_post/wp_update_post, a checksum of term names shows renames, the options digest
+// shows settings changes, and the changelog every write of calendard's (changelog.go).
 type watermark struct {
 	posts, maxPost, maxMeta, rels, terms, occ int64
 	modified, termsig                         string
 	options                                   [32]byte
+	changes                                   string
 }
 
 // watermarkSQL reads the fingerprint in one statement; every part reads an index (COUNT(*) the
@@ -111,7 +120,10 @@ func (db *DB) watermarkSQL(occurrences bool) string {
 		"), (SELECT COUNT(*) + COALESCE(MAX(term_id), 0) FROM " + db.t("terms") +
 		"), (SELECT " + db.concatSig("COUNT(*)", "COALESCE(SUM(count), 0)", "COALESCE(SUM(parent), 0)", "COALESCE(MAX(term_taxonomy_id), 0)",
 		db.termNamesSig()) +
-		" FROM " + db.t("term_taxonomy") + "), " + occ
+		" FROM " + db.t("term_taxonomy") + "), " + occ +
+		// In the same statement as the rest: a reading is one snapshot, which the changelog's
+		// fingerprints are compared with.
+		", (SELECT option_value FROM " + db.t("options") + " WHERE option_name = '" + changesOption + "')"
 }
 
 // termNamesSig is a checksum of every term's name and slug: a term renamed directly in the database
@@ -143,12 +155,12 @@ func (db *DB) concatSig(exprs ...string) string {
 func (db *DB) readWatermark(ctx context.Context, q queryer) (watermark, error) {
 	var w watermark
 	occ := db.occurrencesExist(ctx, q)
-	var termsig sql.NullString
+	var termsig, changes sql.NullString
 	if err := q.QueryRowContext(ctx, db.watermarkSQL(occ)).Scan(&w.posts, &w.maxPost, &w.modified, &w.maxMeta,
-		&w.rels, &w.terms, &termsig, &w.occ); err != nil {
+		&w.rels, &w.terms, &termsig, &w.occ, &changes); err != nil {
 		return w, err
 	}
-	w.termsig = termsig.String
+	w.termsig, w.changes = termsig.String, changes.String
 	names := append(append([]string{}, siteOptions...), db.prefix+"user_roles")
 	rows, err := q.QueryContext(ctx, "SELECT option_name, option_value FROM "+db.t("options")+
 		" WHERE option_name IN ("+placeholders(len(names))+") ORDER BY option_name", stringArgs(names)...)
@@ -183,13 +195,6 @@ func (db *DB) occurrencesExist(ctx context.Context, q queryer) bool {
 	return ok && err == nil
 }
 
-// polling reports whether the watermark poll has a reading to compare with.
-func (f *Feed) polling() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.seen
-}
-
 // ownCommit marks one of calendard's own writes from just before its commit until the returned
 // function runs, after its absorb.
 func (f *Feed) ownCommit() func() {
@@ -204,24 +209,31 @@ func (f *Feed) ownCommit() func() {
 // difference is calendard's own write, published already, so the next poll need not announce it
 // as a change from outside (which would rebuild everything kept, the event index included). before
 // is read at the start of the write's transaction and end just before its commit, inside it, so
-// only a change committed by someone else during that transaction could be taken along unseen;
-// the reconcile (Watch) bounds how long it stays so, as for a bare meta UPDATE.
+// only a change made outside calendard and committed during that transaction could be taken along
+// unseen (another instance's write shows in the changelog); the reconcile (Watch) bounds how long
+// it stays so, as for a bare meta UPDATE.
 func (f *Feed) absorb(before, end watermark) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.seen && f.last == before {
+	// The changelog must hold this write's entry alone beyond before: another writer of
+	// calendard's that committed meanwhile may be in end, and must reach the next poll.
+	if f.seen && f.last == before && lastSeq(end.changes) == lastSeq(before.changes)+1 {
 		f.last = end
 	}
 }
 
-// Poll reads the watermark once and publishes a Change{All} when it moved since the last poll. The
-// first poll only records it. It reports whether it published.
+// Poll reads the watermark once and publishes what changed since the last poll: the writes the
+// changelog names when they account for the whole move, else Change{All}. The first poll only
+// records the watermark. It reports whether it published.
 func (f *Feed) Poll(ctx context.Context) (bool, error) {
+	f.pollMu.Lock()
+	defer f.pollMu.Unlock()
 	var w watermark
 	var err error
 	// A reading taken after one of calendard's own commits but before its absorb would see that
-	// write as a change from outside (a needless rebuild of everything kept): such a reading is
-	// taken again, a few times at most, so that a stream of writes cannot hold the poll back.
+	// write as a change from outside (published twice): such a reading is taken again, a few
+	// times at most, so that a stream of writes cannot hold the poll back.
+	start := time.Now()
 	for try := 0; try < 3; try++ {
 		seq := f.ownSeq.Load()
 		busy := f.ownCommits.Load() > 0
@@ -230,6 +242,7 @@ func (f *Feed) Poll(ctx context.Context) (bool, error) {
 			break
 		}
 	}
+	f.readTook.Store(int64(time.Since(start)))
 	if err != nil {
 		f.mu.Lock()
 		f.failed = f.failed || !f.seen
@@ -237,14 +250,69 @@ func (f *Feed) Poll(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	f.mu.Lock()
+	last, seen := f.last, f.seen
 	// Without a first reading, anything may have changed since whatever was loaded meanwhile.
-	changed := (f.seen && w != f.last) || (!f.seen && f.failed)
+	changed := (seen && w != last) || (!seen && f.failed)
 	f.last, f.seen = w, true
 	f.mu.Unlock()
 	if changed {
-		f.Publish(Change{All: true})
+		c := Change{All: true}
+		if seen {
+			c = changeBetween(last, w)
+		}
+		f.Publish(c)
 	}
 	return changed, nil
+}
+
+// syncRound is one poll that the Sync calls arrived before it started share.
+type syncRound struct {
+	done chan struct{}
+	err  error
+}
+
+// syncTimeout bounds one poll run for Sync (its callers wait as long as their own context lets them).
+const syncTimeout = 10 * time.Second
+
+// Sync returns once a poll that started after the call has read the watermark and published what
+// it found, so that whatever the database held when Sync was called is reflected in the state
+// kept from the feed (the event index patched, the record cache emptied). It is a read barrier
+// for an instance that cannot hear the others' writes otherwise (the shared cache's Redis away).
+// Concurrent calls share polls, one at a time: a call waits for the poll under way, if any, and
+// then for the next, which every call arrived meanwhile joins.
+func (f *Feed) Sync(ctx context.Context) error {
+	f.syncMu.Lock()
+	r := f.nextSync
+	if r == nil {
+		r = &syncRound{done: make(chan struct{})}
+		f.nextSync = r
+	}
+	if !f.syncing {
+		f.syncing = true
+		f.nextSync = nil
+		go f.runSyncs(r)
+	}
+	f.syncMu.Unlock()
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// runSyncs polls for r, then for the round the calls that arrived meanwhile wait for, until none does.
+func (f *Feed) runSyncs(r *syncRound) {
+	for r != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), syncTimeout)
+		_, r.err = f.Poll(ctx)
+		cancel()
+		close(r.done)
+		f.syncMu.Lock()
+		r, f.nextSync = f.nextSync, nil
+		f.syncing = r != nil
+		f.syncMu.Unlock()
+	}
 }
 
 // Watch polls every interval until ctx ends. Errors (the database away) are reported through
@@ -259,8 +327,7 @@ func (f *Feed) Watch(ctx context.Context, interval, reconcile time.Duration, onE
 			last = time.Now()
 			f.Publish(Change{All: true, Reconcile: true})
 		}
-		start := time.Now()
-		if _, err := f.Poll(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		if err := f.Sync(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			if !failing && onError != nil {
 				onError(err)
 			}
@@ -271,7 +338,7 @@ func (f *Feed) Watch(ctx context.Context, interval, reconcile time.Duration, onE
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(pollWait(interval, time.Since(start))):
+		case <-time.After(pollWait(interval, time.Duration(f.readTook.Load()))):
 		}
 	}
 }

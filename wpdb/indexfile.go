@@ -28,7 +28,7 @@ import (
 // stopped shows after the first reconcile (CALENDAR_RECONCILE_INTERVAL), as it would have had
 // calendard been running.
 
-const indexFileMagic = "calendard event index v4\n"
+const indexFileMagic = "calendard event index v5\n"
 
 // indexFileSaveDelay gathers the builds of a busy minute into one write of the file.
 var indexFileSaveDelay = 10 * time.Second
@@ -159,6 +159,7 @@ func writeIndexFile(path string, img *indexImage) error {
 	w.str(m.modified)
 	w.str(m.termsig)
 	w.bytes(m.options[:])
+	w.str(m.changes)
 	w.int(int64(len(img.events)))
 	for _, e := range img.events {
 		w.event(e)
@@ -195,6 +196,7 @@ func readIndexFile(path string) (*indexImage, error) {
 	}
 	m.modified, m.termsig = r.str(), r.str()
 	copy(m.options[:], r.bytes(len(m.options)))
+	m.changes = r.str()
 	n := r.int()
 	if r.err != nil || n < 0 || n > 1<<31 {
 		return nil, fmt.Errorf("bad header (%v)", r.err)

@@ -120,10 +120,11 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		return err
 	}
 	t := &Tx{db: db, tx: sqlTx, now: now}
-	// The watermark before and after the write's own statements lets the feed tell this write from
-	// a change made outside calendard (Feed.absorb).
+	// The watermark before and after the write's own statements lets this instance's feed tell
+	// this write from a change made outside calendard (Feed.absorb), and every instance's poll
+	// too (the changelog).
 	var before watermark
-	track := db.feed != nil && db.feed.polling()
+	track := db.feed != nil
 	if track {
 		if before, err = db.readWatermark(ctx, sqlTx); err != nil {
 			_ = sqlTx.Rollback()
@@ -150,10 +151,20 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		db.keepAutoIncrements(ctx, conn, counters)
 		return err
 	}
+	changed := len(t.touched) > 0 || t.termsChanged || t.optionsChanged
 	var end watermark
 	if track {
 		if end, err = db.readWatermark(ctx, sqlTx); err != nil {
 			track = false // the commit decides; the next poll then sees this write as a change
+		}
+	}
+	if changed {
+		// Last, so that other writers wait for the changelog's row only until this commit.
+		if end.changes, err = t.logChange(ctx, before, end, track); err != nil {
+			counters := db.autoIncrements(ctx, sqlTx)
+			_ = sqlTx.Rollback()
+			db.keepAutoIncrements(ctx, conn, counters)
+			return err
 		}
 	}
 	if track {
@@ -168,7 +179,7 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		}
 		return err
 	}
-	if db.feed != nil && (len(t.touched) > 0 || t.termsChanged || t.optionsChanged) {
+	if db.feed != nil && changed {
 		db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged, All: t.optionsChanged})
 	}
 	if track {

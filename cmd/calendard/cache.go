@@ -44,7 +44,7 @@ func openCache(cfg *Config, store *wpdb.Store, db *wpdb.DB, log *slog.Logger, re
 	}
 	c, err := cache.New(cache.Options{Mode: mode, RedisURL: cfg.RedisURL, Prefix: cfg.CachePrefix, TTL: cfg.CacheTTL,
 		MaxBytes: cfg.CacheBytes, Timeout: cfg.RedisTimeout, Push: cfg.RedisPush, Logger: log, Registerer: r, Private: cfg.CachePrivate,
-		Generation: store.Generation, Quiescent: store.Quiescent, Feed: db.Changes()})
+		Generation: store.Generation, Quiescent: store.Quiescent, Feed: db.Changes(), Sync: db.Changes().Sync})
 	if err != nil {
 		return nil, &ConfigError{Var: "CALENDAR_CACHE", Err: err}
 	}
