@@ -407,6 +407,19 @@ func rowsBefore(page, perPage int64) int {
 	return int((page - 1) * perPage)
 }
 
+// queryOffset is the row offset WP_Query and WP_Term_Query read from an offset parameter: absint
+// of it, saturated at maxRowOffset. absint(PHP_INT_MIN) is a float, which those queries write into
+// their LIMIT as "9.2233720368547758E+18": an SQL error, hence no rows, which maxRowOffset gives too.
+func queryOffset(n int64) int {
+	if n == math.MinInt64 {
+		return maxRowOffset
+	}
+	if n < 0 {
+		n = -n
+	}
+	return int(min(n, maxRowOffset))
+}
+
 func totalPages(total int, perPage int64) int64 {
 	if total <= 0 || perPage <= 0 {
 		return 0

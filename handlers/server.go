@@ -265,12 +265,33 @@ func (s *Server) serveQueryRoute(c *gin.Context) {
 
 // serveNoRoute answers like WordPress does for an unknown REST route.
 func (s *Server) serveNoRoute(c *gin.Context) {
+	if route, ok := restRewrite(c.Request.URL.Path); ok {
+		// A path the router did not take as /wp-json/ (doubled slashes before it) that
+		// WordPress' rewrite rules still send to the REST API.
+		s.serve(c, route)
+		return
+	}
 	if s.cfg.WholeSite && isPageMethod(c.Request.Method) && !strings.HasPrefix(c.Request.URL.Path, "/wp-json/") {
 		// calendard is the whole site: what it does not serve is the site's 404 page.
 		s.serveSitePage(c, 404)
 		return
 	}
 	writeJSON(c, 404, errorBody(&calendard.Error{Code: "rest_no_route", Message: calendard.MsgNoRoute, Status: 404}), baseHeaders(nil))
+}
+
+// restRewrite is what WP::parse_request and the REST rewrite rules (^wp-json/?$ and
+// ^wp-json/(.*)?) make of a path: the slashes around it are trimmed before matching, so
+// "//wp-json/x" is the route "/x" and "//wp-json//x" the route "//x" (no route). ok is false when
+// the path is not the API's.
+func restRewrite(path string) (route string, ok bool) {
+	p := strings.Trim(path, "/")
+	if p == "wp-json" {
+		return "/", true
+	}
+	if rest, found := strings.CutPrefix(p, "wp-json/"); found {
+		return "/" + rest, true
+	}
+	return "", false
 }
 
 func internalError() *calendard.Error {

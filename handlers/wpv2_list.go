@@ -395,17 +395,11 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 		q.OrderBy = orderby
 	}
 	q.Desc = r.Value("order") != "asc"
-	perPage := int(php.Int(r.Value("per_page")))
-	page := int(php.Int(r.Value("page")))
-	if page < 1 {
-		page = 1
-	}
-	q.Limit, q.Offset = perPage, (page-1)*perPage
+	perPage := php.Int(r.Value("per_page"))
+	page := max(php.Int(r.Value("page")), 1)
+	q.Limit, q.Offset = int(perPage), rowsBefore(page, perPage)
 	if off, ok := r.Param("offset"); ok {
-		q.Offset = int(php.Int(off))
-		if q.Offset < 0 {
-			q.Offset = -q.Offset // absint
-		}
+		q.Offset = queryOffset(php.Int(off)) // an offset given, even 0, takes precedence over the page
 	}
 	if h.postType == calendard.PostTypeEvent && !eventQueryDateKeys.MatchString(search+strings.Join(q.Slugs, " ")) {
 		// Dates::immutable('now'): the plugin's site zone (PHP's region on an offset-only site).
@@ -495,19 +489,22 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 		return nil, err
 	}
 	page := int(php.Int(r.Value("page")))
+	perPage := q.Limit
 	ids, total, err := lister.CorePostIDs(r.ctx, r.Site, q)
 	if err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		// WP_Query leaves found_posts at 0 when the page is empty; get_items counts again without
-		// the page (but with any offset) when the page is past the first.
-		if page > 1 && q.Limit > 0 {
+		// the page (but with any offset) when the page is past the first. Only whether that first
+		// page has a row matters, so one row is asked for; the page count still divides by per_page.
+		if page > 1 && perPage > 0 {
+			count := q
 			if _, has := r.Param("offset"); !has {
-				q.Offset = 0
+				count.Offset = 0
 			}
-			q.Limit = 1
-			again, n, err := lister.CorePostIDs(r.ctx, r.Site, q)
+			count.Limit = 1
+			again, n, err := lister.CorePostIDs(r.ctx, r.Site, count)
 			if err != nil {
 				return nil, err
 			}
@@ -520,8 +517,8 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 		}
 	}
 	maxPages := 0
-	if q.Limit > 0 {
-		maxPages = int(math.Ceil(float64(total) / float64(q.Limit)))
+	if perPage > 0 {
+		maxPages = int(math.Ceil(float64(total) / float64(perPage)))
 	}
 	if page > maxPages && total > 0 {
 		return nil, &calendard.Error{Code: "rest_post_invalid_page_number", Message: "The page number requested is larger than the number of pages available.", Status: 400}

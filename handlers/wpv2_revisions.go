@@ -89,34 +89,36 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 		q.OrderBy = orderby
 	}
 	q.Desc = r.Value("order") != "asc"
-	page := int(php.Int(r.Value("page")))
-	if page < 1 {
-		page = 1
-	}
-	perPage := int(php.Int(r.Value("per_page")))
+	page := max(php.Int(r.Value("page")), 1)
+	perPage := php.Int(r.Value("per_page"))
 	paged := perPage > 0
-	if paged {
-		q.Limit, q.Offset = perPage, (page-1)*perPage
-	} else {
-		q.Limit = math.MaxInt32 // posts_per_page -1: every revision
+	// The offset checks below read the parameter as given; WP_Query reads absint of it, and only
+	// when it pages at all (posts_per_page -1 has no LIMIT, so it ignores offset and page).
+	var offset int64
+	off, hasOffset := r.Param("offset")
+	if hasOffset {
+		offset = php.Int(off)
 	}
-	offset := 0
-	if off, has := r.Param("offset"); has {
-		offset = int(php.Int(off))
-		q.Offset = offset
+	switch {
+	case !paged:
+		q.Limit = math.MaxInt32
+	case hasOffset:
+		q.Limit, q.Offset = int(perPage), queryOffset(offset)
+	default:
+		q.Limit, q.Offset = int(perPage), rowsBefore(page, perPage)
 	}
 	ids, total, err := lister.CorePostIDs(r.ctx, r.Site, q)
 	if err != nil {
 		return nil, err
 	}
-	maxPages := 0
+	var maxPages int64
 	if paged {
-		maxPages = int(math.Ceil(float64(total) / float64(perPage)))
+		maxPages = int64(math.Ceil(float64(total) / float64(perPage)))
 	} else if total > 0 {
 		maxPages = 1
 	}
 	if total > 0 {
-		if offset >= total {
+		if offset >= int64(total) {
 			return nil, &calendard.Error{Code: "rest_revision_invalid_offset_number", Message: "The offset number requested is larger than or equal to the number of available revisions.", Status: 400}
 		}
 		if offset == 0 && page > maxPages {
@@ -134,7 +136,7 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 		}
 	}
 	return pagedResponse(r, items, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)+"/revisions",
-		int64(page), int64(maxPages), int64(total)), nil
+		page, maxPages, int64(total)), nil
 }
 
 // revisionItem is WP_REST_Revisions_Controller::prepare_item_for_response: the revision's own

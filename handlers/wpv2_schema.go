@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,6 +62,9 @@ func strList(items ...string) []any {
 // absint is WordPress' absint as a sanitize_callback.
 func absint(v any) any {
 	n := php.Int(v)
+	if n == math.MinInt64 {
+		return int64(math.MaxInt64) // abs(PHP_INT_MIN) is a float past it; the nearest integer
+	}
 	if n < 0 {
 		n = -n
 	}

@@ -323,9 +323,13 @@ func (h *coreTerms) list(r *Request) (*Response, error) {
 		perPage = 1 // validation keeps it at 1 or more; a guard against dividing by zero
 	}
 	page := php.Int(r.Value("page"))
+	// The query reads absint of an offset parameter (WP_Term_Query); the Link page comes from
+	// the parameter as given.
 	offset := rowsBefore(page, perPage)
+	given := int64(offset)
 	if v := r.Value("offset"); !h.hierarchical && !php.Empty(v) {
-		offset = int(min(php.Int(v), int64(maxRowOffset)))
+		given = php.Int(v)
+		offset = queryOffset(given)
 	}
 	a := termListQuery{taxonomy: h.taxonomy, hierarchical: h.hierarchical, number: perPage, offset: offset,
 		post: r.Value("post"), include: r.Value("include"), exclude: r.Value("exclude"), slug: r.Value("slug"),
@@ -356,7 +360,7 @@ func (h *coreTerms) list(r *Request) (*Response, error) {
 
 	// The page is derived back from the offset, as WordPress does (an offset mid-page counts as the
 	// next page).
-	curPage := int64(math.Ceil(float64(offset)/float64(perPage) + 1))
+	curPage := int64(math.Ceil(float64(given)/float64(perPage) + 1))
 	maxPages := int64(math.Ceil(float64(total) / float64(perPage)))
 	return pagedResponse(r, items, "/"+NamespaceCore+"/"+h.base, curPage, maxPages, int64(total)), nil
 }

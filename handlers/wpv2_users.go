@@ -92,12 +92,22 @@ func usersList(r *Request) (*Response, error) {
 	orderby, _ := r.Value("orderby").(string)
 	q.OrderBy = map[string]string{"id": "ID", "include": "include", "name": "display_name", "registered_date": "user_registered",
 		"slug": "user_nicename", "include_slugs": "nicename__in", "email": "user_email", "url": "user_url"}[orderby]
-	perPage := int(php.Int(r.Value("per_page")))
-	q.Limit = perPage
-	if off := php.Int(r.Value("offset")); off != 0 {
-		q.Offset = int(off)
+	perPage := php.Int(r.Value("per_page"))
+	q.Limit = int(perPage)
+	// offset is the parameter when not empty, else the page's first row; the page of the Link
+	// header is derived back from it.
+	offset := php.Int(r.Value("offset"))
+	if offset != 0 {
+		q.Offset = int(min(offset, maxRowOffset))
+		if offset < 0 {
+			// WP_User_Query writes "LIMIT -1, 10": an SQL error, so no users. SELECT FOUND_ROWS()
+			// then reports the statement before it; taken as 0, the controller counts again
+			// without the limit: the store's total.
+			q.Offset = maxRowOffset
+		}
 	} else {
-		q.Offset = (int(php.Int(r.Value("page"))) - 1) * perPage
+		q.Offset = rowsBefore(php.Int(r.Value("page")), perPage)
+		offset = int64(q.Offset)
 	}
 	listUsers := r.User.Can("list_users")
 	published := r.Value("has_published_posts")
@@ -155,7 +165,7 @@ func usersList(r *Request) (*Response, error) {
 			items = append(items, o)
 		}
 	}
-	page := int64(math.Ceil(float64(q.Offset)/float64(perPage) + 1))
+	page := int64(math.Ceil(float64(offset)/float64(perPage) + 1))
 	maxPages := int64(math.Ceil(float64(total) / float64(perPage)))
 	return pagedResponse(r, items, "/wp/v2/users", page, maxPages, int64(total)), nil
 }

@@ -36,7 +36,17 @@ type arg struct {
 // routeTable reads the endpoints from GET /wp-json/tribe/events/v1.
 func routeTable(t *testing.T, s *server) []endpoint {
 	t.Helper()
-	a := s.call(t.Context(), "GET", "/wp-json/tribe/events/v1", "", nil)
+	out := routeTableOf(t, s, "tribe/events/v1")
+	if len(out) < 30 {
+		t.Fatalf("only %d endpoints in the namespace index", len(out))
+	}
+	return out
+}
+
+// routeTableOf reads the endpoints of one namespace from its index.
+func routeTableOf(t *testing.T, s *server, ns string) []endpoint {
+	t.Helper()
+	a := s.call(t.Context(), "GET", "/wp-json/"+ns, "", nil)
 	if a.err != nil || a.status != 200 {
 		t.Fatalf("namespace index: %d %v", a.status, a.err)
 	}
@@ -73,9 +83,6 @@ func routeTable(t *testing.T, s *server) []endpoint {
 		}
 		return out[i].methods[0] < out[j].methods[0]
 	})
-	if len(out) < 30 {
-		t.Fatalf("only %d endpoints in the namespace index", len(out))
-	}
 	return out
 }
 
@@ -149,9 +156,11 @@ type gen struct {
 	fixedReqs []*hreq
 }
 
-func newGen(seed uint64, addr string, eps []endpoint, ids fixtureIDs) *gen {
+// lists are the GET endpoints of every namespace served (tribe/events/v1 and wp/v2) whose page,
+// per_page and offset arguments the paging sweep gives out-of-range values.
+func newGen(seed uint64, addr string, eps, lists []endpoint, ids fixtureIDs) *gen {
 	g := &gen{seed: seed, addr: addr, eps: eps, ids: ids}
-	g.fixedReqs = append(g.fixed(), g.sweep()...)
+	g.fixedReqs = append(append(g.fixed(), g.sweep()...), g.pagingSweep(lists)...)
 	for _, e := range eps {
 		if e.methods[0] == "GET" {
 			g.readEps = append(g.readEps, e)
@@ -402,17 +411,58 @@ func (g *gen) fixed() []*hreq {
 	return append(out, deep, form)
 }
 
-// realPath fills a route's placeholders with a record of its kind that exists.
+// realPath fills a route's placeholders with a record of its kind that exists (wp/v2's types and
+// taxonomies too: the parent of revisions, the ID of a single).
 func (g *gen) realPath(route string) string {
 	ids := g.ids.events
 	for kind, list := range map[string][]string{"/venues/": g.ids.venues, "/organizers/": g.ids.organizers,
-		"/categories/": g.ids.categories, "/tags/": g.ids.tags} {
+		"/categories/": g.ids.categories, "/tags/": g.ids.tags, "/tribe_venue/": g.ids.venues,
+		"/tribe_organizer/": g.ids.organizers, "/tribe_events_cat/": g.ids.categories} {
 		if strings.Contains(route, kind) {
 			ids = list
 		}
 	}
 	route = strings.Replace(route, `(?P<id>\d+)`, ids[len(ids)/2], 1)
+	route = strings.Replace(route, `(?P<id>[\d]+)`, ids[len(ids)/2], 1)
+	route = strings.Replace(route, `(?P<parent>[\d]+)`, ids[len(ids)/2], 1)
 	return strings.Replace(route, "(?P<slug>[^/]+)", g.ids.slugs[0], 1)
+}
+
+// pagingValues are the page, per_page and offset values of the paging sweep: negative, zero, past
+// 32 and 64 bits, PHP_INT_MIN, a float spelling, surrounding space, a numeric prefix.
+var pagingValues = []string{"-1", "0", "1", "2147483648", "9223372036854775807", "9223372036854775808", "18446744073709551616",
+	"-9223372036854775808", "-9223372036854775809", "1e3", "-1e3", "%201", "1%20", "1abc", "99999999999999999999999"}
+
+// pagingSweep is every paging argument (page, per_page, offset) of every list given each of
+// pagingValues: alone, with a small per_page (so that a page or offset lands past the end) and
+// with the other paging arguments at their own extremes. A negative offset answered 500 on
+// wp/v2/users (both stores) and the post lists (MariaDB) until fixed.
+func (g *gen) pagingSweep(lists []endpoint) []*hreq {
+	var out []*hreq
+	for _, e := range lists {
+		if e.methods[0] != "GET" {
+			continue
+		}
+		has := map[string]bool{}
+		for _, a := range e.args {
+			has[a.name] = true
+		}
+		path := "/wp-json" + g.realPath(e.route)
+		for _, name := range []string{"page", "per_page", "offset"} {
+			if !has[name] {
+				continue
+			}
+			for _, v := range pagingValues {
+				for _, more := range []string{"", "&per_page=1", "&offset=-1", "&page=9223372036854775807"} {
+					if strings.Contains(more, name+"=") {
+						continue
+					}
+					out = append(out, &hreq{kind: "paging", method: "GET", target: path + "?" + name + "=" + v + more})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // sweep is every argument of every route given each kind of hostile value once (a huge integer, a

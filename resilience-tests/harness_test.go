@@ -297,6 +297,29 @@ func (s *server) procStatus(t *testing.T, field string) int64 {
 	return 0
 }
 
+// heapInuse is the server's Go heap in use (runtime.MemStats.HeapInuse), from /debug/vars.
+func (s *server) heapInuse(t *testing.T) int64 {
+	t.Helper()
+	resp, err := http.Get("http://" + s.debug + "/debug/vars")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Memstats struct{ HeapInuse int64 } `json:"memstats"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v.Memstats.HeapInuse
+}
+
+// resetPeakRSS starts the server's VmHWM again from its current RSS (Linux: 5 to clear_refs); false
+// if the kernel refused.
+func (s *server) resetPeakRSS() bool {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.pid()), []byte("5"), 0) == nil
+}
+
 var goroutineTotal = regexp.MustCompile(`goroutine profile: total (\d+)`)
 
 // goroutines counts the server's goroutines through its pprof listener (CALENDAR_DEBUG_ADDR).

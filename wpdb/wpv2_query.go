@@ -246,7 +246,8 @@ func (db *DB) CorePostIDs(ctx context.Context, site *calendard.Site, q calendard
 	if err := db.sql.QueryRowContext(ctx, "SELECT COUNT(DISTINCT "+P+".ID) FROM "+s.from+" WHERE "+s.where, s.args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	if q.Limit <= 0 || q.Offset >= total {
+	if q.Limit <= 0 || q.Offset < 0 || q.Offset >= total {
+		// A negative offset is no page on either store (MariaDB refuses it, SQLite reads it as 0).
 		return nil, total, nil
 	}
 	group := ""

@@ -112,7 +112,8 @@ func (db *DB) CoreUserIDs(ctx context.Context, q calendard.CoreUserQuery) ([]int
 	if err := db.sql.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+U+" WHERE "+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	if q.Limit <= 0 || q.Offset >= total {
+	if q.Limit <= 0 || q.Offset < 0 || q.Offset >= total {
+		// A negative offset is no page on either store (MariaDB refuses it, SQLite reads it as 0).
 		return nil, total, nil
 	}
 	dir := " ASC"
