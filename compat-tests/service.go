@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/calendard/calendard/internal/testenv"
@@ -34,30 +33,13 @@ type Service struct {
 	Base   string // http://127.0.0.1:PORT
 	Now    string
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testenv.SyncBuffer
 	exited chan struct{}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // StartService runs the binary with the service contract's variables and waits for /healthz.
 func StartService(bin string, port int, env map[string]string) (*Service, error) {
-	s := &Service{Base: "http://127.0.0.1:" + strconv.Itoa(port), Now: env["CALENDAR_NOW"], stderr: &syncBuffer{}}
+	s := &Service{Base: "http://127.0.0.1:" + strconv.Itoa(port), Now: env["CALENDAR_NOW"], stderr: &testenv.SyncBuffer{}}
 	s.cmd = exec.Command(bin, "serve")
 	s.cmd.Env = append(os.Environ(), "CALENDAR_LISTEN=127.0.0.1:"+strconv.Itoa(port))
 	for k, v := range env {

@@ -14,12 +14,10 @@ import (
 	"github.com/calendard/calendard/internal/testenv"
 )
 
-// lines returns the access log's lines so far.
-func (l *logBuffer) lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// accessLines returns the access log's lines so far.
+func accessLines(l *testenv.SyncBuffer) []string {
 	var out []string
-	for _, line := range strings.Split(l.b.String(), "\n") {
+	for _, line := range strings.Split(l.String(), "\n") {
 		if strings.Contains(line, "msg=request ") {
 			out = append(out, line)
 		}
@@ -38,14 +36,14 @@ func TestAccessLog(t *testing.T) {
 			r.Header.Set(k, v)
 		}
 		w := httptest.NewRecorder()
-		before := len(logs.lines())
+		before := len(accessLines(logs))
 		h.ServeHTTP(w, r)
-		if n := len(logs.lines()); n != before+1 {
+		if n := len(accessLines(logs)); n != before+1 {
 			t.Fatalf("%s %s: %d access log lines, want 1", method, target, n-before)
 		}
 		return w
 	}
-	last := func() string { l := logs.lines(); return l[len(l)-1] }
+	last := func() string { l := accessLines(logs); return l[len(l)-1] }
 
 	t.Run("one line with the route, path, status, size, cache result and the client's request ID", func(t *testing.T) {
 		w := serve("GET", eventPath+"?password=Query-Secret-1&_wpnonce=Nonce-Secret-2&_fields=id", map[string]string{
@@ -68,7 +66,7 @@ func TestAccessLog(t *testing.T) {
 			t.Errorf("refused credentials' line:\n%s", refused)
 		}
 		for _, secret := range []string{"Query-Secret-1", "Nonce-Secret-2", "Header-Secret-3", "Cookie-Secret-4", base64.StdEncoding.EncodeToString([]byte("admin:Header-Secret-3"))} {
-			if logs.count(secret) > 0 {
+			if logs.Count(secret) > 0 {
 				t.Errorf("the log holds %q:\n%s", secret, line)
 			}
 		}
@@ -101,8 +99,8 @@ func TestAccessLog(t *testing.T) {
 		off, offLogs, _ := cachedHandler(t, dsn, cacheSetup{mode: cache.Memory})
 		w := httptest.NewRecorder()
 		off.ServeHTTP(w, httptest.NewRequest("GET", "/wp-json/tribe/events/v1/events", nil))
-		if w.Header().Get("X-Request-ID") != "" || len(offLogs.lines()) != 0 {
-			t.Errorf("access log off: X-Request-ID %q, lines %q", w.Header().Get("X-Request-ID"), offLogs.lines())
+		if w.Header().Get("X-Request-ID") != "" || len(accessLines(offLogs)) != 0 {
+			t.Errorf("access log off: X-Request-ID %q, lines %q", w.Header().Get("X-Request-ID"), accessLines(offLogs))
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/testenv"
 )
 
 // fakeClock is a clock the test moves.
@@ -95,19 +96,6 @@ func TestFailedLoginLimiter(t *testing.T) {
 	})
 }
 
-// syncBuffer is a log destination the server's goroutines may write to at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
-
 // Forwarding headers from a peer that is not a trusted proxy mean, most likely, a proxy nobody
 // listed: every client has its address, and 20 failed logins lock everyone out. The server says so
 // once in its log — naming the peer and the headers, never their values or a credential — and says
@@ -121,8 +109,8 @@ func TestUntrustedProxyIsWarnedOnce(t *testing.T) {
 		{"X-Real-IP": "203.0.113.9"},
 		{"X-Forwarded-For": "203.0.113.10, 198.51.100.11"},
 	}
-	serve := func(trusted ...netip.Prefix) (*httptest.Server, *syncBuffer) {
-		log := &syncBuffer{}
+	serve := func(trusted ...netip.Prefix) (*httptest.Server, *testenv.SyncBuffer) {
+		log := &testenv.SyncBuffer{}
 		return newServer(t, handlers.Config{TrustedProxies: trusted, Logger: slog.New(slog.NewTextHandler(log, nil))}), log
 	}
 	send := func(srv *httptest.Server, hdr map[string]string) {

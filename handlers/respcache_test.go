@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,27 +30,9 @@ import (
 
 var cacheNow = time.Date(2026, 11, 22, 4, 30, 10, 0, time.UTC)
 
-// logBuffer collects a server's log lines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.b.String(), s)
-}
-
 type cachedServer struct {
 	*httptest.Server
-	logs *logBuffer
+	logs *testenv.SyncBuffer
 	reg  *prometheus.Registry
 }
 
@@ -78,7 +59,7 @@ func startCachedServer(t *testing.T, dsn string, cs cacheSetup) *cachedServer {
 
 // cachedHandler is the HTTP stack of startCachedServer without a listener (benchmarks call it
 // directly); everything it started stops when the test ends.
-func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *logBuffer, *prometheus.Registry) {
+func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *testenv.SyncBuffer, *prometheus.Registry) {
 	t.Helper()
 	db, err := wpdb.OpenMySQL(dsn, "wp_")
 	if err != nil {
@@ -95,7 +76,7 @@ func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *logB
 	if !store.Index().WaitReady(wait) {
 		t.Fatal("the event index was not built")
 	}
-	logs := &logBuffer{}
+	logs := &testenv.SyncBuffer{}
 	var logTo io.Writer = logs
 	if cs.quietLogs {
 		logTo = io.Discard
@@ -495,7 +476,7 @@ func TestRedisAwayAnswersFromTheDatabase(t *testing.T) {
 		if a := call(t, srv.Server, "GET", evList, nil, ""); !strings.Contains(a.raw, "Written while Redis was away") {
 			t.Error("the write is not in the next answer")
 		}
-		if n := srv.logs.count("redis cache unavailable"); n != 1 {
+		if n := srv.logs.Count("redis cache unavailable"); n != 1 {
 			t.Errorf("%d log lines say Redis is unavailable, want 1", n)
 		}
 		if v := gaugeValue(t, srv.reg, "calendard_cache_redis_up"); v != 0 {
@@ -515,7 +496,7 @@ func TestRedisAwayAnswersFromTheDatabase(t *testing.T) {
 		if !strings.Contains(b.raw, "Written while Redis was away") {
 			t.Error("the write made while Redis was away is missing")
 		}
-		if n := srv.logs.count("redis cache available"); n != 2 {
+		if n := srv.logs.Count("redis cache available"); n != 2 {
 			t.Errorf("%d log lines say Redis is available, want 2 (start and return)", n)
 		}
 		if v := gaugeValue(t, srv.reg, "calendard_cache_redis_up"); v != 1 {

@@ -189,7 +189,7 @@ func TestApplicationPasswordsNeedTLSOutsideLocal(t *testing.T) {
 // An operator who sends the printed application password over plain HTTP to a production service
 // gets WordPress' answer (the request is anonymous), and the log says why, once.
 func TestPlainHTTPCredentialsAreExplainedOnceInTheLog(t *testing.T) {
-	var log logBuffer
+	var log testenv.SyncBuffer
 	srv := newServer(t, handlers.Config{Environment: "production", Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	draftList := "/wp-json/tribe/events/v1/events?status=draft&start_date=2020-01-01&end_date=2030-12-31"
 	for range 3 {
@@ -197,14 +197,14 @@ func TestPlainHTTPCredentialsAreExplainedOnceInTheLog(t *testing.T) {
 			t.Fatalf("plain HTTP in production: want WordPress' anonymous 400, got %d", a.status)
 		}
 	}
-	if n := log.count("application password ignored"); n != 1 {
+	if n := log.Count("application password ignored"); n != 1 {
 		t.Fatalf("the warning was logged %d times, want once", n)
 	}
-	if log.count(adminPass) != 0 {
+	if log.Count(adminPass) != 0 {
 		t.Fatal("the log holds the password")
 	}
 	for _, hint := range []string{"CALENDAR_ENVIRONMENT=local", "CALENDAR_TRUSTED_PROXIES", "TLS"} {
-		if log.count(hint) == 0 {
+		if log.Count(hint) == 0 {
 			t.Errorf("the warning does not mention %s", hint)
 		}
 	}

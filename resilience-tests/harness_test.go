@@ -145,24 +145,6 @@ func sqliteFixture(t *testing.T) string {
 	return "sqlite://" + path
 }
 
-// syncBuffer collects a process's log.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // server is a running `calendard serve`.
 type server struct {
 	base   string // http://127.0.0.1:PORT
@@ -170,7 +152,7 @@ type server struct {
 	debug  string // CALENDAR_DEBUG_ADDR
 	spec   string // CALENDAR_DB
 	cmd    *exec.Cmd
-	log    *syncBuffer
+	log    *testenv.SyncBuffer
 	done   chan struct{}
 	exit   error
 	closed bool
@@ -218,7 +200,7 @@ func startServer(t *testing.T, spec string, env map[string]string) *server {
 // the port must not count) and /healthz answers 200.
 func launchServer(t *testing.T, bin, spec string, port, dport int, env map[string]string) (*server, error) {
 	s := &server{addr: "127.0.0.1:" + strconv.Itoa(port), debug: "127.0.0.1:" + strconv.Itoa(dport), spec: spec,
-		log: &syncBuffer{}, done: make(chan struct{})}
+		log: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	s.base = "http://" + s.addr
 	s.cmd = exec.Command(bin, "serve")
 	// XDG_CACHE_HOME: the event index file of a MySQL store goes to the user's cache directory;

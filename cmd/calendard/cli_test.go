@@ -147,7 +147,7 @@ func TestDatabaseConfigurationErrorsStopTheStart(t *testing.T) {
 		env := cleanEnv(fmt.Sprintf("CALENDAR_DB=mysql://root@tcp(127.0.0.1:%d)/wordpress", closed), "CALENDAR_LISTEN="+listen, "CALENDAR_DB_TIMEOUT=1s")
 		cmd := exec.Command(cliBinary(t), "serve")
 		cmd.Env = env
-		var logs syncedBuffer
+		var logs testenv.SyncBuffer
 		cmd.Stdout, cmd.Stderr = &logs, &logs
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -243,7 +243,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	// serve: start with Redis and Meilisearch (unreachable: its errors are logged), then stop.
 	cmd := exec.Command(cliBinary(t), "serve")
 	cmd.Env = env
-	var logs syncedBuffer
+	var logs testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

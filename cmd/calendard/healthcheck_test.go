@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -100,11 +98,11 @@ func TestHealthcheckCommand(t *testing.T) {
 // returns once this process says it listens (not once it is healthy: some cases serve an
 // unreachable database; and another server answering on the port must not count). A port taken
 // between the draw and the bind is drawn again. stop sends SIGTERM and reports an unclean exit.
-func serveOnFreePort(t *testing.T, bin, host string, env []string) (addr string, stop func(), logs *syncedBuffer) {
+func serveOnFreePort(t *testing.T, bin, host string, env []string) (addr string, stop func(), logs *testenv.SyncBuffer) {
 	t.Helper()
 	err := testenv.OnFreePort(func(port int) error {
 		addr = net.JoinHostPort(host, strconv.Itoa(port))
-		logs = &syncedBuffer{}
+		logs = &testenv.SyncBuffer{}
 		cmd := exec.Command(bin, "serve")
 		// The last value of a variable counts: these override env's.
 		cmd.Env = append(slices.Clone(env), "CALENDAR_LISTEN="+addr, "CALENDAR_LOG_LEVEL=info")
@@ -151,22 +149,4 @@ func serveOnFreePort(t *testing.T, bin, host string, env []string) (addr string,
 	}
 	t.Cleanup(stop)
 	return addr, stop, logs
-}
-
-// syncedBuffer is a bytes.Buffer the process writes while the test reads it.
-type syncedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncedBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncedBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

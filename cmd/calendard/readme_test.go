@@ -179,13 +179,13 @@ func runReadmeCommand(dir string, env []string, cmd, want string, within time.Du
 // own process group so that stopping it stops what it started.
 type readmeProc struct {
 	cmd  *exec.Cmd
-	out  *syncedBuffer
+	out  *testenv.SyncBuffer
 	done chan struct{}
 }
 
 func startReadmeProc(t *testing.T, dir string, env []string, cmd string) *readmeProc {
 	t.Helper()
-	p := &readmeProc{out: &syncedBuffer{}, done: make(chan struct{})}
+	p := &readmeProc{out: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command("bash", "-c", cmd)
 	p.cmd.Dir, p.cmd.Env = dir, env
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
