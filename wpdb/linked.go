@@ -156,7 +156,7 @@ func (db *DB) SearchLinked(ctx context.Context, postType, search string) ([]int6
 	seen := map[string]bool{}
 	for _, f := range strings.Split(fragSep.ReplaceAllString(search, "_"), "_") {
 		// array_filter drops "" and "0"; a fragment given twice is one condition (search=1,1,1,… of
-		// 8 KiB made thousands of LIKEs for every row that matched one).
+		// 8 KiB would otherwise make thousands of LIKEs for every row that matched one).
 		if f != "" && f != "0" {
 			if p := "%" + escapeLike(strings.ToLower(strings.TrimSpace(f))) + "%"; !seen[p] {
 				seen[p] = true
