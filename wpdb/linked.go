@@ -97,7 +97,7 @@ func (db *DB) newestFirst(ctx context.Context, where string, args []any, f calen
 
 // byPrimaryKey is MariaDB 10.11's cost-based choice for a post list of several statuses restricted
 // to k IDs, where n rows of the type have those statuses: it reads the k rows by primary key rather
-// than scanning type_status_date while 7k <= n+2 (measured on MariaDB 10.11 from 12 to 800 rows;
+// than scanning type_status_date while 7k <= n+2 (the rule it follows from 12 to 800 rows;
 // TestTiesAgreeAcrossStores holds it against MariaDB).
 func byPrimaryKey(k, n int) bool { return 7*k <= n+2 }
 
