@@ -5,7 +5,7 @@
 //
 //	TestHostileRequests        generated hostile requests on both stores (HOSTILE_LONG=1: ≥100k each)
 //	TestExposureByRole         what each role sees in lists, singles, search=, include= and term counts
-//	TestMariaDBStalledUnderLoad, TestMariaDBStoppedUnderLoad, TestSIGTERMDrainsWrites: faults
+//	TestMariaDBFaultsUnderLoad (stalled, stopped), TestSIGTERMDrainsWrites: faults
 package resiliencetests
 
 import (
