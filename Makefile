@@ -22,7 +22,8 @@ build:
 # run prepares the database, fills it with the demo calendar the first time (calendard demo does
 # nothing once the calendar has events) and serves the API. The store is the embedded
 # sqlite://calendard.db unless CALENDAR_DB names another; CALENDAR_* variables configure all three
-# commands (see README). DEMO=auto fills only the embedded store; DEMO=1 any store, DEMO=0 none.
+# commands (docs/configuration.md). DEMO=auto fills only the embedded store; DEMO=1 any store,
+# DEMO=0 none.
 DEMO ?= auto
 # Application passwords work over plain HTTP only in WordPress' "local" environment; make run is the
 # local way in, so it defaults to it (set CALENDAR_ENVIRONMENT to serve otherwise).
@@ -117,7 +118,8 @@ hostile:
 # `go test -bench` with a real -benchtime gives the figures. Only the packages that have benchmarks:
 # the others would be linked and started for nothing.
 # The search benchmarks run on a 1,000-event calendar here (SEARCH_BENCH_EVENTS): indexing the
-# default 10,000 into Meilisearch was most of this target's time, and one iteration measures nothing.
+# default 10,000 into Meilisearch would be most of this target's time, and one iteration measures
+# nothing.
 BENCH_DIRS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' . | grep -v '^./compat-tests/')))
 microbench:
 	SEARCH_BENCH_EVENTS=1000 $(GO) test $(GOTESTFLAGS) -count=1 -run '^$$' -bench . -benchtime=1x $(BENCH_DIRS)

@@ -255,7 +255,7 @@ func DiffSnapshots(before, after Snapshot) map[string][]change {
 			}
 			// Nearly every row is untouched by a write: a row equal value for value normalises
 			// to the same thing, so only the others go through normalise and fmt.Sprint (which
-			// was most of each write case's time: ~150 ms over the whole fixture, twice a case).
+			// would otherwise be most of each write case's time).
 			if sameRow(br, ar) {
 				continue
 			}

@@ -20,10 +20,10 @@ import (
 // contain every event, venue or organizer the reference listed (and at least as many records as
 // the reference's total). Each such difference is named in the log with what was added.
 //
-// Every read case runs (about 45 s here: restarts find the index in step and write nothing);
-// COMPAT_SEARCH=search narrows to the cases with a search= parameter. Before any case, the service must have logged that its
-// index is in step, and a typo must find what the plugin's substring match cannot: the answers
-// are the index's, not the SQL fallback's.
+// Every read case runs (restarts find the index in step and write nothing, so this stays cheap);
+// COMPAT_SEARCH=search narrows to the cases with a search= parameter. Before any case, the service
+// must have logged that its index is in step, and a typo must find what the plugin's substring
+// match cannot: the answers are the index's, not the SQL fallback's.
 func TestCompatSearch(t *testing.T) {
 	ctx := context.Background()
 	set, db, bin := loadSiteA(t)
@@ -133,7 +133,7 @@ func searchReady(ctx context.Context, set *Set, s *Service) error {
 
 // extensionDeclared accepts an answer whose only differences are arguments calendard declares as
 // extensions (the namespace index and /doc list orderby=relevance when Meilisearch is configured:
-// the issue asks every extension documented there).
+// every extension is documented there).
 func extensionDeclared(res result) (string, bool) {
 	if res.err != nil || len(res.diffs) == 0 {
 		return "", false

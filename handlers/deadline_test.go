@@ -15,7 +15,7 @@ import (
 // The database deadline bounds the waits a driver does not end by itself: the SQLite write lock
 // held by another connection (SQLite's busy handler sleeps through the driver's interrupt), and a
 // MySQL COMMIT the database stalls on (database/sql's Commit takes no context). The bounds are
-// generous: the old behaviour took 10 s (busy timeout) and as long as the stall lasted (6 s here).
+// generous, yet shorter than an unbounded wait: the 10 s busy timeout, or the whole stall (6 s here).
 
 const (
 	deadlineUnderTest = time.Second

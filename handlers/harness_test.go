@@ -39,8 +39,8 @@ func fixtureServer(t *testing.T, now time.Time) (*httptest.Server, *sql.DB, stri
 func fixtureServerIn(t *testing.T, now time.Time, prefix string, setup ...string) (*httptest.Server, *sql.DB, string) {
 	t.Helper()
 	// The deadline is not what these tests test (dbtimeout_test.go and deadline_test.go do): at the
-	// default 5 s, writes that queue on one lock (50 creates of one title) ran out of time on a
-	// loaded 2-core machine and answered 503.
+	// default 5 s, writes that queue on one lock (50 creates of one title) can run out of time on a
+	// loaded 2-core machine and answer 503.
 	return serveFixture(t, handlers.Config{Environment: "local", Clock: func() time.Time { return now }, DBTimeout: time.Minute},
 		prefix, setup...)
 }

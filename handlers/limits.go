@@ -22,7 +22,7 @@ import (
 
 // Limits on what one request, and all requests together, may make the service hold. PHP bounds each
 // request by memory_limit, max_input_vars and post_max_size, and php-fpm bounds how many run at once;
-// calendard bounds the same things explicitly (README, "Reliability and security").
+// calendard bounds the same things explicitly (docs/reliability.md).
 const (
 	defaultMaxBodyBytes    = 8 << 20
 	defaultMaxBodyValues   = 10000

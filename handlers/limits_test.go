@@ -100,11 +100,11 @@ func heapPeak(stop <-chan struct{}) <-chan uint64 {
 
 // 16 anonymous clients sending 8 MB bodies at once, three rounds of each kind of bomb (a JSON array
 // of numbers, a JSON array of objects, a form of a[]= pairs), must all get a WordPress-shaped answer
-// quickly while the heap stays bounded. Unbounded, these grew the process past 5 GB and left most
-// requests unanswered for minutes. A JSON bomb is refused as soon as it exceeds the per-request decode
-// budget (400 rest_request_too_complex); a form keeps PHP's max_input_vars, so it gets the answer a
-// small body of the same shape gets; whatever does not fit in the process-wide budget at the moment
-// gets 503 rest_server_busy with Retry-After at once.
+// quickly while the heap stays bounded (without the budgets they grow the process by gigabytes and
+// leave most requests unanswered: what this guards against). A JSON bomb is refused as soon as it
+// exceeds the per-request decode budget (400 rest_request_too_complex); a form keeps PHP's
+// max_input_vars, so it gets the answer a small body of the same shape gets; whatever does not fit
+// in the process-wide budget at the moment gets 503 rest_server_busy with Retry-After at once.
 func TestHugeBodiesStayBounded(t *testing.T) {
 	srv := newServer(t, handlers.Config{})
 	const (
@@ -270,8 +270,8 @@ func TestBodiesRefusedBeforeReading(t *testing.T) {
 	}
 }
 
-// A body that arrives too slowly is a 408 rest_request_timeout (it used to be reported as a 413,
-// too large), after the configured time and not much later; declared or chunked.
+// A body that arrives too slowly is a 408 rest_request_timeout (not a 413, too large), after the
+// configured time and not much later; declared or chunked.
 func TestSlowBodyTimesOut(t *testing.T) {
 	const timeout = 400 * time.Millisecond
 	srv := newServer(t, handlers.Config{BodyTimeout: timeout})
@@ -298,7 +298,7 @@ func TestSlowBodyTimesOut(t *testing.T) {
 }
 
 // A request line longer than 8 KiB is a 414 with a WordPress-shaped body, as nginx or Apache in front
-// of WordPress answer (there, a bare 414 page); shorter ones are served as before.
+// of WordPress answer (there, a bare 414 page); shorter ones are served as usual.
 func TestLongRequestLineIs414(t *testing.T) {
 	srv := newServer(t, handlers.Config{})
 	base := "/wp-json/tribe/events/v1/events?search="

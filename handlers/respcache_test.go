@@ -316,8 +316,8 @@ func TestResponseCacheKeepsViewsApart(t *testing.T) {
 				t.Errorf("first request of %s was a hit", name)
 			}
 			sameAnswer(t, name, a, call(t, oracle, "GET", drafts, nil, user))
-			// Authors and contributors may list others' drafts as the plugin does (README, strict
-			// reads); visitors and subscribers may not.
+			// Authors and contributors may list others' drafts as the plugin does (docs/reliability.md,
+			// strict reads); visitors and subscribers may not.
 			if (user == "" || user == "subscriber") && a.raw == admin.raw {
 				t.Errorf("%s sees the administrator's drafts", name)
 			}

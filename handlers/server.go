@@ -52,7 +52,7 @@ type Config struct {
 	// negative: none). Only used with Deps.Generation.
 	RenderCacheBytes int
 
-	// Limits (README, "Reliability and security"). Zero means the default; where a limit can be
+	// Limits (docs/reliability.md). Zero means the default; where a limit can be
 	// switched off, a negative value does that.
 
 	// MaxBodyBytes bounds request bodies: 413 beyond (default 8 MiB, PHP's post_max_size).
@@ -682,8 +682,8 @@ func writeJSON(c *gin.Context, status int, body any, hdrs []calendard.KV) {
 	writeJSONWith(c, status, body, hdrs, "UTF-8", false)
 }
 
-// encodeBuffers are reused response buffers: a list page is 40-200 KB, grown from nothing per
-// request otherwise. Buffers that grew past 1 MiB are left to the collector.
+// encodeBuffers are reused response buffers: a list page is tens or hundreds of KB, grown from
+// nothing per request otherwise. Buffers that grew past 1 MiB are left to the collector.
 var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // writeJSONWith is the one place responses are encoded (PHP json_encode output).

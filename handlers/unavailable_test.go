@@ -12,10 +12,10 @@ import (
 )
 
 // With MariaDB stopped (connections refused), a read that needs the database answers 503
-// service_unavailable, as a write does, never a 500. The resilience tests found uncached singles and
-// list pages answering 500 internal_server_error while the server was down: with the site options in
-// memory (a started store, as calendard serve runs it), the read's own query failed and its error
-// was not recognised as the database's.
+// service_unavailable, as a write does, never a 500. What this guards against: uncached singles and
+// list pages answering 500 internal_server_error while the server is down, because with the site
+// options in memory (a started store, as calendard serve runs it) the read's own query fails and its
+// error must be recognised as the database's.
 func TestStoppedDatabaseAnswers503(t *testing.T) {
 	m, err := testenv.StartMariaDB(t.TempDir())
 	if err != nil {

@@ -186,8 +186,8 @@ func (h *corePosts) deletePermission(r *Request) error {
 	return nil
 }
 
-// editPermission is the edit_post part of update_item_permissions_check (used for Allow and
-// targetHints until updates are served).
+// editPermission is the edit_post part of update_item_permissions_check (updatePermission, and
+// the Allow header and targetHints).
 func (h *corePosts) editPermission(r *Request) error {
 	p, err := h.post(r)
 	if err != nil {

@@ -199,8 +199,7 @@ func TestCoreSettingsOnlyForAdministrators(t *testing.T) {
 }
 
 // TestCoreSingleAnswersHeadAndOptions: HEAD gets the GET's headers without a body; OPTIONS
-// describes the route in the wp/v2 namespace (its Allow header and argument schemas are not yet
-// WordPress'; see notes/issue-16.md).
+// describes the route in the wp/v2 namespace.
 func TestCoreSingleAnswersHeadAndOptions(t *testing.T) {
 	srv, _, _ := fixtureServerIn(t, eventsNow, "wh")
 	req, _ := http.NewRequest("HEAD", srv.URL+"/wp-json/wp/v2/tribe_events/34", nil)

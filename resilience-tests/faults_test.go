@@ -387,7 +387,7 @@ func TestMariaDBFaultsUnderLoad(t *testing.T) {
 			// No write started while the database was away is stored, and every create answered 201
 			// is: each create and update sent a title of its own. A write that committed just as the
 			// database went away can be stored yet answered 503 (the answer is read back after the
-			// commit, and that read failed): counted and logged, not failed — see README.
+			// commit, and that read failed): counted and logged, not failed — see docs/reliability.md.
 			stored := map[string]bool{}
 			for _, title := range queryStrings(t, raw, "SELECT post_title FROM wp_posts WHERE post_type = 'tribe_events' AND (post_title LIKE 'Fault load %' OR post_title LIKE 'Updated under load %')") {
 				stored[title] = true

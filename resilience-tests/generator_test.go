@@ -377,8 +377,8 @@ func target(r *rand.Rand, path, query string) string {
 
 var wellFormedTarget = regexp.MustCompile(`^[\x21-\x7e\x80-\xff]*$`)
 
-// fixed are requests every run sends first, anonymously: the ones that found defects before (and
-// their neighbours), so they stay answered whatever the seed.
+// fixed are requests every run sends first, anonymously: regression cases (and their neighbours),
+// so they stay answered whatever the seed.
 func (g *gen) fixed() []*hreq {
 	var out []*hreq
 	add := func(kind, target string) { out = append(out, &hreq{kind: kind, method: "GET", target: target}) }
@@ -388,7 +388,7 @@ func (g *gen) fixed() []*hreq {
 		distinct[i] = "a" + strconv.Itoa(i)
 	}
 	for _, l := range []string{"venues", "organizers"} {
-		// search= of thousands of fragments: a 500 on SQLite (expression tree too deep) until fixed.
+		// search= of thousands of fragments: guards against a 500 on SQLite (expression tree too deep).
 		add("fixed", "/wp-json/tribe/events/v1/"+l+"?search="+many("1,", 2700))
 		add("fixed", "/wp-json/tribe/events/v1/"+l+"?search="+strings.Join(distinct, ","))
 	}
@@ -398,7 +398,7 @@ func (g *gen) fixed() []*hreq {
 	add("fixed", "/wp-json/tribe/events/v1/events?categories="+many("music,", 1300))
 	add("fixed", "/wp-json/tribe/events/v1/events?status="+many("publish,", 900))
 	for _, l := range []string{"events", "venues", "organizers", "categories", "tags"} {
-		// Paging past the integer range: 500s (slice bounds, negative OFFSET) until fixed.
+		// Paging past the integer range: guards against 500s (slice bounds, negative OFFSET).
 		for _, page := range []string{"922337203685477580", "184467440737095517", "4611686018427387904", "9223372036854775807",
 			"9223372036854775808", "99999999999999999999"} {
 			add("fixed", "/wp-json/tribe/events/v1/"+l+"?per_page=50&page="+page)
@@ -435,8 +435,8 @@ var pagingValues = []string{"-1", "0", "1", "2147483648", "9223372036854775807",
 
 // pagingSweep is every paging argument (page, per_page, offset) of every list given each of
 // pagingValues: alone, with a small per_page (so that a page or offset lands past the end) and
-// with the other paging arguments at their own extremes. A negative offset answered 500 on
-// wp/v2/users (both stores) and the post lists (MariaDB) until fixed.
+// with the other paging arguments at their own extremes. It guards against a negative offset
+// answering 500 on wp/v2/users (both stores) and the post lists (MariaDB).
 func (g *gen) pagingSweep(lists []endpoint) []*hreq {
 	var out []*hreq
 	for _, e := range lists {
@@ -884,7 +884,7 @@ func (g *gen) longURL(r *rand.Rand) *hreq {
 	n := (size - len(base)) / len(unit)
 	t := base + strings.Repeat(unit, max(n, 1))
 	q := &hreq{kind: "long", method: "GET", target: t}
-	if len(t) > 30000 { // past the header limit: Go's server answers a bare 431 (README)
+	if len(t) > 30000 { // past the header limit: Go's server answers a bare 431 (docs/reliability.md)
 		q.transport = true
 	}
 	if r.IntN(4) == 0 { // a long header instead

@@ -1,11 +1,11 @@
 // Package resiliencetests tries the real calendard binary as an attacker and an outage would: it
 // builds bin/calendard, serves the recorded site-a fixture with `calendard serve` on MariaDB (a
 // throwaway server from internal/testenv) and on SQLite (a `calendard copy` of the same rows), and
-// drives it over loopback from this process. See README, "Reliability and security".
+// drives it over loopback from this process. See docs/reliability.md.
 //
 //	TestHostileRequests        generated hostile requests on both stores (HOSTILE_LONG=1: ≥100k each)
 //	TestExposureByRole         what each role sees in lists, singles, search=, include= and term counts
-//	TestMariaDBStalledUnderLoad, TestMariaDBStoppedUnderLoad, TestSIGTERMDrainsWrites: faults
+//	TestMariaDBFaultsUnderLoad (stalled, stopped), TestSIGTERMDrainsWrites: faults
 package resiliencetests
 
 import (

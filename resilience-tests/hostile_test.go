@@ -25,7 +25,7 @@ import (
 // phase is a function of the seed and i, so a failure names a request that can be sent again.
 //
 // Phases, on one server per store:
-//  1. anonymous: first the requests that found defects (fixed) and every argument of every route
+//  1. anonymous: first the regression requests (fixed) and every argument of every route
 //     with five hostile values each (sweep), then generated ones: hostile query strings on the GET
 //     routes, hostile bodies on the write routes (JSON, form, multipart, malformed), path tricks, odd
 //     methods and framing, long URLs and headers, bodies from 20 KB to past the 8 MiB limit,
@@ -48,11 +48,11 @@ import (
 
 // bombRSSAllowance bounds what the body bombs may add to the server's resident memory (VmHWM during
 // them over VmRSS before them): the body budget's share of the heap (CALENDAR_BODY_MEMORY, 64 MiB,
-// up to about 2.5 times that with decoder buffers, README), the collector's headroom over it
-// (GOGC=50: the heap may reach 1.5 times what was live at the last collection) and 32 MiB of pages
-// freed but not yet given back to the system. What the server held before (the event index, the
-// response and record caches, filled by the phase before) is not the bombs' doing: an absolute
-// bound would measure how full the caches were.
+// up to about 2.5 times that with decoder buffers, docs/reliability.md), the collector's headroom
+// over it (GOGC=50: the heap may reach 1.5 times what was live at the last collection) and 32 MiB
+// of pages freed but not yet given back to the system. What the server held before (the event
+// index, the response and record caches, filled by the phase before) is not the bombs' doing: an
+// absolute bound would measure how full the caches were.
 const bombRSSAllowance = (64<<20)*5/2*3/2 + 32<<20
 
 const (

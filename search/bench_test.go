@@ -24,7 +24,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	c := benchCalendar(b, n)
 	ctx := context.Background()
-	// SEARCH_BENCH_REINDEX=off measures the queries only (a rebuild of 100k events takes minutes).
+	// SEARCH_BENCH_REINDEX=off measures the queries only (a rebuild of a large calendar is slow).
 	if os.Getenv("SEARCH_BENCH_REINDEX") != "off" {
 		start := time.Now()
 		if err := c.ix.Rebuild(ctx, nil); err != nil {

@@ -15,8 +15,8 @@ import (
 
 // Defaults of the Meilisearch timeouts (Config.Timeout, Config.BackgroundTimeout).
 const (
-	// DefaultTimeout bounds a search on the request path: three times the slowest Meilisearch
-	// search measured at 100k events on a loaded machine (BENCHMARKS.md), a tenth of the default
+	// DefaultTimeout bounds a search on the request path: a few times the slowest Meilisearch
+	// search on a large calendar and a loaded machine (BENCHMARKS.md), a tenth of the default
 	// request deadline. A request waits at most this long on Meilisearch, and only until the
 	// breaker opens.
 	DefaultTimeout = 500 * time.Millisecond

@@ -260,8 +260,8 @@ func (ix *Index) syncOnce(ctx context.Context) error {
 	}
 	if err == nil && (full || first) {
 		// The first sync seeds the prints from the documents: the comparison below finds what
-		// changed while calendard was away (and every document of an index built before
-		// documents carried prints).
+		// changed while calendard was away (and every document without a print, as an older
+		// calendard wrote them).
 		err = ix.resync(ctx, ix.cfg.Prefix, ix.watermarkValue(), first, check || recovering)
 	}
 	if err == nil {
@@ -499,7 +499,7 @@ func (ix *Index) documentIDs(ctx context.Context, uid string) ([]int64, error) {
 }
 
 // documentPrints lists every document of an index with the print it was built from ("" for a
-// document written before documents carried one), page by page.
+// document without one), page by page.
 func (ix *Index) documentPrints(ctx context.Context, uid string) (map[int64]string, error) {
 	out := map[int64]string{}
 	const page = 10000

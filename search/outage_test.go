@@ -15,9 +15,9 @@ import (
 	"github.com/calendard/calendard/internal/testenv"
 )
 
-// The bounds below are generous for a loaded 2-core machine: a search with Meilisearch hung used to
-// wait the whole request deadline (5 s), or for ever without one; the restarted Meilisearch took
-// over only at the reconcile (5 min by default, an hour here).
+// The bounds below are generous for a loaded 2-core machine, yet short of what they guard against:
+// a search with Meilisearch hung waiting the whole request deadline (5 s), or for ever without one,
+// and a restarted Meilisearch taking over only at the reconcile (5 min by default, an hour here).
 const (
 	searchBound  = 2 * time.Second
 	recoverBound = 20 * time.Second

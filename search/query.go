@@ -136,8 +136,8 @@ func (e *Events) FindEvents(ctx context.Context, site *calendard.Site, f calenda
 // beyondSubstring returns the events Meilisearch matches that the substring match may miss. When
 // the event index can list the substring match's events (an IDs-only pass in memory), they are
 // left out of the request by ID, so Meilisearch lists only the others: listing a hit is what a
-// Meilisearch search costs (about 30-100 µs each here), and a broad word's hits are mostly
-// substring matches. Otherwise every match is listed.
+// Meilisearch search costs, and a broad word's hits are mostly substring matches. Otherwise every
+// match is listed.
 func (e *Events) beyondSubstring(ctx context.Context, site *calendard.Site, f calendard.EventFilter, q string) ([]int64, error) {
 	filter := searchFilter(f)
 	if x := e.substringIndex(); x != nil {

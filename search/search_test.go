@@ -351,7 +351,7 @@ func (c *calendar) waitSubstringIndex(t testing.TB) {
 // TestEventSearchIsMeilisearchsMatchesAndTheSubstringMatches: with Meilisearch configured, the
 // answer to an event search= is exactly the events Meilisearch matches and the events the plugin's
 // substring match finds, under every other filter, in the plugin's order, with exact totals and
-// pages. (Before, it was Meilisearch's matches alone: search=Night left out the Midnight events.)
+// pages. (Meilisearch's matches alone would leave the Midnight events out of search=Night.)
 func TestEventSearchIsMeilisearchsMatchesAndTheSubstringMatches(t *testing.T) {
 	c := newCalendar(t, sharedMeili(t), nil)
 	c.waitSubstringIndex(t)

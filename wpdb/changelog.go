@@ -19,7 +19,7 @@ import (
 // fingerprints of the watermark (without the changelog) just before and just after it. A poll
 // that finds the sequence moved, and the fingerprints chained from its last reading to this one,
 // knows that nothing but those writes happened and publishes exactly what they changed (a patch
-// of the event index, as on the instance that wrote); otherwise, as before, Change{All}.
+// of the event index, as on the instance that wrote); otherwise Change{All}.
 //
 // An option is what a WordPress plugin keeps its own state in: WordPress and the plugin ignore an
 // option they do not know, it is not autoloaded, and it is not a setting any REST route shows.

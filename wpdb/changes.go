@@ -13,8 +13,9 @@ import (
 )
 
 // Change says what changed in the calendar. Everything that keeps state derived from the database
-// (the event list index, cached site options and terms, and later response caches and the search
-// index) learns about changes from one Feed instead of watching the database itself.
+// (the event list index, cached site options and terms, the response cache in cache/ and the
+// search index in search/) learns about changes from one Feed instead of watching the database
+// itself.
 type Change struct {
 	// Posts are the posts whose rows, meta, terms or occurrences a calendard write changed.
 	Posts []int64

@@ -33,10 +33,10 @@ type ucaRange struct {
 
 // ucaTable holds the listed code points' weights in one pool, indexed by a flat array for the Basic
 // Multilingual Plane and a sorted list above it. Parsing it is on the path of every SQLite store's
-// first comparison (each start of calendard serve): a map of a slice per code point (21,795 of
-// them) made that 20 ms of CPU and as much again in garbage collection, a third of a start's
-// CPU on a small calendar (perf, 40 starts). Here the bulk holds no pointers for the collector to
-// follow (bmp comes last, after every pointer field, so it is not even scanned).
+// first comparison (each start of calendard serve): a map of a slice per code point (tens of
+// thousands of them) would make it, and its garbage, a large part of a small calendar's start.
+// Here the bulk holds no pointers for the collector to follow (bmp comes last, after every pointer
+// field, so it is not even scanned).
 type ucaTable struct {
 	ascii    [utf8.RuneSelf][]uint16 // the weights of ASCII, most of any text, one load away
 	sup      []ucaSup                // listed code points above U+FFFF, sorted
@@ -324,8 +324,8 @@ func likeFold(s string) string {
 	return string(likeFoldAppend(make([]byte, 0, len(s)), s))
 }
 
-// likeFoldAppend appends likeFold(s) to dst. ASCII, most of any text, folds through a table: the
-// map lookup per character was most of the cost of folding a calendar's text.
+// likeFoldAppend appends likeFold(s) to dst. ASCII, most of any text, folds through a table: a
+// map lookup per character would be most of the cost of folding a calendar's text.
 func likeFoldAppend(dst []byte, s string) []byte {
 	folds, ascii := likeFolds(), likeFoldsASCII()
 	for i := 0; i < len(s); {

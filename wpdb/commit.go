@@ -11,7 +11,7 @@ import (
 
 // database/sql's Tx.Commit takes no context, and go-sql-driver's COMMIT then waits for the server
 // with no deadline: a write whose database stalls (SIGSTOP, a frozen VM, a lost network path that
-// does not reset) at its commit waited for the server as long as the stall lasted. The connector
+// does not reset) at its commit would wait for the server as long as the stall lasts. The connector
 // below gives MySQL transactions a Commit that sends COMMIT under the context the transaction
 // began with, which the request's database deadline bounds: past it the driver closes the
 // connection and the commit is reported unconfirmed (commitUnconfirmedError).

@@ -131,7 +131,7 @@ func (r *ixRow) endText() string {
 }
 
 // ixEvent is the list key of one tribe_events post. Its fields are ordered to leave no padding:
-// a 100k calendar holds 100k of them.
+// the index holds one per event.
 type ixEvent struct {
 	id        int64
 	postDateN int64
@@ -232,7 +232,7 @@ func appendSearchText(dst []byte, title, excerpt, content string) []byte {
 }
 
 // textPacker stores many short texts as substrings of a few large strings (textBlock bytes each):
-// the search text of 100k events is then a few dozen objects instead of one per event, so the
+// the search text of a whole calendar is then a few dozen objects instead of one per event, so the
 // collector has that many fewer to mark and no text pays its size class's rounding. A substring
 // shares its block's memory, so a block lives while any of its texts does: a full build replaces
 // every event, and a patch's few events get strings of their own.
@@ -359,8 +359,8 @@ func (x *EventIndex) wait(ctx context.Context, ready func() bool) bool {
 // The first build, which every list waits for, runs in three passes: the keys a plain list needs
 // (dates, status, flags), then the terms, venues and organizers, then the search text (the title,
 // excerpt and content, folded), which is the larger part of the work. Lists filtered by IDs and
-// searches are answered from SQL, or wait, until their pass is in. At 100k events on the embedded
-// store the first list comes after the first pass.
+// searches are answered from SQL, or wait, until their pass is in, so that on a large embedded
+// calendar the first list waits for the first pass only.
 func (x *EventIndex) Build(ctx context.Context, site *calendard.Site) error {
 	x.mu.Lock()
 	if x.building {
@@ -587,7 +587,7 @@ func (x *EventIndex) rebuild(site func(context.Context) (*calendard.Site, error)
 }
 
 // sortMain sorts events in mainOrder on copies of their keys: comparing the events themselves
-// followed two pointers per comparison (the event, its row) and was a quarter of a 100k compile.
+// would follow two pointers per comparison (the event, its row), a large part of a compile.
 func sortMain(events []*ixEvent) {
 	type sortKey struct {
 		start, postDate, id int64
@@ -638,10 +638,9 @@ func compileIndex(mode ixMode, events map[int64]*ixEvent) *ixSnapshot {
 }
 
 // postAll fills the posting lists of main in one pass over its events. Each kind's lists are cut
-// from one block of exactly the positions they hold: appended one by one they kept about 60% more
-// capacity than positions (5 MB at 100k events, against 1.9 MB of positions) in some two thousand
-// slices. The pass records (list, position) pairs; the lists are then filled from the pairs, in
-// order, without going back to the events.
+// from one block of exactly the positions they hold: appended one by one they would keep much more
+// capacity than positions, in thousands of slices. The pass records (list, position) pairs; the
+// lists are then filled from the pairs, in order, without going back to the events.
 func (s *ixSnapshot) postAll() {
 	type pair struct{ list, pos int32 }
 	type kind struct {
@@ -816,7 +815,8 @@ func (q *ixQuery) blockCount(blk *ixBlock) int {
 }
 
 // patched returns a copy of s with the events of ids replaced by fresh (absent: gone). It costs a
-// copy of the lists, not a sort: O(events) with small constants, so a write stays fast at 100k.
+// copy of the lists, not a sort: O(events) with small constants, so a write stays fast on a large
+// calendar.
 func (s *ixSnapshot) patched(ids []int64, fresh map[int64]*ixEvent) *ixSnapshot {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	n := &ixSnapshot{mode: s.mode, byID: make(map[int64]*ixEvent, len(s.byID)+len(fresh)), textless: s.textless, idless: s.idless}
@@ -1416,8 +1416,8 @@ func (s *ixSnapshot) find(q *ixQuery) ([]int64, int) {
 					(!s.grams[i].holds(&must) && (!also || !q.also[s.main[i].id]))) {
 					continue
 				}
-				// The text before the rest when searching: of the events whose byte pairs pass,
-				// about one in ten holds the term, and the text is what decides.
+				// The text before the rest when searching: most events whose byte pairs pass
+				// lack the term, and the text is what decides.
 				if e := s.main[i]; len(q.search) == 0 || q.matchText(e) {
 					consider(e, kinds <= 1)
 				}
@@ -1666,9 +1666,8 @@ const (
 )
 
 // indexPostsQuery reads the event posts' own keys (and search texts, withText) of ids (nil: every
-// event). A first pass on the embedded store reads them from the listposts index alone: at 100k
-// events about 0.1 s, against 0.4-1 s through the type index and a table row for each, where
-// post_parent lies past the post's content.
+// event). A first pass on the embedded store reads them from the listposts index alone rather than
+// through the type index and a table row for each, where post_parent lies past the post's content.
 func (db *DB) indexPostsQuery(ctx context.Context, q queryer, ids []int64, withText bool) (string, []any, error) {
 	cond, args := idCond("ID", ids)
 	cols := "ID, post_status, post_date, post_parent, post_password, '', '', ''"
@@ -1721,7 +1720,7 @@ func quotedList(keys []string) string {
 //
 // The posts (and their search text, the costliest part to fold) and the keys stored beside them
 // (meta, occurrences, terms) are read side by side for a whole build, each in its own read
-// transaction on its own connection: on two cores that halves the first start at 100k events. The
+// transaction on its own connection, so that a first start uses two cores. The
 // second transaction starts once the first holds its snapshot (the watermark, or the first post
 // read), so it sees that state or a later one; a change that lands in between is after the
 // watermark and after the build began, and the build re-reads it as it re-reads any change that
@@ -2042,9 +2041,9 @@ func (db *DB) loadIndexMetaKeys(ctx context.Context, q queryer, mode ixMode, ids
 	hint := ""
 	if ids == nil && db.dialect != SQLite {
 		// The whole calendar on MariaDB: left to itself the optimizer scans every postmeta row in
-		// meta_id order rather than sort what WordPress' meta_key index finds (at 100k events,
-		// 214k rows of 1.5M: 0.55-0.8 s through the index against 0.95-1.2 s, measured side by
-		// side on a loaded machine). The hint names the index only where it exists.
+		// meta_id order rather than sort what WordPress' meta_key index finds, the faster way
+		// since the list keys are a small part of postmeta. The hint names the index only where
+		// it exists.
 		var err error
 		if hint, err = db.metaKeyIndexHint(ctx, q); err != nil {
 			return nil, err
@@ -2058,8 +2057,8 @@ func (db *DB) loadIndexMetaKeys(ctx context.Context, q queryer, mode ixMode, ids
 		}
 	} else {
 		// The whole calendar on the embedded store: the keys spelled exactly come from the listkeys
-		// index alone (at 100k events 0.2 s, against 1.8 s through the meta_key index and a table
-		// row for each); only the order within one key of one post matters (its organizers), and
+		// index alone (an index read instead of a table row for each through the meta_key index);
+		// only the order within one key of one post matters (its organizers), and
 		// the index keeps it. loadIndexEvents reads the rare posts with another spelling of a key
 		// again (postsWithOtherKeySpelling).
 		if err := read("SELECT post_id, meta_key, meta_value FROM "+db.t("postmeta")+" WHERE "+listKeysCond+
@@ -2146,8 +2145,8 @@ func (db *DB) loadIndexTerms(ctx context.Context, q queryer, ids []int64, k *ixK
 	}
 	if ids == nil && db.dialect == SQLite {
 		// The whole calendar on the embedded store: the join would look up each relationship's
-		// table row through the term_taxonomy_id index (0.6 s at 100k events); the few terms in a
-		// map and one pass over the relationships' primary key index alone take 0.07 s.
+		// table row through the term_taxonomy_id index; the few terms in a map and one pass over
+		// the relationships' primary key index alone cost far less.
 		type termOf struct {
 			tax  string
 			term int64

@@ -200,7 +200,7 @@ func TestEventIndexAnswersAsSQL(t *testing.T) {
 				site := *base
 				site.UseCustomTables, site.TimezoneModeSite = mode.customTables, mode.utc
 				// Blocks of 3 or 4 events, so that the fixture's lists count whole blocks (and the
-				// edges of odd lengths) as a 100k calendar's do.
+				// edges of odd lengths) as a large calendar's do.
 				defer func(n int) { ixBlockLen = n }(ixBlockLen)
 				ixBlockLen = 3 + m%2
 				x := NewEventIndex(s.DB, nil)

@@ -199,8 +199,8 @@ func (db *DB) FindEvents(ctx context.Context, site *calendard.Site, f calendard.
 	q.apply(&f)
 
 	// The total and the page do not depend on each other: they run side by side, on two
-	// connections, which halves the wait for a list the event index cannot answer (every list of a
-	// first start on MariaDB until the index is built: at 100k events each query takes 0.2-0.4 s).
+	// connections, so a list the event index cannot answer waits for the slower of the two, not
+	// for both (every list of a first start on MariaDB until the index is built).
 	type counted struct {
 		total int
 		err   error

@@ -17,13 +17,13 @@ import (
 )
 
 // The index file keeps the last full build of the event index on disk, so that a restart serves
-// lists from memory at once instead of reading the whole calendar again (at 100k events the build
-// reads 100k posts with their text, 400k meta rows and 230k term rows).
+// lists from memory at once instead of reading the whole calendar again (a build reads every event
+// post with its text, and its meta and term rows).
 //
 // A build records the change feed's watermark inside its own read transaction, so the file says
 // exactly which database state it holds. At start the file is used only when the database's
 // watermark is still that one, the site's storage mode is the same and the table prefix matches;
-// otherwise the index is built as before. The watermark cannot see a bare UPDATE of a meta value
+// otherwise the index is built from the database. The watermark cannot see a bare UPDATE of a meta value
 // (neither can the running service between two reconciles): such a change made while calendard was
 // stopped shows after the first reconcile (CALENDAR_RECONCILE_INTERVAL), as it would have had
 // calendard been running.

@@ -97,7 +97,7 @@ func (db *DB) newestFirst(ctx context.Context, where string, args []any, f calen
 
 // byPrimaryKey is MariaDB 10.11's cost-based choice for a post list of several statuses restricted
 // to k IDs, where n rows of the type have those statuses: it reads the k rows by primary key rather
-// than scanning type_status_date while 7k <= n+2 (measured on MariaDB 10.11 from 12 to 800 rows;
+// than scanning type_status_date while 7k <= n+2 (the rule it follows from 12 to 800 rows;
 // TestTiesAgreeAcrossStores holds it against MariaDB).
 func byPrimaryKey(k, n int) bool { return 7*k <= n+2 }
 
@@ -156,7 +156,7 @@ func (db *DB) SearchLinked(ctx context.Context, postType, search string) ([]int6
 	seen := map[string]bool{}
 	for _, f := range strings.Split(fragSep.ReplaceAllString(search, "_"), "_") {
 		// array_filter drops "" and "0"; a fragment given twice is one condition (search=1,1,1,… of
-		// 8 KiB made thousands of LIKEs for every row that matched one).
+		// 8 KiB would otherwise make thousands of LIKEs for every row that matched one).
 		if f != "" && f != "0" {
 			if p := "%" + escapeLike(strings.ToLower(strings.TrimSpace(f))) + "%"; !seen[p] {
 				seen[p] = true

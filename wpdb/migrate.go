@@ -147,12 +147,12 @@ func (db *DB) createAdmin(ctx context.Context, tx *sql.Tx, o MigrateOptions, now
 // calendardIndexes are indexes calendard adds where WordPress has none. They are additive: neither
 // WordPress nor the plugin needs or minds them. post_modified_gmt turns the change feed's watermark
 // (MAX(post_modified_gmt), read every second) from a scan of the whole posts table into an index
-// read: 300 ms against 20 µs on a 100k-event SQLite calendar.
+// read.
 //
 // listkeys (embedded store only) holds the event list keys the event index reads at every first
-// start, with their values, so that read comes from the index alone: at 100k events 0.2 s, against
-// 1.8 s moving from the meta_key index to a table row for each of ~200k rows. It is partial: it holds
-// those rows only (about 10% of the file at 100k). MariaDB cannot hold a LONGTEXT in an index.
+// start, with their values, so that read comes from the index alone instead of moving from the
+// meta_key index to a table row for each. It is partial: it holds those rows only (a small part of
+// the file). MariaDB cannot hold a LONGTEXT in an index.
 // listposts (embedded store only) is the same for the event posts' own keys: a partial index of the
 // events alone, read instead of a table row per event (InnoDB keeps rows in its primary key, so
 // MariaDB needs neither).

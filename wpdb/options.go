@@ -310,9 +310,8 @@ type Store struct {
 }
 
 // firstBuildGrace is how long, at most, a first index build on MariaDB waits for the first list
-// answered by SQL before it starts. The two compete for the same cores and the list is the faster
-// (at 100k events about 0.5 s alone, while the build takes 1.5 s): started together, the build
-// slowed the first answer of a start to 1.1-1.6 s.
+// answered by SQL before it starts. The two compete for the same cores and the list alone is the
+// quicker of the two: started together, the build would delay a start's first answer.
 const firstBuildGrace = 500 * time.Millisecond
 
 type cachedSite struct {
@@ -380,11 +379,10 @@ func waitIndex(ctx context.Context, wait func(context.Context) bool) {
 func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	if s.index != nil {
 		if s.dialect == SQLite {
-			// On SQLite the first build is faster than one list over the whole calendar (measured
-			// at 100k events: 5.8 s to the first answer waiting, 10.4 s through SQL); on MariaDB
-			// the SQL list is the faster (2.2 s against 8.1 s), so it answers meanwhile. The
-			// build's later passes, the terms, venues and organizers and then the search text,
-			// end within a second or so after the first: lists filtered by them and searches wait
+			// On SQLite the first build answers sooner than one list over the whole calendar
+			// through SQL; on MariaDB the SQL list is the sooner (firstBuildGrace), so it answers
+			// meanwhile. The build's later passes, the terms, venues and organizers and then the
+			// search text, follow soon after the first: lists filtered by them and searches wait
 			// for them too, rather than go through SQL on the embedded store, which takes longer.
 			// (The readiness is tested here, so that a list that waits for nothing creates no
 			// method values.)

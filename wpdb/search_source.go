@@ -219,7 +219,7 @@ func (db *DB) VenuesNear(ctx context.Context, lat, lng, radiusKM float64) ([]Ven
 // start, to find the changes the watermark cannot see (a bare UPDATE of a meta value or a column
 // without post_modified_gmt). Three statements; the database computes a checksum per row and the
 // rows are summed per post here: a GROUP BY post_id walks postmeta in post_id order, row by row,
-// ten times slower than one scan.
+// far slower than one scan.
 func (db *DB) SearchPrints(ctx context.Context, metaKeys []string) (map[int64]uint64, error) {
 	return db.searchPrints(ctx, metaKeys, nil)
 }

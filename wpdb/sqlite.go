@@ -197,7 +197,7 @@ const sqliteBusyTimeoutMS = 10000
 // boundBusyWait makes conn's wait for SQLite's write lock end with ctx's deadline, and returns
 // what restores the default wait. SQLite's busy handler sleeps through sqlite3_interrupt, which is
 // all the driver does when a context ends, so without this a write behind a lock held elsewhere
-// (another process, a backup, the sqlite3 shell) waited the whole busy timeout whatever the
+// (another process, a backup, the sqlite3 shell) would wait the whole busy timeout whatever the
 // request's deadline.
 func (db *DB) boundBusyWait(ctx context.Context, conn *sql.Conn) func() {
 	dl, ok := ctx.Deadline()
@@ -220,8 +220,8 @@ func (db *DB) boundBusyWait(ctx context.Context, conn *sql.Conn) func() {
 }
 
 // sqliteCacheKiB is each connection's page cache. SQLite's default is 2,000 KiB, and each of the
-// pool's 8 connections keeps its own copy of the same hot pages: 12 MB of the process at 100k events
-// under load, measured, for pages the operating system's file cache holds anyway. Lists, totals and
+// pool's 8 connections keeps its own copy of the same hot pages, which the operating system's file
+// cache holds anyway: memory spent for nothing on a large calendar. Lists, totals and
 // searches come from the event index and records from the record caches, so SQLite reads little
 // on the hot path; 512 KiB keeps the upper levels of the indexes a single record reads.
 const sqliteCacheKiB = 512

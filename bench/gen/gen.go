@@ -421,7 +421,7 @@ type part struct {
 
 // write stores the calendar: on MySQL three transactions run side by side (posts, postmeta, the
 // rest); on SQLite one transaction writes everything. (Dropping SQLite's indexes and building them
-// afterwards was measured slower: its text indexes compare through the Go collation either way, and
+// afterwards is slower: its text indexes compare through the Go collation either way, and
 // rows inserted in ID order keep most index inserts near the end of the index.)
 func (w *writer) write(ctx context.Context, cal *calendar) (map[string]int64, error) {
 	parts := []part{
@@ -606,7 +606,7 @@ func restRows(cal *calendar) []tableRows {
 }
 
 // load writes one table's rows: multi-row INSERTs on SQLite, LOAD DATA LOCAL INFILE streamed
-// from memory on MySQL (a third of the server's CPU time of the same rows as INSERTs).
+// from memory on MySQL (far less of the server's CPU time than the same rows as INSERTs).
 func (w *writer) load(ctx context.Context, ex execer, tr tableRows) (int64, error) {
 	if w.store == SQLite || w.noLoadData {
 		b := w.bulk(ctx, ex, tr.table, tr.cols...)

@@ -29,7 +29,7 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	LogLevel       string
 	AccessLog      bool
-	// Limits (README, "Reliability and security"); 0 switches off the ones that may be switched off.
+	// Limits (docs/reliability.md); 0 switches off the ones that may be switched off.
 	MaxBodyBytes     int64
 	MaxBodyValues    int
 	MaxDecodedBytes  int64
@@ -58,7 +58,7 @@ type Config struct {
 	RecordCache int
 	// IndexFile is CALENDAR_INDEX_FILE as given: auto, off or a path (see indexFilePath).
 	IndexFile string
-	// Response cache and HTTP caching (README, "Caching").
+	// Response cache and HTTP caching (docs/caching.md).
 	RedisURL     string
 	Cache        cache.Mode
 	CacheTTL     time.Duration

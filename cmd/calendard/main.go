@@ -1,10 +1,13 @@
 // Command calendard serves The Events Calendar's REST API from a WordPress database.
 //
-//	calendard serve     run the HTTP service (configured by CALENDAR_* variables)
-//	calendard migrate   create the tables, options and an administrator on an empty database
-//	calendard demo      fill a database with a demo calendar through the write path
-//	calendard copy      copy a whole calendar between MySQL and SQLite
+//	calendard serve        run the HTTP service (configured by CALENDAR_* variables)
+//	calendard migrate      create the tables, options and an administrator on an empty database
+//	calendard demo         fill a database with a demo calendar through the write path
+//	calendard copy         copy a whole calendar between MySQL and SQLite
+//	calendard reindex      rebuild the Meilisearch indexes and swap them in atomically
 //	calendard healthcheck  exit 0 only when the configured service answers /healthz with 200
+//	calendard user         list users; create, list and revoke application passwords
+//	calendard version      print the version, its commit and the Go version
 package main
 
 import (
@@ -101,7 +104,6 @@ func newLogger(level string) *slog.Logger {
 	return slog.New(h)
 }
 
-// openStore opens the configured database.
 // indexFilePath resolves CALENDAR_INDEX_FILE: "" for off; for auto, PATH.index next to an embedded
 // database, or a file in the user's cache directory named after the MySQL database and prefix
 // ("" when there is no cache directory).
@@ -124,6 +126,7 @@ func indexFilePath(cfg *Config) string {
 	return filepath.Join(dir, "calendard", "index-"+hex.EncodeToString(sum[:8]))
 }
 
+// openStore opens the configured database.
 func openStore(cfg *Config) (*wpdb.DB, error) {
 	db, err := wpdb.Open(cfg.DB, cfg.TablePrefix)
 	if err != nil {
@@ -215,7 +218,7 @@ func serve(args []string) error {
 		Logger:         log,
 		AccessLog:      cfg.AccessLog,
 
-		// Limits (README, "Reliability and security").
+		// Limits (docs/reliability.md).
 		MaxBodyBytes:    cfg.MaxBodyBytes,
 		MaxBodyValues:   cfg.MaxBodyValues,
 		MaxDecodedBytes: cfg.MaxDecodedBytes,
@@ -289,8 +292,7 @@ func offIfZero[T int | int64 | time.Duration](v T) T {
 // is the event index, which lives as long as the process, so Go's default of 100 (collect when the
 // heap has doubled) would let garbage grow to the size of the whole index. At 50 the garbage may
 // reach half of it. The index is a few hundred large objects (slabs of events, blocks of text), so
-// each collection is cheap: measured at 100k events on the embedded store under an 8-client load,
-// 15-20 ms of CPU per collection (README, "What it costs").
+// each collection is cheap even on a large calendar (docs/architecture.md).
 const serveGCPercent = 50
 
 // setGCPercent applies serveGCPercent unless the environment sets GOGC, which the runtime has

@@ -19,7 +19,7 @@ import (
 	"github.com/calendard/calendard/wpdb"
 )
 
-// SearchConfig configures Meilisearch search and the geo filters (README, "Search and geo").
+// SearchConfig configures Meilisearch search and the geo filters (docs/api.md, "Search and geo").
 type SearchConfig struct {
 	MeiliURL, MeiliKey string
 	// Mode is "sql" (the plugin's substring match) or "meili"; empty until resolved: meili when

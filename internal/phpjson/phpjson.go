@@ -19,7 +19,8 @@ import (
 //
 // Keys and values sit in two parallel slices, found by a linear scan while the object is small
 // (almost every record a request builds is) and through an index map once it is larger: an object
-// costs two growing slices rather than a map, which was a fifth of the bytes a request allocated.
+// costs two growing slices rather than a map, which would be a large share of the bytes a request
+// allocates.
 type Object struct {
 	keys  []string
 	vals  []any          // vals[i] is the value of keys[i]

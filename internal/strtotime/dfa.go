@@ -41,7 +41,7 @@ type dfa struct {
 }
 
 // scanner is compiled on first use, not at package init: every start of calendard (and of each of
-// its tool commands) would otherwise pay its ~4 ms of CPU, most of which serve no date at all.
+// its tool commands) would otherwise pay for it, and most of them parse no date at all.
 var scanner = sync.OnceValue(newDFA)
 
 func newDFA() *dfa {
