@@ -75,9 +75,10 @@ func (r result) output() string { return r.stdout + r.stderr }
 // runCmd runs the binary to its end, killing it after limit.
 func runCmd(t *testing.T, env []string, limit time.Duration, args ...string) result {
 	t.Helper()
+	bin := cliBinary(t) // built on first use: before the clock starts
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cliBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -132,6 +133,7 @@ func TestDatabaseConfigurationErrorsStopTheStart(t *testing.T) {
 				if !errors.As(r.err, &exit) || exit.ExitCode() == 0 {
 					t.Fatalf("%s: %v after %v, want a non-zero exit within 5 s\n%s", command, r.err, r.took, r.output())
 				}
+				t.Logf("%s exited %d after %v", command, exit.ExitCode(), r.took.Round(time.Millisecond))
 				lines := strings.Split(strings.TrimSpace(r.output()), "\n")
 				if len(lines) != 1 || !strings.Contains(lines[0], "CALENDAR_DB") || !strings.Contains(lines[0], rf.want) {
 					t.Errorf("output %q, want one line naming CALENDAR_DB and %q", r.output(), rf.want)
