@@ -1,6 +1,8 @@
-// Package testenv starts the real services tests run against: a throwaway MariaDB server in a
-// temporary directory on its own port, and (see redis.go) Redis. Tests fail, never skip, when the
-// server binaries are missing: `.ci/run` installs them, and a skipped test must not count as passing.
+// Package testenv starts the real services tests run against, each a throwaway process on its own
+// loopback port: MariaDB in a temporary directory, Redis (redis.go) and Meilisearch
+// (meilisearch.go). A start whose port was taken meanwhile is tried on another (port.go, proc.go).
+// Tests fail, never skip, when the server binaries are missing: `.ci/run` installs them, and a
+// skipped test must not count as passing.
 package testenv
 
 import (
