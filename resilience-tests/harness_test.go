@@ -9,7 +9,6 @@
 package resiliencetests
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -22,7 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -295,26 +293,6 @@ func (s *server) procStatus(t *testing.T, field string) int64 {
 	}
 	t.Fatalf("no %s in /proc/%d/status", field, s.pid())
 	return 0
-}
-
-var goroutineTotal = regexp.MustCompile(`goroutine profile: total (\d+)`)
-
-// goroutines counts the server's goroutines through its pprof listener (CALENDAR_DEBUG_ADDR).
-func (s *server) goroutines(t *testing.T) int {
-	t.Helper()
-	resp, err := http.Get("http://" + s.debug + "/debug/pprof/goroutine?debug=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	br := bufio.NewReader(resp.Body)
-	line, _ := br.ReadString('\n')
-	m := goroutineTotal.FindStringSubmatch(line)
-	if m == nil {
-		t.Fatalf("goroutine profile: %q", line)
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
 }
 
 // goroutineDump returns the server's goroutine stacks (for a failure message).
