@@ -61,6 +61,7 @@ var (
 // calendardBin builds cmd/calendard once per test binary, as `make build` does.
 func calendardBin(t testing.TB) string {
 	t.Helper()
+	testenv.SkipIfShort(t, "the resilience suite: calendard built and run against MariaDB")
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "calendard-resilience-bin-")
 		if buildErr != nil {
