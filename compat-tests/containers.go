@@ -59,7 +59,6 @@ type fixtureServer interface {
 // the local process). The first line the suite prints says which it is.
 func suiteServer(ctx context.Context, t *testing.T) (fixtureServer, *dbContainer) {
 	t.Helper()
-	testenv.SkipIfShort(t, "the compatibility suite: calendard built and replayed against MariaDB")
 	local := func(reason string) fixtureServer {
 		fmt.Println("compat: " + reason)
 		return testenv.SharedMariaDB(t)
