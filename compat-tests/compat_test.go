@@ -151,6 +151,7 @@ func checkAnswer(set *Set, c *Case, ns string, svc *Service, a *Answer, o *compa
 // caller names (the SQLite store is copied from it), and the MySQL store's response cache is a Redis
 // container; see containers.go.
 func TestCompat(t *testing.T) {
+	testenv.SkipIfShort(t, "the compatibility suite: calendard built and replayed against MariaDB")
 	ctx := context.Background()
 	dir := filepath.Join("testdata", "site-a")
 	set, err := LoadSet(dir)

@@ -105,6 +105,7 @@ var (
 // tests (in the server's directory, which goes away with it).
 func loadSiteA(t *testing.T) (*Set, *testenv.MariaDB, string) {
 	t.Helper()
+	testenv.SkipIfShort(t, "the compatibility suite: calendard built and replayed against MariaDB")
 	set, err := LoadSet(filepath.Join("testdata", "site-a"))
 	if err != nil {
 		t.Fatal(err)

@@ -145,6 +145,7 @@ func (s fullTextSnapshots) Snapshot(ctx context.Context, prefix string) (Snapsho
 // routes for the calendar's types, on the site-a fixture) on both stores: reads, and the write
 // sequences cut as wpv2Sequences says, each case checked on its answer and on the rows it changed.
 func TestCompatWPV2(t *testing.T) {
+	testenv.SkipIfShort(t, "the compatibility suite: calendard built and replayed against MariaDB")
 	ctx := context.Background()
 	set, err := LoadSet(filepath.Join("testdata", "site-a-wpv2"))
 	if err != nil {

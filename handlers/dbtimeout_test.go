@@ -19,6 +19,7 @@ import (
 // stallableServer serves the fixture from a MariaDB server of its own, which the test may stall.
 func stallableServer(t *testing.T, cfg handlers.Config) (*httptest.Server, *testenv.MariaDB, *sql.DB, *wpdb.DB) {
 	t.Helper()
+	testenv.SkipIfShort(t, "mariadbd")
 	m, err := testenv.StartMariaDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -117,6 +117,7 @@ func TestSitePagesCarryDiscoveryHeaders(t *testing.T) {
 // root alone and read events through the routes it discovered. It needs node and npm (.ci/run
 // installs them); without them it fails.
 func TestWPAPIDiscoverFindsTheAPI(t *testing.T) {
+	testenv.SkipIfShort(t, "node and npm (npm's wpapi), and mariadbd")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node is not installed (apt-get install -y nodejs npm): wpapi's discovery cannot be tested")

@@ -324,14 +324,11 @@ func TestRaceWritesKeepInvariantsAndCachesExact(t *testing.T) {
 	}
 
 	t.Run("the live server answers as the uncached one", func(t *testing.T) {
-		var compare []string
-		for _, p := range []string{eventsPath + "?per_page=50", eventsPath + "?per_page=50&page=2", eventsPath + "?per_page=50&page=3",
+		compare := []string{eventsPath + "?per_page=50", eventsPath + "?per_page=50&page=2", eventsPath + "?per_page=50&page=3",
 			eventsPath + "?per_page=50&page=4", eventsPath + "?search=race", eventsPath + "?start_date=2027-01-01&end_date=2027-12-31&per_page=50",
 			"/wp-json/tribe/events/v1/categories?per_page=50", "/wp-json/tribe/events/v1/tags?per_page=50",
 			"/wp-json/tribe/events/v1/venues?per_page=50&page=2", "/wp-json/tribe/events/v1/organizers?per_page=50&search=race",
-			eventsPath + "/by-slug/race-contested"} {
-			compare = append(compare, p)
-		}
+			eventsPath + "/by-slug/race-contested"}
 		for _, c := range cats {
 			compare = append(compare, eventsPath+"?per_page=50&categories="+raceID(int64(c)))
 		}

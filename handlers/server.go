@@ -695,7 +695,7 @@ func writeJSONWith(c *gin.Context, status int, body any, hdrs []calendard.KV, cs
 			encodeBuffers.Put(buf)
 		}
 	}()
-	payload := buf.Bytes()
+	var payload []byte
 	if err := phpjson.MarshalTo(buf, body); err != nil {
 		status = 500
 		payload = phpjson.MustMarshal(errorBody(internalError()))

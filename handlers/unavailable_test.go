@@ -17,6 +17,7 @@ import (
 // options in memory (a started store, as calendard serve runs it) the read's own query fails and its
 // error must be recognised as the database's.
 func TestStoppedDatabaseAnswers503(t *testing.T) {
+	testenv.SkipIfShort(t, "mariadbd")
 	m, err := testenv.StartMariaDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

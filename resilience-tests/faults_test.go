@@ -307,6 +307,7 @@ func recovery(t *testing.T, what string, outs []outcome, up time.Time) {
 
 func TestMariaDBFaultsUnderLoad(t *testing.T) {
 	t.Parallel() // with the other tests of this package but the hostile requests, which measure memory alone
+	testenv.SkipIfShort(t, "mariadbd")
 	m, err := testenv.StartMariaDB(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

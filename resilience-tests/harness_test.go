@@ -9,7 +9,6 @@
 package resiliencetests
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -22,7 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,6 +61,7 @@ var (
 // calendardBin builds cmd/calendard once per test binary, as `make build` does.
 func calendardBin(t testing.TB) string {
 	t.Helper()
+	testenv.SkipIfShort(t, "the resilience suite: calendard built and run against MariaDB")
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "calendard-resilience-bin-")
 		if buildErr != nil {
@@ -300,26 +299,6 @@ func (s *server) heapInuse(t *testing.T) int64 {
 // if the kernel refused.
 func (s *server) resetPeakRSS() bool {
 	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.pid()), []byte("5"), 0) == nil
-}
-
-var goroutineTotal = regexp.MustCompile(`goroutine profile: total (\d+)`)
-
-// goroutines counts the server's goroutines through its pprof listener (CALENDAR_DEBUG_ADDR).
-func (s *server) goroutines(t *testing.T) int {
-	t.Helper()
-	resp, err := http.Get("http://" + s.debug + "/debug/pprof/goroutine?debug=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	br := bufio.NewReader(resp.Body)
-	line, _ := br.ReadString('\n')
-	m := goroutineTotal.FindStringSubmatch(line)
-	if m == nil {
-		t.Fatalf("goroutine profile: %q", line)
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
 }
 
 // goroutineDump returns the server's goroutine stacks (for a failure message).

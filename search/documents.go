@@ -97,20 +97,19 @@ func (ix *Index) eventDocuments(ctx context.Context, ids []int64) ([]map[string]
 func eventDocument(e *calendard.Event) map[string]any {
 	cats, catIDs := termNames(e.Categories)
 	tags, tagIDs := termNames(e.Tags)
-	venues, cities, venueIDs := []string{}, []string{}, []int64{}
+	venues, cities := []string{}, []string{}
 	var geo map[string]float64
 	for _, v := range e.Venues {
 		venues = append(venues, text(v.Title))
 		if c := v.Meta.Value("_VenueCity"); c != "" {
 			cities = append(cities, c)
 		}
-		venueIDs = append(venueIDs, v.ID)
 		if geo == nil {
 			geo = geoOf(v.Post)
 		}
 	}
 	// The filter compares the stored meta, as the plugin's list does, even for a venue that is gone.
-	venueIDs = metaIDs(e.Meta["_EventVenueID"])
+	venueIDs := metaIDs(e.Meta["_EventVenueID"])
 	orgs := []string{}
 	for _, o := range e.Organizers {
 		orgs = append(orgs, text(o.Title))

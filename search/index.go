@@ -6,7 +6,6 @@ package search
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -731,5 +730,3 @@ func (ix *Index) awaitTask(ctx context.Context, uid int64) error {
 	}
 	return nil
 }
-
-var errNotReady = errors.New("search index not ready")

@@ -29,6 +29,7 @@ const (
 // end.
 func ownMeili(t *testing.T) *testenv.Meilisearch {
 	t.Helper()
+	testenv.SkipIfShort(t, "Meilisearch")
 	m, err := testenv.StartMeilisearch(t.TempDir())
 	if err != nil {
 		t.Fatalf("starting Meilisearch: %v", err)

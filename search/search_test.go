@@ -52,6 +52,7 @@ func TestMain(m *testing.M) {
 // sharedMeili is one Meilisearch for the package; each test uses indexes of its own prefix.
 func sharedMeili(t testing.TB) *testenv.Meilisearch {
 	t.Helper()
+	testenv.SkipIfShort(t, "Meilisearch")
 	meiliOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "calendard-meili-")
 		if err != nil {
@@ -794,6 +795,7 @@ func TestGeoRadiusFromTheIndexEqualsTheSQLFallback(t *testing.T) {
 // substring match's exact answers, writes go on, and when Meilisearch is back the index catches up
 // by itself.
 func TestMeilisearchStoppedFallsBackToSQLAndRecovers(t *testing.T) {
+	testenv.SkipIfShort(t, "Meilisearch")
 	dir := t.TempDir()
 	m, err := testenv.StartMeilisearch(dir)
 	if err != nil {

@@ -279,10 +279,8 @@ func TestLikeMatchesMariaDB(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range []pair{{`a%b`, `a\%b`}, {`axb`, `a\%b`}, {`a_b`, `a\_b`}, {`axb`, `a\_b`}, {`a\b`, `a\\b`}, {`a\`, `a\`},
-		{`ab`, `a\b`}, {`50%`, `%\%`}, {`x`, `\x`}, {`X`, `\x`}, {"Schöne Grüße", "%GRUSSE%"}, {"Schöne Grüße", "%grü_e"}} {
-		pairs = append(pairs, p)
-	}
+	pairs = append(pairs, []pair{{`a%b`, `a\%b`}, {`axb`, `a\%b`}, {`a_b`, `a\_b`}, {`axb`, `a\_b`}, {`a\b`, `a\\b`}, {`a\`, `a\`},
+		{`ab`, `a\b`}, {`50%`, `%\%`}, {`x`, `\x`}, {`X`, `\x`}, {"Schöne Grüße", "%GRUSSE%"}, {"Schöne Grüße", "%grü_e"}}...)
 	// Named cases that must hold whatever MariaDB answers.
 	for _, c := range []struct {
 		p    pair

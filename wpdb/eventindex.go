@@ -123,13 +123,6 @@ func (r *ixRow) startText() string {
 	return unpackDate(r.startN)
 }
 
-func (r *ixRow) endText() string {
-	if r.irr != nil {
-		return r.irr.end
-	}
-	return unpackDate(r.endN)
-}
-
 // ixEvent is the list key of one tribe_events post. Its fields are ordered to leave no padding:
 // the index holds one per event.
 type ixEvent struct {

@@ -96,15 +96,15 @@ func (x *EventIndex) CloseFile() {
 	if f == nil {
 		return
 	}
+	f.writing.Lock()
+	defer f.writing.Unlock()
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.closed, f.pending = true, nil
 	if f.timer != nil {
 		f.timer.Stop()
 		f.timer = nil
 	}
-	f.mu.Unlock()
-	f.writing.Lock()
-	f.writing.Unlock()
 }
 
 // save queues a full build for writing.

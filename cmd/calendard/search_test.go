@@ -96,6 +96,7 @@ func TestMeiliTimeoutSetting(t *testing.T) {
 // TestReindexCommandFillsTheIndexes runs "calendard reindex" against the recorded calendar and a real
 // Meilisearch and counts the documents it swapped in.
 func TestReindexCommandFillsTheIndexes(t *testing.T) {
+	testenv.SkipIfShort(t, "Meilisearch and mariadbd")
 	dir := t.TempDir()
 	m, err := testenv.StartMeilisearch(dir)
 	if err != nil {

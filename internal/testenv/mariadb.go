@@ -320,6 +320,7 @@ var (
 // call StopShared after m.Run.
 func SharedMariaDB(t testing.TB) *MariaDB {
 	t.Helper()
+	SkipIfShort(t, "mariadbd (a throwaway MariaDB server)")
 	sharedOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "calendard-mariadb-")
 		if err != nil {

@@ -43,6 +43,7 @@ func TestOnFreePortDrawsAgainOnlyWhileThePortIsTaken(t *testing.T) {
 // A server whose port another server of its kind holds must fail its start as a taken port (and
 // be started elsewhere), never take the other one's answers for its own.
 func TestAServerNeverMistakesAnotherForItself(t *testing.T) {
+	SkipIfShort(t, "redis-server, mariadbd and Meilisearch")
 	t.Run("redis", func(t *testing.T) {
 		a := NewRedis(t)
 		b := &Redis{Dir: t.TempDir(), Port: a.Port, bin: a.bin}

@@ -25,6 +25,7 @@ type Redis struct {
 // NewRedis starts a server for one test; it is killed when the test ends.
 func NewRedis(t testing.TB) *Redis {
 	t.Helper()
+	SkipIfShort(t, "redis-server")
 	r, err := StartRedis(t.TempDir())
 	if err != nil {
 		t.Fatalf("starting redis-server: %v", err)
