@@ -1,8 +1,9 @@
 // Package testenv starts the real services tests run against, each a throwaway process on its own
 // loopback port: MariaDB in a temporary directory, Redis (redis.go) and Meilisearch
 // (meilisearch.go). A start whose port was taken meanwhile is tried on another (port.go, proc.go).
-// Tests fail, never skip, when the server binaries are missing: `.ci/run` installs them, and a
-// skipped test must not count as passing.
+// Without -short, tests fail, never skip, when the server binaries are missing: `.ci/run`
+// installs them, and a skipped test must not count as passing. Under -short (the fast loop) a test
+// that needs one skips and says so (SkipIfShort).
 package testenv
 
 import (
