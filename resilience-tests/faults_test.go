@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -52,6 +53,7 @@ type outcome struct {
 	start, end time.Time
 	status     int
 	code       string
+	data       string // the error's data, raw (data.committed says whether a refused write is stored)
 	err        error
 }
 
@@ -93,6 +95,13 @@ func (l *loadMix) one(ctx context.Context, worker int) {
 	start := time.Now()
 	a := l.s.call(ctx, method, path, user, body)
 	o := outcome{kind: kind, title: title, start: start, end: time.Now(), status: a.status, code: errorCode(a.body), err: a.err}
+	if o.status >= 300 {
+		var e struct {
+			Data json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(a.body, &e)
+		o.data = string(e.Data)
+	}
 	l.mu.Lock()
 	l.out = append(l.out, o)
 	l.mu.Unlock()
@@ -405,7 +414,8 @@ func TestMariaDBFaultsUnderLoad(t *testing.T) {
 				}
 				if stored[o.title] && (o.err != nil || o.status >= 300) {
 					if o.start.After(down) {
-						t.Errorf("%s %q started while the database was away and is stored (answered %d %s %v)", o.kind, o.title, o.status, o.code, o.err)
+						t.Errorf("%s %q started %v after the database went away and is stored (answered %d %s %s %v after %v)", o.kind, o.title,
+							o.start.Sub(down).Round(time.Millisecond), o.status, o.code, o.data, o.err, o.end.Sub(o.start).Round(time.Millisecond))
 					} else {
 						ambiguous++
 						t.Logf("%s %q started %v before the database went away: stored, answered %d %s %v", o.kind, o.title,
