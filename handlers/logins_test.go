@@ -118,7 +118,9 @@ func TestUntrustedProxyIsWarnedOnce(t *testing.T) {
 		for k, v := range hdr {
 			h[k] = v
 		}
-		if a := get(t, srv, list, h); a.status != 401 {
+		// 401, or 429 once the account's failures reach the limit: twelve bad logins race to it,
+		// and which of them see it depends on the machine's load. The warning is what is tested.
+		if a := get(t, srv, list, h); a.status != 401 && a.status != 429 {
 			t.Errorf("%v: %d %.200s", hdr, a.status, a.raw)
 		}
 	}
