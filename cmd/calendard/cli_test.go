@@ -146,28 +146,12 @@ func TestDatabaseConfigurationErrorsStopTheStart(t *testing.T) {
 	}
 
 	t.Run("serve keeps trying a database that refuses connections, answering 503", func(t *testing.T) {
-		env := cleanEnv(fmt.Sprintf("CALENDAR_DB=mysql://root@tcp(127.0.0.1:%d)/wordpress", closed), "CALENDAR_LISTEN="+listen, "CALENDAR_DB_TIMEOUT=1s")
-		cmd := exec.Command(cliBinary(t), "serve")
-		cmd.Env = env
-		var logs testenv.SyncBuffer
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		defer func() {
-			_ = cmd.Process.Kill()
-			<-done
-		}()
+		env := cleanEnv(fmt.Sprintf("CALENDAR_DB=mysql://root@tcp(127.0.0.1:%d)/wordpress", closed), "CALENDAR_DB_TIMEOUT=1s")
+		addr, _, logs := serveOnFreePort(t, cliBinary(t), "127.0.0.1", env)
 		answers := 0
 		for deadline := time.Now().Add(20 * time.Second); answers < 3 && time.Now().Before(deadline); {
-			select {
-			case err := <-done:
-				t.Fatalf("serve exited: %v\n%s", err, logs.String())
-			case <-time.After(100 * time.Millisecond):
-			}
-			resp, err := http.Get("http://" + listen + "/healthz")
+			time.Sleep(100 * time.Millisecond) // between probes; serveOnFreePort reports an early exit
+			resp, err := http.Get("http://" + addr + "/healthz")
 			if err != nil {
 				continue
 			}
@@ -243,20 +227,14 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	check("serve -h", runCmd(t, env, time.Minute, "serve", "-h"), true)
 
 	// serve: start with Redis and Meilisearch (unreachable: its errors are logged), then stop.
-	cmd := exec.Command(cliBinary(t), "serve")
-	cmd.Env = env
-	var logs testenv.SyncBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	addr, stopServe, logs := serveOnFreePort(t, cliBinary(t), "127.0.0.1", env)
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !strings.Contains(logs.String(), "redis cache available"); {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if resp, err := http.Get("http://" + listen + "/wp-json/tribe/events/v1/events?search=x"); err == nil {
+	if resp, err := http.Get("http://" + addr + "/wp-json/tribe/events/v1/events?search=x"); err == nil {
 		resp.Body.Close()
 	}
-	testenv.Interrupt(cmd, 20*time.Second)
+	stopServe()
 	if !strings.Contains(logs.String(), "redis cache available") {
 		t.Errorf("serve never reached its Redis:\n%s", logs.String())
 	}

@@ -17,16 +17,8 @@ import (
 
 // The built binary, run the way "make run" runs it: migrate, demo, serve — on one SQLite file.
 
-// buildBinary compiles this command into a temporary directory.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "calendard")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+// buildBinary is the command built once for the package's tests (cliBinary).
+func buildBinary(t *testing.T) string { return cliBinary(t) }
 
 type instance struct {
 	bin, addr string
