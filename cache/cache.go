@@ -101,10 +101,9 @@ type Options struct {
 	Feed       Feed
 	// Sync (redis) is the read barrier used while Redis cannot tell this instance of the others'
 	// writes (wpdb.Feed.Sync): it returns once a watermark reading that started after the call has
-	// been applied. A lookup calls it while Redis is away, when a Redis call fails, and for a
-	// moment after Redis is back (until every instance has found it again and announced what it
-	// changed meanwhile). nil: none (answers may then lag other instances' writes by the watch
-	// interval while Redis is away).
+	// been applied. A lookup calls it while Redis is away and when a Redis call fails, and the
+	// probe calls it when it finds Redis again, before this instance trusts Redis. nil: none
+	// (answers may then lag other instances' writes by the watch interval while Redis is away).
 	Sync func(context.Context) error
 
 	// Private says where answers to authenticated users are kept (default PrivateLocal: in this
@@ -167,7 +166,6 @@ type Cache struct {
 	fails     atomic.Int32 // Redis calls failed in a row
 	lastOK    atomic.Int64 // when a Redis call last worked (Unix ns, to 100 ms)
 	synced    atomic.Int64 // push: when the background read of the counter last worked (Unix ns)
-	upSince   atomic.Int64 // when the probe last found Redis (Unix ns)
 	cancel    context.CancelFunc
 	done      sync.WaitGroup
 
@@ -409,12 +407,12 @@ func (c *Cache) Get(ctx context.Context, key string, now int64, private bool) (*
 	return nil, t, Miss
 }
 
-// blind reports whether Redis cannot be trusted to carry the other instances' writes: it is away,
-// or was found again so recently that an instance still away may have written meanwhile without
-// announcing it (each finds Redis within its Retry, plus a call's Timeout, of its return, and then
-// moves the shared generation).
+// blind reports whether Redis cannot be trusted to carry the other instances' writes: it is away.
+// (When it is found again, recover moves the shared generation and brings this instance's state
+// to the database before it counts as back, and every write announces itself even from an
+// instance that still counts Redis as away.)
 func (c *Cache) blind() bool {
-	return !c.up.Load() || time.Since(time.Unix(0, c.upSince.Load())) < 2*(c.o.Retry+c.o.Timeout)
+	return !c.up.Load()
 }
 
 // barrier brings this instance's state to the database as it is now (Options.Sync), for at most
@@ -547,35 +545,64 @@ func (c *Cache) applyRemote(gen uint64, ch *wpdb.Change, force bool) {
 }
 
 // onLocalChange runs for every change the local feed publishes: a change of this instance (its
-// write, its watermark poll) moves the shared generation and is announced to the others.
+// write, its watermark poll) moves the shared generation and is announced to the others before
+// the write that made it returns. That is tried even while this instance counts Redis as away:
+// Redis may be back for the others already (they trust it again as soon as they find it), and
+// this instance's probe may find it only later.
 func (c *Cache) onLocalChange(ch wpdb.Change) {
 	if ch.Remote {
 		return
 	}
-	if !c.up.Load() {
-		// Redis away: the probe moves the generation when it finds Redis again.
+	v, err := c.announce(ch)
+	if err != nil {
+		// The change is not announced: the generation moves when Redis answers again (recover).
 		c.dirty.Store(true)
+		if c.up.Load() {
+			c.fail(err)
+		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
 	defer cancel()
+	if err := c.rdb.Publish(ctx, c.chanName, encodeChange(v, ch)).Err(); err != nil && c.up.Load() {
+		c.fail(err)
+	}
+}
+
+// announceTries is how many times a change's increment is tried when Redis times out (a loaded
+// machine delays some calls); a refused connection is not tried again.
+const announceTries = 3
+
+// announce moves the shared generation for a local change.
+func (c *Cache) announce(ch wpdb.Change) (uint64, error) {
+	var err error
+	for try := 0; try < announceTries; try++ {
+		var v uint64
+		v, err = c.incr()
+		if err == nil || !isTimeout(err) {
+			return v, err
+		}
+	}
+	return 0, err
+}
+
+// incr moves the shared generation once. While Redis counts as up, nobody else moving it
+// meanwhile means this instance's state is at the new generation (if someone did, the next lookup
+// applies theirs); while it counts as away, recover sets the generation, and concurrent writes
+// need not wait for each other's calls.
+func (c *Cache) incr() (uint64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
+	defer cancel()
+	if !c.up.Load() {
+		return c.rdb.Incr(ctx, c.genKey).Uint64()
+	}
 	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
 	v, err := c.rdb.Incr(ctx, c.genKey).Uint64()
-	if err == nil && v == c.applied.Load()+1 {
-		// Nobody else moved it meanwhile: this instance's state is at the new generation. (If
-		// someone did, the next lookup applies theirs.)
+	if err == nil && c.up.Load() && v == c.applied.Load()+1 {
 		c.applied.Store(v)
 	}
-	c.syncMu.Unlock()
-	if err != nil {
-		// The change is not announced: the generation must move when Redis answers again.
-		c.dirty.Store(true)
-		c.fail(err)
-		return
-	}
-	if err := c.rdb.Publish(ctx, c.chanName, encodeChange(v, ch)).Err(); err != nil {
-		c.fail(err)
-	}
+	return v, err
 }
 
 // encodeChange is the pub/sub message: "gen all terms id,id,...".
@@ -684,7 +711,6 @@ func (c *Cache) probe(ctx context.Context) {
 	for {
 		if !c.up.Load() {
 			if err := c.recover(ctx); err == nil {
-				c.upSince.Store(time.Now().UnixNano())
 				c.up.Store(true)
 				c.redisUp.Set(1)
 				c.log.Info("redis cache available", "addr", c.rdb.Options().Addr)
@@ -711,35 +737,33 @@ func (c *Cache) probe(ctx context.Context) {
 func (c *Cache) recover(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
+	// The shared generation moves at every return of Redis, not only after changes made here:
+	// an instance still away may have written meanwhile without announcing it, and the entries
+	// kept before the outage (Redis hung, not restarted) would not show that write.
 	c.syncMu.Lock()
-	defer c.syncMu.Unlock()
-	if c.connected && !c.dirty.Load() {
-		// Nothing changed here meanwhile: what others changed shows in the counter, which the
-		// next lookup applies.
-		err := c.rdb.Ping(rctx).Err()
-		if err == nil {
-			c.fails.Store(0)
-			c.lastOK.Store(time.Now().UnixNano())
-		}
-		return err
-	}
-	// At start (entries may be from before changes nobody announced) or after changes made here
-	// while Redis was away, the shared generation moves.
 	v, err := c.rdb.Incr(rctx, c.genKey).Uint64()
+	if err == nil && v == 1 {
+		// A new counter: start it where no entry left from before can match.
+		v, err = c.restartGenLocked(rctx)
+	}
+	c.syncMu.Unlock()
 	if err != nil {
 		return err
 	}
-	if v == 1 {
-		// A new counter: start it where no entry left from before can match.
-		if v, err = c.restartGenLocked(rctx); err != nil {
-			return err
-		}
+	// Then this instance's state is brought to the database as it is now (the read barrier), so
+	// that every write committed before Redis answered again, announced or not, is reflected in
+	// what this instance computes under the new generation.
+	synced := !c.connected // at the first connection the state was just loaded
+	if !synced && c.o.Sync != nil {
+		sctx, cancel := context.WithTimeout(ctx, syncWait)
+		synced = c.o.Sync(sctx) == nil
+		cancel()
 	}
-	if c.connected && v != c.applied.Load()+1 {
-		// Others changed the calendar too while this instance could not hear them.
+	c.syncMu.Lock()
+	defer c.syncMu.Unlock()
+	if !synced {
 		c.o.Feed.Publish(wpdb.Change{All: true, Remote: true})
 	}
-	// (At the first connection the state was just loaded: it reflects the database already.)
 	c.connected = true
 	c.dirty.Store(false)
 	c.fails.Store(0)
