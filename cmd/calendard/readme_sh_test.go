@@ -217,14 +217,18 @@ func TestReadmeExistingWordPressDatabase(t *testing.T) {
 		t.Errorf("venue %d: %s\nwant %s", venueID, body, want)
 	}
 
-	// --dry-run, with CALENDAR_DB set as make run had it: on the untouched copy it lists the one
-	// index; on the served one, which make run migrated, nothing.
+	// --dry-run on the same database as make run (exported, unless the README's command sets
+	// CALENDAR_DB itself): on the untouched copy it lists the one index; on the served one, which
+	// make run migrated, nothing.
 	for _, c := range []struct{ dsn, want string }{
 		{untouched, "would add indexes: wp_posts.calendard_modified_gmt\n"},
 		{served, "migrate would change nothing\n"},
 	} {
-		out, err := shell(root, newcomerEnv("CALENDAR_DB=mysql://"+c.dsn), time.Minute,
-			strings.Replace(dryRun, placeholder, c.dsn, 1))
+		env := newcomerEnv()
+		if !strings.Contains(dryRun, "CALENDAR_DB=") {
+			env = append(env, "CALENDAR_DB=mysql://"+c.dsn)
+		}
+		out, err := shell(root, env, time.Minute, strings.Replace(dryRun, placeholder, c.dsn, 1))
 		if err != nil || !strings.HasSuffix(out, c.want) || strings.Contains(out, "would create") || strings.Contains(out, "options") {
 			t.Errorf("%s (%v):\n%s\nwant it to end in %q and list nothing else", dryRun, err, out, c.want)
 		}
@@ -247,4 +251,192 @@ func httpGet(t *testing.T, url string) string {
 		t.Errorf("GET %s: %d %s", url, resp.StatusCode, b.String())
 	}
 	return b.String()
+}
+
+// TestReadmeDocker runs the README's Docker lines: up -d, logs migrate (the administrator's
+// application password), run --rm migrate demo, then the README's anonymous curl steps against the
+// published port. There is no registry here: as the README says for that case, the images are
+// make docker-images' and --env-file bin/docker-images.env goes after -p calendard. The images are
+// reused when bin/docker-images.env names images that exist (CI builds them just before make
+// test); otherwise the README's make docker-images builds them.
+//
+// The project is not the README's "calendard" but one of this test's own, so that a stack the user
+// runs under that name is neither reused nor taken down (down -v removes the volumes); CALENDARD_PORT
+// puts calendard on a free loopback port (the other services publish none).
+func TestReadmeDocker(t *testing.T) {
+	testenv.SkipIfShort(t, "a Docker engine, docker compose or docker-compose, and make docker-images' images")
+	root, readme := readmeRoot(t)
+	var lines []readmeShLine
+	for _, l := range readmeShLines(readme) {
+		if strings.HasPrefix(l.cmd, "docker compose ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 3 {
+		t.Fatalf("found %d docker compose lines in README.md's sh blocks, want 3 (up -d, logs migrate, run --rm migrate demo)", len(lines))
+	}
+	// "add `--env-file bin/docker-images.env` after `-p calendard`"
+	m := regexp.MustCompile("add\\s+`([^`]+)`\\s+after\\s+`([^`]+)`").FindStringSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md does not say what to add to the compose commands without a registry (add `…` after `…`)")
+	}
+	envFile, after := m[1], m[2]
+	makeImages := readmeInline(t, readme, "make docker-images")
+
+	if out, err := shell(root, nil, time.Minute, "docker info"); err != nil {
+		t.Fatalf("no Docker engine answers (start dockerd as .ci/run does): %v\n%s", err, out)
+	}
+	// "docker compose (v2) or docker-compose (v1: replace the first two words)"
+	compose := "docker compose"
+	if _, err := shell(root, nil, time.Minute, "docker compose version"); err != nil {
+		if out, err := shell(root, nil, time.Minute, "docker-compose version"); err != nil {
+			t.Fatalf("neither docker compose nor docker-compose runs: %v\n%s", err, out)
+		}
+		compose = "docker-compose"
+	}
+	env := newcomerEnv()
+	if !imagesPresent(t, root) {
+		t.Logf("$ %s", makeImages)
+		if out, err := shell(root, env, 20*time.Minute, makeImages); err != nil {
+			t.Fatalf("%s: %v\n%s", makeImages, err, out)
+		}
+	}
+
+	project := fmt.Sprintf("calendardreadme%d", os.Getpid())
+	cmds := make([]string, len(lines))
+	for i, l := range lines {
+		c := strings.Replace(l.cmd, " "+after+" ", " "+after+" "+envFile+" ", 1)
+		c = strings.Replace(c, " -p calendard ", " -p "+project+" ", 1)
+		if !strings.Contains(c, " "+project+" "+envFile+" ") {
+			t.Fatalf("README line %d: %s: no %q in it", l.line, l.cmd, after)
+		}
+		cmds[i] = compose + strings.TrimPrefix(c, "docker compose")
+	}
+	// Everything the project made goes, volumes included, however the test ends; the services'
+	// logs first when it failed.
+	prefix := cmds[0][:strings.Index(cmds[0], " "+project+" ")] + " " + project + " " + envFile
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := shell(root, env, time.Minute, prefix+" ps; "+prefix+" logs --no-color --tail 30")
+			t.Logf("the stack when the test failed:\n%s", out)
+		}
+		start := time.Now()
+		if out, err := shell(root, env, 3*time.Minute, prefix+" down -v --remove-orphans"); err != nil {
+			t.Errorf("down -v: %v\n%s", err, out)
+		}
+		t.Logf("down -v: %.1f s", time.Since(start).Seconds())
+	})
+
+	var addr, password string
+	for i, l := range lines {
+		cmd := cmds[i]
+		start := time.Now()
+		t.Logf("README line %d: $ %s", l.line, cmd)
+		switch {
+		case strings.Contains(cmd, " up "):
+			err := testenv.OnFreePort(func(port int) error {
+				addr = "127.0.0.1:" + strconv.Itoa(port)
+				out, err := shell(root, append(env, "CALENDARD_PORT="+addr), 10*time.Minute, cmd)
+				if err != nil && strings.Contains(out, "port is already allocated") {
+					out += "\n(address already in use)" // taken by another container: another port
+				}
+				if err != nil {
+					return fmt.Errorf("%v\n%s", err, out)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pollHealthz(addr, 3*time.Minute); err != nil {
+				t.Fatalf("after up -d, calendard on %s: %v", addr, err)
+			}
+		case strings.Contains(cmd, " logs migrate"):
+			out, err := shell(root, env, time.Minute, cmd)
+			plain := regexp.MustCompile(`(?m)^[^|\n]*\| ?`).ReplaceAllString(regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(out, ""), "")
+			if pw := appPasswordRe.FindStringSubmatch(plain); err != nil || pw == nil {
+				t.Errorf("%s printed no application password (%v):\n%s", cmd, err, out)
+			} else {
+				password = pw[1]
+			}
+		case strings.Contains(cmd, " migrate demo"):
+			out, err := shell(root, env, 5*time.Minute, cmd)
+			if err != nil || !regexp.MustCompile(`demo calendar written in .* \(seed 1,`).MatchString(out) {
+				t.Fatalf("%s did not write the demo (%v):\n%s", cmd, err, out)
+			}
+		default:
+			t.Fatalf("README line %d: %s: a compose command this test does not know", l.line, l.cmd)
+		}
+		t.Logf("README line %d: done in %.1f s", l.line, time.Since(start).Seconds())
+	}
+	if addr == "" {
+		t.Fatal("no up -d among the README's compose lines")
+	}
+	steps := readmeCurlSteps(readme, addr, nil)
+	if len(steps) < 3 {
+		t.Fatalf("found %d of the README's anonymous curl steps", len(steps))
+	}
+	for _, st := range steps {
+		t.Logf("$ %s", st.cmd)
+		if err := runReadmeCommand(root, env, st.cmd, st.output, time.Minute); err != nil {
+			t.Errorf("README line %d against the compose stack: %s: %v", st.line, st.cmd, err)
+		}
+	}
+	// "The stack runs in WordPress' production environment, where application passwords work only
+	// over TLS": over plain HTTP the administrator's password is ignored, and drafts stay hidden.
+	if password != "" {
+		req, err := http.NewRequest("GET", "http://"+addr+"/wp-json/tribe/events/v1/events?status=draft&per_page=1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth("admin", password)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		_, _ = bufio.NewReader(resp.Body).WriteTo(&b)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK || !strings.Contains(b.String(), `"code"`) {
+			t.Errorf("drafts with the application password over plain HTTP in production: %d %s", resp.StatusCode, b.String())
+		}
+	}
+}
+
+// imagesPresent reports whether bin/docker-images.env exists and every image it names does.
+func imagesPresent(t *testing.T, root string) bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "bin", "docker-images.env"))
+	if err != nil {
+		return false
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if _, image, ok := strings.Cut(line, "_IMAGE="); ok && !strings.HasPrefix(line, "#") {
+			if out, err := shell(root, nil, time.Minute, "docker image inspect -f . "+image); err != nil {
+				t.Logf("image %s: %v %s", image, err, out)
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// pollHealthz waits until GET /healthz on addr answers 200.
+func pollHealthz(addr string, within time.Duration) error {
+	var last string
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return nil
+		}
+		last = resp.Status
+	}
+	return fmt.Errorf("no 200 from /healthz within %v: %s", within, last)
 }
