@@ -305,16 +305,20 @@ func TestReadmeDocker(t *testing.T) {
 	project := fmt.Sprintf("calendardreadme%d", os.Getpid())
 	cmds := make([]string, len(lines))
 	for i, l := range lines {
+		if !strings.Contains(l.cmd, " "+after+" ") || !strings.Contains(l.cmd, " -p calendard ") {
+			t.Fatalf("README line %d: %s: no %q or -p calendard in it", l.line, l.cmd, after)
+		}
 		c := strings.Replace(l.cmd, " "+after+" ", " "+after+" "+envFile+" ", 1)
 		c = strings.Replace(c, " -p calendard ", " -p "+project+" ", 1)
-		if !strings.Contains(c, " "+project+" "+envFile+" ") {
-			t.Fatalf("README line %d: %s: no %q in it", l.line, l.cmd, after)
-		}
 		cmds[i] = compose + strings.TrimPrefix(c, "docker compose")
+	}
+	up := strings.Index(cmds[0], " up ")
+	if up < 0 {
+		t.Fatalf("README line %d: %s: the first compose line is not up", lines[0].line, lines[0].cmd)
 	}
 	// Everything the project made goes, volumes included, however the test ends; the services'
 	// logs first when it failed.
-	prefix := cmds[0][:strings.Index(cmds[0], " "+project+" ")] + " " + project + " " + envFile
+	prefix := cmds[0][:up]
 	t.Cleanup(func() {
 		if t.Failed() {
 			out, _ := shell(root, env, time.Minute, prefix+" ps; "+prefix+" logs --no-color --tail 30")
@@ -351,7 +355,7 @@ func TestReadmeDocker(t *testing.T) {
 			if err := pollHealthz(addr, 3*time.Minute); err != nil {
 				t.Fatalf("after up -d, calendard on %s: %v", addr, err)
 			}
-		case strings.Contains(cmd, " logs migrate"):
+		case strings.Contains(cmd, " logs "):
 			out, err := shell(root, env, time.Minute, cmd)
 			plain := regexp.MustCompile(`(?m)^[^|\n]*\| ?`).ReplaceAllString(regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(out, ""), "")
 			if pw := appPasswordRe.FindStringSubmatch(plain); err != nil || pw == nil {
@@ -359,7 +363,7 @@ func TestReadmeDocker(t *testing.T) {
 			} else {
 				password = pw[1]
 			}
-		case strings.Contains(cmd, " migrate demo"):
+		case strings.Contains(cmd, " run "):
 			out, err := shell(root, env, 5*time.Minute, cmd)
 			if err != nil || !regexp.MustCompile(`demo calendar written in .* \(seed 1,`).MatchString(out) {
 				t.Fatalf("%s did not write the demo (%v):\n%s", cmd, err, out)
