@@ -48,12 +48,22 @@ func readmeShLines(readme string) []readmeShLine {
 }
 
 // readmeInline returns the first inline code span of the README that contains part, so that a
-// command the README names in its prose is run as written there.
+// command the README names in its prose is run as written there (a span wrapped over lines as one).
 func readmeInline(t *testing.T, readme, part string) string {
 	t.Helper()
-	for _, m := range regexp.MustCompile("`([^`\n]+)`").FindAllStringSubmatch(readme, -1) {
-		if strings.Contains(m[1], part) {
-			return m[1]
+	// The prose only: a fence's backticks would pair with a span's.
+	var prose strings.Builder
+	fenced := false
+	for _, line := range strings.Split(readme, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+		} else if !fenced {
+			prose.WriteString(line + "\n")
+		}
+	}
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(prose.String(), -1) {
+		if span := strings.Join(strings.Fields(m[1]), " "); strings.Contains(span, part) {
+			return span
 		}
 	}
 	t.Fatalf("README.md names no `…%s…`", part)
