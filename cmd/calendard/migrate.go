@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,6 +45,11 @@ func migrate(args []string) error {
 	if _, err := time.LoadLocation(o.Timezone); err != nil {
 		return &ConfigError{Var: "--timezone", Err: err}
 	}
+	if path, ok := wpdb.SQLitePath(cfg.DB); ok && dryRun {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return planNewSQLite(cfg, path, o)
+		}
+	}
 	db, err := openStore(cfg)
 	if err != nil {
 		return err
@@ -68,6 +76,28 @@ func migrate(args []string) error {
 	}
 	fmt.Printf("%s: tables ready\n", redact(cfg.DB))
 	reportMigration(os.Stdout, res)
+	return nil
+}
+
+// planNewSQLite is the dry run on a database file that does not exist yet: opening it would
+// create it, so the plan is made on an empty file of its own, removed afterwards.
+func planNewSQLite(cfg *Config, path string, o wpdb.MigrateOptions) error {
+	dir, err := os.MkdirTemp("", "calendard-dry-run-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	db, err := wpdb.OpenSQLite(filepath.Join(dir, "plan.db"), cfg.TablePrefix)
+	if err != nil {
+		return &ConfigError{Var: "CALENDAR_DB", Err: err}
+	}
+	defer db.Close()
+	plan, err := db.PlanMigrate(context.Background(), o)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: dry run, nothing was changed\nwould create the database file %s\n", redact(cfg.DB), path)
+	reportPlan(os.Stdout, plan)
 	return nil
 }
 
