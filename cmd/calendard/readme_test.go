@@ -41,14 +41,38 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 	if len(steps) < 5 {
 		t.Fatalf("found %d console commands in README.md", len(steps))
 	}
+	// A port drawn free can be taken before make run or Meilisearch binds it: the whole walk is
+	// then tried again on other ports, from a new directory.
+	for try := 1; ; try++ {
+		err := walkReadme(t, root, steps)
+		if err == nil {
+			return
+		}
+		var taken *portTakenError
+		if !errors.As(err, &taken) || try == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("a port was taken (%v): again on others", taken.err)
+	}
+}
+
+// portTakenError is a step that failed because a server's port was taken meanwhile.
+type portTakenError struct{ err error }
+
+func (e *portTakenError) Error() string { return e.err.Error() }
+
+// walkReadme runs the README's console steps once, on ports of its own. Failed output checks are
+// reported with t.Errorf; an error returned stops the walk.
+func walkReadme(t *testing.T, root string, steps []readmeStep) error {
+	t.Helper()
 	tmp := t.TempDir()
 	apiPort, err := testenv.FreePort()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	meiliPort, err := testenv.FreePort()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	subst := strings.NewReplacer("127.0.0.1:8080", fmt.Sprintf("127.0.0.1:%d", apiPort),
 		"127.0.0.1:7700", fmt.Sprintf("127.0.0.1:%d", meiliPort),
@@ -66,12 +90,24 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 		fmt.Sprintf("CALENDAR_LISTEN=127.0.0.1:%d", apiPort))
 
 	var background []*readmeProc
-	t.Cleanup(func() {
+	defer func() {
 		for _, p := range background {
 			p.stop()
 		}
-	})
+	}()
+	// failed is a step's failure: a port taken under a server started so far makes it a retry.
 	var service *readmeProc // the running make run
+	// (A server started in the background with its output sent to /dev/null, as the README's
+	// Meilisearch line, says nothing: that it exited is taken as its port taken, and a failure
+	// for another reason then shows on every try.)
+	failed := func(st readmeStep, err error) error {
+		for _, p := range background {
+			if testenv.AddrInUse(p.out.String()) || (p != service && p.exited()) {
+				return &portTakenError{err: fmt.Errorf("README line %d: %s: %w", st.line, st.cmd, err)}
+			}
+		}
+		return fmt.Errorf("README line %d: %s: %w", st.line, st.cmd, err)
+	}
 	for _, st := range steps {
 		cmd, want := subst.Replace(st.cmd), subst.Replace(st.output)
 		t.Logf("$ %s", cmd)
@@ -83,7 +119,7 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 			service = startReadmeProc(t, root, env, cmd)
 			background = append(background, service)
 			if err := service.waitFor(want, 10*time.Minute); err != nil {
-				t.Fatalf("README line %d: %s: %v", st.line, st.cmd, err)
+				return failed(st, err)
 			}
 			if m := appPasswordRe.FindStringSubmatch(service.out.String()); m != nil {
 				env = append(env, "APP_PASSWORD="+m[1])
@@ -93,10 +129,14 @@ func TestReadmeConsoleBlocks(t *testing.T) {
 			background = append(background, p)
 		default:
 			if err := runReadmeCommand(root, env, cmd, want, time.Minute); err != nil {
+				if err := failed(st, err); errors.As(err, new(*portTakenError)) {
+					return err
+				}
 				t.Errorf("README line %d: %s: %v", st.line, st.cmd, err)
 			}
 		}
 	}
+	return nil
 }
 
 type readmeStep struct {
@@ -215,6 +255,16 @@ func (p *readmeProc) waitFor(want string, within time.Duration) error {
 		return fmt.Errorf("printed:\n%s\nwant:\n%s", p.out.String(), want)
 	}
 	return nil
+}
+
+// exited reports whether the process has ended.
+func (p *readmeProc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // stop interrupts the process group (Ctrl-C) and kills it if it has not ended after 20 s.
