@@ -21,7 +21,7 @@ func (s *Server) geoArgs(postType string) []*Arg {
 	if postType == calendard.PostTypeOrganizer {
 		return nil
 	}
-	if _, ranked := s.deps.Events.(RankedEvents); (ranked || s.cfg.Geo) && !venues {
+	if (s.deps.Ranked != nil || s.cfg.Geo) && !venues {
 		// Not validated: the plugin ignores orderby on this route, whatever its value, and so do
 		// the values that are not these two.
 		args = append(args, &Arg{Name: "orderby", Type: "string",
@@ -178,8 +178,8 @@ func (h *eventsHandler) findEvents(r *Request, site *calendard.Site, f calendard
 		}
 	}
 	if v, ok := r.Param("orderby"); ok && v == "relevance" && len(f.Search) > 0 {
-		if ranked, ok := h.events.(RankedEvents); ok {
-			return ranked.FindEventsByRelevance(r.ctx, site, f)
+		if r.srv.deps.Ranked != nil {
+			return r.srv.deps.Ranked.FindEventsByRelevance(r.ctx, site, f)
 		}
 	}
 	return h.events.FindEvents(r.ctx, site, f)

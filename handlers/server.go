@@ -33,9 +33,26 @@ type SiteSource interface {
 	Site(ctx context.Context) (*calendard.Site, error)
 }
 
-// Pinger reports database health.
-type Pinger interface {
+// Database is the health and failure classification of the store's connection (wpdb.DB).
+type Database interface {
+	// Ping reports database health.
 	Ping(ctx context.Context) error
+	// Unavailable reports whether err is the database failing (a refused connection, a server
+	// gone away) as the store classifies its driver's errors.
+	Unavailable(err error) bool
+}
+
+// PostStore is what the routes read about posts and users beyond the plugin's services: the post
+// lookups, wp/v2's post and user queries and the raw options of /wp/v2/settings (wpdb.DB and
+// wpdb.Store).
+type PostStore interface {
+	calendard.PostService
+	calendard.CorePostReader
+	calendard.CorePostLister
+	calendard.CoreUserReader
+	calendard.CoreUserLister
+	// Options reads raw wp_options values.
+	Options(ctx context.Context, names ...string) (map[string]string, error)
 }
 
 // Config holds the settings of the HTTP layer.
@@ -112,12 +129,15 @@ type Config struct {
 
 // Deps are the services the endpoints use.
 type Deps struct {
-	Site      SiteSource
-	DB        Pinger
-	Users     calendard.UserService
-	Events    calendard.EventService
+	Site   SiteSource
+	DB     Database
+	Users  calendard.UserService
+	Events calendard.EventService
+	// Ranked orders event searches by relevance (package search, with Meilisearch configured);
+	// nil: orderby=relevance is ignored, as the plugin does.
+	Ranked    RankedEvents
 	Linked    calendard.LinkedService
-	Posts     calendard.PostService
+	Posts     PostStore
 	Terms     calendard.TermService
 	TermQuery calendard.TermQueryService
 	// Writer runs write transactions.
@@ -426,8 +446,7 @@ func (s *Server) run(req *Request) *Response {
 // away) as the store classifies its driver's errors: reads fail that way too, not only writes, which
 // wrap it in calendard.ErrUnavailable themselves.
 func (s *Server) storageFailure(err error) bool {
-	u, ok := s.deps.DB.(interface{ Unavailable(error) bool })
-	return ok && u.Unavailable(err)
+	return s.deps.DB != nil && s.deps.DB.Unavailable(err)
 }
 
 // errorResponse maps a domain error to its WordPress body; anything else is logged and hidden. Any

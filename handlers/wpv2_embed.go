@@ -173,10 +173,7 @@ var errUserInvalidID = &calendard.Error{Code: "rest_user_invalid_id", Message: "
 
 func (r *Request) coreUser() (*calendard.CoreUser, error) {
 	id := php.Int(r.Value("id"))
-	reader, ok := r.srv.deps.Posts.(calendard.CoreUserReader)
-	if !ok {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2 users.", Status: 501}
-	}
+	reader := r.srv.deps.Posts
 	if id <= 0 {
 		return nil, errUserInvalidID
 	}
@@ -243,10 +240,7 @@ func userItem(r *Request, u *calendard.CoreUser, ctx string) (*phpjson.Object, e
 	edit := ctx == "edit"
 	var ed *calendard.CoreUserEdit
 	if edit {
-		lister, canList := r.srv.deps.Posts.(calendard.CoreUserLister)
-		if !canList {
-			return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2 users.", Status: 501}
-		}
+		lister := r.srv.deps.Posts
 		var err error
 		if ed, err = lister.CoreUserEdit(r.ctx, u.ID); err != nil {
 			return nil, err

@@ -78,8 +78,8 @@ func (h *corePosts) mediaGet(r *Request) (*Response, error) {
 
 // corePost loads any post by ID (nil when there is none), for parents of attachments.
 func (r *Request) corePost(id int64) *calendard.CorePost {
-	reader, ok := r.srv.deps.Posts.(calendard.CorePostReader)
-	if !ok || id <= 0 {
+	reader := r.srv.deps.Posts
+	if id <= 0 {
 		return nil
 	}
 	p, err := reader.CorePost(r.ctx, id)

@@ -118,18 +118,14 @@ func settingsUpdate(r *Request) (*Response, error) {
 	}
 	if len(changes) > 0 {
 		err := r.write(func(tx calendard.WriteTx) error {
-			otx, ok := tx.(calendard.OptionWriteTx)
-			if !ok {
-				return &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot write settings.", Status: 501}
-			}
 			for _, c := range changes {
-				old, exists, err := otx.Option(r.ctx, c.option)
+				old, exists, err := tx.Option(r.ctx, c.option)
 				if err != nil {
 					return err
 				}
 				if c.value == nil {
 					if exists {
-						if err := otx.DeleteOption(r.ctx, c.option); err != nil {
+						if err := tx.DeleteOption(r.ctx, c.option); err != nil {
 							return err
 						}
 					}
@@ -139,7 +135,7 @@ func settingsUpdate(r *Request) (*Response, error) {
 				if keep || (exists && value == old) {
 					continue
 				}
-				if err := otx.UpdateOption(r.ctx, c.option, value); err != nil {
+				if err := tx.UpdateOption(r.ctx, c.option, value); err != nil {
 					return err
 				}
 			}

@@ -321,10 +321,7 @@ func (h *corePosts) assignTermsPermission(r *Request) error {
 
 // byID loads a post of the type written by this request.
 func (h *corePosts) byID(r *Request, id int64) (*calendard.CorePost, error) {
-	reader, ok := r.srv.deps.Posts.(calendard.CorePostReader)
-	if !ok {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
-	}
+	reader := r.srv.deps.Posts
 	p, err := reader.CorePost(r.ctx, id)
 	if err != nil {
 		return nil, err

@@ -200,7 +200,7 @@ func serve(args []string) error {
 		cancel()
 	}
 	metrics := newMetrics(cfg)
-	events, linked, geo := searchServices(ctx, cfg, db, store, log, metrics)
+	events, ranked, linked, geo := searchServices(ctx, cfg, db, store, log, metrics)
 	stopMetrics, err := serveMetrics(cfg, metrics)
 	if err != nil {
 		return err
@@ -241,7 +241,7 @@ func serve(args []string) error {
 		WholeSite:   db.Dialect() == wpdb.SQLite,
 		Geo:         cfg.Search.Geo,
 		GeoRadiusKM: cfg.Search.GeoRadiusKM,
-	}, handlers.Deps{Site: store, DB: db, Users: db, Events: events, Linked: linked, Geo: geo, Writer: db, Posts: store, Terms: store, TermQuery: store,
+	}, handlers.Deps{Site: store, DB: db, Users: db, Events: events, Ranked: ranked, Linked: linked, Geo: geo, Writer: db, Posts: store, Terms: store, TermQuery: store,
 		Generation: store.Generation})
 
 	srv := httpServer(cfg, engine)
