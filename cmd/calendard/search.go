@@ -14,8 +14,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/calendard/calendard"
-	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/search"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -109,9 +108,9 @@ func (c *Config) resolveSearch() error {
 // searchServices wires Meilisearch in front of the store when configured: event and linked-post
 // searches, relevance order and the geo service; without it, the store answers everything (the geo
 // service from SQL) and ranked is nil.
-func searchServices(ctx context.Context, cfg *Config, db *wpdb.DB, store *wpdb.Store, log *slog.Logger, reg *prometheus.Registry) (calendard.EventService, handlers.RankedEvents, calendard.LinkedService, calendard.GeoService) {
+func searchServices(ctx context.Context, cfg *Config, db *wpdb.DB, store *wpdb.Store, log *slog.Logger, reg *prometheus.Registry) service.Search {
 	if err := cfg.resolveSearch(); err != nil || cfg.Search.Mode != "meili" {
-		return store, nil, store, &search.Geo{DB: db}
+		return service.Search{Geo: &search.Geo{DB: db}}
 	}
 	var r prometheus.Registerer
 	if reg != nil {
@@ -126,7 +125,7 @@ func searchServices(ctx context.Context, cfg *Config, db *wpdb.DB, store *wpdb.S
 	if x := store.Index(); x != nil {
 		events.Substrings = x
 	}
-	return events, events, &search.Linked{LinkedService: store, Index: ix}, &search.Geo{DB: db, Index: ix}
+	return service.Search{Events: events, Ranked: events, Linked: &search.Linked{LinkedService: store, Index: ix}, Geo: &search.Geo{DB: db, Index: ix}}
 }
 
 // reindex is "calendard reindex": fresh Meilisearch indexes built from the database and swapped in
