@@ -1,6 +1,9 @@
 // Package handlers serves the plugin's REST API over Gin. It reproduces the WordPress REST server the
 // plugin runs on (route matching, parameter sources and validation order, permission checks, headers,
-// error bodies) and the plugin's endpoints on top of it.
+// error bodies) and serves two route families on top of it: the plugin's namespaces (routes.go, the
+// handlers of events, venues and organizers, categories and tags) and wp/v2 (wpv2_routes.go). Each
+// family's handlers hold the services they use (pluginServices, coreServices), given once when New
+// builds the routes from Deps; internal/service is the one place Deps is filled.
 package handlers
 
 import (
@@ -189,8 +192,9 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
 		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
-	s.routes = s.routeTable()
-	s.core = s.coreRouteTable()
+	plugin := newPluginServices(cfg, deps)
+	s.routes = s.routeTable(plugin)
+	s.core = s.coreRouteTable(plugin)
 	setDefault(&cfg.RenderCacheBytes, 64<<20)
 	s.rendered = newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)
 

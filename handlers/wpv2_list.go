@@ -480,7 +480,7 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 	if orderby == "include" && php.Empty(r.Value("include")) {
 		return nil, &calendard.Error{Code: "rest_orderby_include_missing_include", Message: "You need to define an include parameter to order by include.", Status: 400}
 	}
-	lister := r.srv.deps.Posts
+	lister := h.svc.posts
 	q, err := h.listQuery(r)
 	if err != nil {
 		return nil, err

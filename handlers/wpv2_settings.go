@@ -47,8 +47,8 @@ func settingsPermission(r *Request) error {
 }
 
 // settings is GET /wp/v2/settings: every registered setting, prepared by its schema type.
-func settings(r *Request) (*Response, error) {
-	reader := r.srv.deps.Posts
+func (c *coreServices) settings(r *Request) (*Response, error) {
+	reader := c.posts
 	names := make([]string, len(coreSettings))
 	for i, s := range coreSettings {
 		names[i] = s.option

@@ -98,7 +98,7 @@ func settingsArgs() []*Arg {
 
 // settingsUpdate is WP_REST_Settings_Controller::update_item: update_option (or delete_option for
 // null) for every registered setting sent, then the settings as GET answers them.
-func settingsUpdate(r *Request) (*Response, error) {
+func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 	type change struct {
 		option string
 		value  *string // nil deletes
@@ -145,7 +145,7 @@ func settingsUpdate(r *Request) (*Response, error) {
 			return nil, err
 		}
 	}
-	return settings(r)
+	return c.settings(r)
 }
 
 // hasParam is array_key_exists on get_params(): sent, even as null.
