@@ -16,6 +16,8 @@ import (
 // WordPress' own write functions (wp_insert_post, update_post_meta, wp_set_object_terms, ...) are
 // built from. Everything a request writes goes through one WriteTx, so it commits or rolls back whole.
 type WriteTx interface {
+	PostDeleteTx
+	OptionWriteTx
 	// LockPost returns the post with its meta and locks its row until the transaction ends; nil if
 	// there is no such post.
 	LockPost(ctx context.Context, id int64) (*Post, error)

@@ -2,7 +2,6 @@ package calendard
 
 import (
 	"context"
-	"fmt"
 )
 
 // CorePost is what WordPress core's REST posts controller (wp/v2) reads to answer for one post:
@@ -23,9 +22,8 @@ type CorePostReader interface {
 	CorePost(ctx context.Context, id int64) (*CorePost, error)
 }
 
-// PostDeleteTx is the storage a permanent delete needs beyond WriteTx.
+// PostDeleteTx is the storage a permanent delete needs (part of WriteTx).
 type PostDeleteTx interface {
-	WriteTx
 	// RevisionIDs returns the IDs of the post's revisions (any post_name), in ID order.
 	RevisionIDs(ctx context.Context, postID int64) ([]int64, error)
 	// DeletePostRow removes the wp_posts row, every postmeta row and every term relationship of
@@ -42,10 +40,6 @@ var ErrCannotDelete = &Error{Code: "rest_cannot_delete", Message: "The post cann
 // rows (its before_delete_post hook), the term relationships with the counts recomputed, the
 // revisions, the meta and the row itself. Comments are not touched (calendard keeps none).
 func DeletePost(ctx context.Context, tx WriteTx, id int64) error {
-	dt, ok := tx.(PostDeleteTx)
-	if !ok {
-		return fmt.Errorf("store cannot delete posts")
-	}
 	p, err := tx.LockPost(ctx, id)
 	if err != nil {
 		return err
@@ -54,7 +48,7 @@ func DeletePost(ctx context.Context, tx WriteTx, id int64) error {
 		return ErrCannotDelete
 	}
 	if p.Type == PostTypeEvent && tx.HasCustomTables(ctx) {
-		if err := dt.DeleteTECRows(ctx, id); err != nil {
+		if err := tx.DeleteTECRows(ctx, id); err != nil {
 			return err
 		}
 	}
@@ -78,14 +72,14 @@ func DeletePost(ctx context.Context, tx WriteTx, id int64) error {
 			return err
 		}
 	}
-	revisions, err := dt.RevisionIDs(ctx, id)
+	revisions, err := tx.RevisionIDs(ctx, id)
 	if err != nil {
 		return err
 	}
 	for _, rev := range revisions {
-		if err := dt.DeletePostRow(ctx, rev, 0); err != nil {
+		if err := tx.DeletePostRow(ctx, rev, 0); err != nil {
 			return err
 		}
 	}
-	return dt.DeletePostRow(ctx, id, p.Parent)
+	return tx.DeletePostRow(ctx, id, p.Parent)
 }

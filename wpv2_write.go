@@ -362,9 +362,8 @@ func (s *coreSave) resaveCost(jm *CoreJSONMeta) error {
 	return s.tx.AddMeta(s.ctx, s.postID, metaCost, value)
 }
 
-// OptionWriteTx is the storage a wp/v2 settings update needs beyond WriteTx.
+// OptionWriteTx is the storage a wp/v2 settings update needs (part of WriteTx).
 type OptionWriteTx interface {
-	WriteTx
 	// Option returns an option's raw value and whether it exists.
 	Option(ctx context.Context, name string) (string, bool, error)
 	// UpdateOption stores an option's value (adding the row when there is none).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -32,16 +33,13 @@ func liveServer(t *testing.T, now time.Time) (*httptest.Server, *sql.DB) {
 	t.Cleanup(func() { raw.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: 100 * time.Millisecond, Records: 1000})
+	store := service.Start(ctx, db, wpdb.SiteOverrides{}, wpdb.StartOptions{WatchInterval: 100 * time.Millisecond, Records: 1000})
 	wait, stop := context.WithTimeout(ctx, 10*time.Second)
 	defer stop()
 	if !store.Index().WaitReady(wait) {
 		t.Fatal("the event index was not built")
 	}
-	srv := httptest.NewServer(handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return now }},
-		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: store, Writer: db, Posts: store, Terms: store,
-			TermQuery: store, Generation: store.Generation}))
+	srv := httptest.NewServer(service.Handler(handlers.Config{Environment: "local", Clock: func() time.Time { return now }}, store))
 	t.Cleanup(srv.Close)
 	return srv, raw
 }

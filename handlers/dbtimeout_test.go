@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -49,9 +50,10 @@ func stallableServer(t *testing.T, cfg handlers.Config) (*httptest.Server, *test
 		cfg.Clock = func() time.Time { return eventsNow }
 	}
 	cfg.Environment = "local"
+	// Deliberately not started: with nothing kept (site options, event index, loaded records) every
+	// request reaches the stalled database, which is what the deadline is tested against.
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
-		Writer: db, Posts: db, Terms: db, TermQuery: db}))
+	srv := httptest.NewServer(service.Handler(cfg, store))
 	t.Cleanup(srv.Close)
 	return srv, m, raw, db
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -152,10 +153,9 @@ func TestWPAPIDiscoverFindsTheAPI(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { db.Close() })
-			st := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: home})
-			srv.Config.Handler = handlers.New(handlers.Config{Environment: "local", WholeSite: store == "sqlite",
-				Clock: func() time.Time { return recordedNow }},
-				handlers.Deps{Site: st, DB: db, Users: db, Events: st, Linked: db, Writer: db, Posts: db, Terms: db, TermQuery: db})
+			st := liveStore(t, db, wpdb.SiteOverrides{HomeURL: home})
+			srv.Config.Handler = service.Handler(handlers.Config{Environment: "local", WholeSite: store == "sqlite",
+				Clock: func() time.Time { return recordedNow }}, st)
 			srv.Start()
 			t.Cleanup(srv.Close)
 

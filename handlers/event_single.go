@@ -110,7 +110,7 @@ func (h *eventsHandler) getByID(r *Request, id int64) (*Response, error) {
 	if post.Status != "publish" && !r.User.CanReadPost(ref) {
 		return nil, &calendard.Error{Code: "event-not-accessible", Status: 403, Message: calendard.MsgEventNotAccessible}
 	}
-	e, err := h.events.EventByID(r.ctx, id)
+	e, err := h.svc.events.EventByID(r.ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -142,7 +142,7 @@ func (h *eventsHandler) canDelete(r *Request, id int64) error {
 // written answers a write with the event's record (get_event_data, without JSON-LD).
 func (h *eventsHandler) written(r *Request, id int64, status int) (*Response, error) {
 	return r.readBack("event", id, func() (*Response, error) {
-		e, err := h.events.EventByID(r.ctx, id)
+		e, err := h.svc.events.EventByID(r.ctx, id)
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,7 @@ import (
 
 // eventsHandler serves /events, /events/{id} and /events/by-slug/{slug}.
 type eventsHandler struct {
-	events calendard.EventService
+	svc *pluginServices
 	// venues and organizers create the linked posts an event write carries as data.
 	venues, organizers *linkedHandler
 }
@@ -136,9 +136,50 @@ func statusList(r *Request, postType string, v any) []string {
 	return stati
 }
 
-// list is GET /events (Archive_Event::get).
+// eventList is a parsed GET /events: the store's filter and what the list's rest_url repeats.
+type eventList struct {
+	f                calendard.EventFilter
+	page, perPage    int64
+	urlStart, urlEnd *string
+	search           string
+	hasSearch        bool
+	statusParam      []string
+	featured         any
+	hasFeatured      bool
+}
+
+// list is GET /events (Archive_Event::get): the filter from the parameters, the store's page, then
+// the records and the list's rest_url.
 func (h *eventsHandler) list(r *Request) (*Response, error) {
+	q, err := h.listFilter(r)
+	if err != nil {
+		return nil, err
+	}
+	gen := r.generation() // before loading: records rendered now are at least this new
+	events, total, err := h.findEvents(r, r.Site, q.f)
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == 0 && q.page > 1 {
+		return nil, &calendard.Error{Code: "event-archive-page-not-found", Message: calendard.MsgEventArchivePageNotFound, Status: 404}
+	}
+	restURL := h.listURL(r, q)
+	body := phpjson.NewObject()
+	list := make([]any, 0, len(events))
+	for _, e := range events {
+		list = append(list, r.listEventRecord(e, gen))
+	}
+	body.Set("events", list)
+	body.Set("rest_url", restURL)
+	return pagedList(body, restURL, q.page, q.perPage, total), nil
+}
+
+// listFilter reads the list's parameters as Archive_Event::get does: paging, the date window
+// (localized in strict mode, day-rounded otherwise), include, search, terms, linked posts, geoloc,
+// featured, parent and statuses.
+func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 	site := r.Site
+	q := &eventList{}
 	page := php.Int(r.Value("page"))
 	if page < 1 {
 		page = 1
@@ -247,9 +288,9 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	f.VenueIDs = idList(r.Value("venue"))
 	f.OrganizerIDs = idList(r.Value("organizer"))
 	// geoloc (Events Calendar Pro, when geo filters are on): events at the venues it selects.
-	if near, err := geoVenues(r, false); err != nil {
+	if near, err := h.svc.geoVenues(r, false); err != nil {
 		return nil, err
-	} else if near != nil || (r.srv.cfg.Geo && r.srv.deps.Geo != nil && restBoolParam(r, "geoloc")) {
+	} else if near != nil || (h.svc.geoFilters() && restBoolParam(r, "geoloc")) {
 		f.VenueIDs = narrowIDs(f.VenueIDs, near)
 	}
 	featured, hasFeatured := r.Param("featured")
@@ -270,20 +311,21 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 		f.Statuses = []string{"publish"}
 	}
 
-	if r.srv.cfg.StrictReads && !publishedOnly(f.Statuses) {
+	if h.svc.strictReads && !publishedOnly(f.Statuses) {
 		// Singles refuse trashed events to everyone, and other events as read_post decides.
 		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
 	}
-	gen := r.generation() // before loading: records rendered now are at least this new
-	events, total, err := h.findEvents(r, site, f)
-	if err != nil {
-		return nil, err
-	}
-	if len(events) == 0 && page > 1 {
-		return nil, &calendard.Error{Code: "event-archive-page-not-found", Message: calendard.MsgEventArchivePageNotFound, Status: 404}
-	}
+	q.f, q.page, q.perPage, q.urlStart, q.urlEnd = f, page, perPage, urlStart, urlEnd
+	q.search, q.hasSearch, q.statusParam, q.featured, q.hasFeatured = search, hasSearch, statusParam, featured, hasFeatured
+	return q, nil
+}
 
-	// rest_url: the plugin's supported query vars in their fixed order, raw values.
+// listURL is the list's rest_url: the plugin's supported query vars in their fixed order, raw
+// values, then venue, organizer and featured as the plugin appends them.
+func (h *eventsHandler) listURL(r *Request, q *eventList) string {
+	page, perPage, urlStart, urlEnd, f := q.page, q.perPage, q.urlStart, q.urlEnd, q.f
+	search, hasSearch, statusParam, featured, hasFeatured := q.search, q.hasSearch, q.statusParam, q.featured, q.hasFeatured
+	startsBefore, startsAfter, endsBefore, endsAfter := f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter
 	params := []calendard.KV{{Key: "page", Value: page}, {Key: "per_page", Value: perPage}}
 	if urlStart != nil {
 		params = append(params, calendard.KV{Key: "start_date", Value: *urlStart})
@@ -343,15 +385,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	if len(extra) > 0 {
 		restURL = addQueryArg(restURL, extra)
 	}
-
-	body := phpjson.NewObject()
-	list := make([]any, 0, len(events))
-	for _, e := range events {
-		list = append(list, r.listEventRecord(e, gen))
-	}
-	body.Set("events", list)
-	body.Set("rest_url", restURL)
-	return pagedList(body, restURL, page, perPage, total), nil
+	return restURL
 }
 
 // publishedOnly reports a list limited to published posts, which every rule allows: it needs no

@@ -15,19 +15,19 @@ import (
 // geoArgs are the extension parameters of a list of postType (only when their feature is on):
 // orderby on events, geoloc_radius on events and venues, and on venues the geoloc parameters events
 // already declare. Organizers have none.
-func (s *Server) geoArgs(postType string) []*Arg {
+func (p *pluginServices) geoArgs(postType string) []*Arg {
 	var args []*Arg
 	venues := postType == calendard.PostTypeVenue
 	if postType == calendard.PostTypeOrganizer {
 		return nil
 	}
-	if _, ranked := s.deps.Events.(RankedEvents); (ranked || s.cfg.Geo) && !venues {
+	if (p.ranked != nil || p.geoOn) && !venues {
 		// Not validated: the plugin ignores orderby on this route, whatever its value, and so do
 		// the values that are not these two.
 		args = append(args, &Arg{Name: "orderby", Type: "string",
 			Description: "calendard extension: relevance orders a search by rank (best first, with Meilisearch); distance orders a geoloc_lat/geoloc_lng query by the venue's distance (nearest first); any other value is ignored, as the plugin does"})
 	}
-	if !s.cfg.Geo {
+	if !p.geoOn {
 		return args
 	}
 	if venues {
@@ -37,7 +37,7 @@ func (s *Server) geoArgs(postType string) []*Arg {
 			&Arg{Name: "geoloc_lng", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this longitude, must also provide geoloc_lat"})
 	}
 	return append(args, &Arg{Name: "geoloc_radius", Format: "double", SwaggerType: "number",
-		Description: "calendard extension: with geoloc_lat and geoloc_lng, the radius in km (default " + strconv.FormatFloat(s.cfg.GeoRadiusKM, 'f', -1, 64) + ")"})
+		Description: "calendard extension: with geoloc_lat and geoloc_lng, the radius in km (default " + strconv.FormatFloat(p.geoRadiusKM, 'f', -1, 64) + ")"})
 }
 
 // geoVenues resolves the geoloc parameters to the venues they select: nil when geo filters are off
@@ -50,8 +50,8 @@ func (s *Server) geoArgs(postType string) []*Arg {
 // does calendard. The parameters only calendard has (geoloc_radius; on venues all of them) are
 // refused instead where they cannot apply: 400 rest_invalid_param naming what is missing, not a
 // filter silently dropped.
-func geoVenues(r *Request, venues bool) ([]int64, error) {
-	if !r.srv.cfg.Geo || r.srv.deps.Geo == nil {
+func (p *pluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
+	if !p.geoFilters() {
 		return nil, nil
 	}
 	g, ok := r.Param("geoloc")
@@ -116,11 +116,11 @@ func geoVenues(r *Request, venues bool) ([]int64, error) {
 			return nil, invalidParams(phpjson.Obj("geoloc_radius", msgRadiusAlone), phpjson.Obj("geoloc_radius",
 				phpjson.Obj("code", "rest_invalid_param", "message", msgRadiusAlone, "data", nil)))
 		}
-		return r.srv.deps.Geo.VenuesWithCoordinates(r.ctx)
+		return p.geo.VenuesWithCoordinates(r.ctx)
 	}
 	lat := number("geoloc_lat", 90)
 	lng := number("geoloc_lng", 180)
-	radius := r.srv.cfg.GeoRadiusKM
+	radius := p.geoRadiusKM
 	if _, ok := text("geoloc_radius"); ok {
 		radius = number("geoloc_radius", 20040)
 		if radius <= 0 && invalid.Len() == 0 {
@@ -130,7 +130,7 @@ func geoVenues(r *Request, venues bool) ([]int64, error) {
 	if invalid.Len() > 0 {
 		return nil, invalidParams(invalid, details)
 	}
-	return r.srv.deps.Geo.VenuesNear(r.ctx, lat, lng, radius)
+	return p.geo.VenuesNear(r.ctx, lat, lng, radius)
 }
 
 const msgRadiusAlone = "geoloc_radius applies only with geoloc_lat and geoloc_lng."
@@ -172,17 +172,17 @@ type RankedEvents interface {
 // findEvents lists events, by relevance or distance when the request asks for it and the service
 // can (near: the geo filter's venues, nearest first).
 func (h *eventsHandler) findEvents(r *Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
-	if v, ok := r.Param("orderby"); ok && v == "distance" && r.srv.cfg.Geo {
+	if v, ok := r.Param("orderby"); ok && v == "distance" && h.svc.geoOn {
 		if _, hasLat := r.Param("geoloc_lat"); hasLat && restBoolParam(r, "geoloc") && f.VenueIDs != nil {
 			return h.byDistance(r, site, f)
 		}
 	}
 	if v, ok := r.Param("orderby"); ok && v == "relevance" && len(f.Search) > 0 {
-		if ranked, ok := h.events.(RankedEvents); ok {
-			return ranked.FindEventsByRelevance(r.ctx, site, f)
+		if h.svc.ranked != nil {
+			return h.svc.ranked.FindEventsByRelevance(r.ctx, site, f)
 		}
 	}
-	return h.events.FindEvents(r.ctx, site, f)
+	return h.svc.events.FindEvents(r.ctx, site, f)
 }
 
 // byDistance lists the events matching f (whose VenueIDs the geo filter set, nearest first) ordered
@@ -196,7 +196,7 @@ func (h *eventsHandler) byDistance(r *Request, site *calendard.Site, f calendard
 	}
 	g := f
 	g.Offset, g.Limit = 0, 1<<31-1
-	all, total, err := h.events.FindEvents(r.ctx, site, g)
+	all, total, err := h.svc.events.FindEvents(r.ctx, site, g)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/search"
 	"github.com/calendard/calendard/wpdb"
@@ -25,12 +26,9 @@ func geoServer(t *testing.T, on bool) *httptest.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
 	now := time.Date(2026, 11, 22, 4, 29, 21, 0, time.UTC)
-	srv := httptest.NewServer(handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return now },
-		Geo: on, GeoRadiusKM: 25},
-		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: db, TermQuery: db,
-			Geo: &search.Geo{DB: db}}))
+	srv := httptest.NewServer(service.Handler(handlers.Config{Environment: "local", Clock: func() time.Time { return now },
+		Geo: on, GeoRadiusKM: 25}, liveStore(t, db, wpdb.SiteOverrides{}), service.WithSearch(service.Search{Geo: &search.Geo{DB: db}})))
 	t.Cleanup(srv.Close)
 	return srv
 }

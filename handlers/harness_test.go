@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -45,9 +47,16 @@ func fixtureServerIn(t *testing.T, now time.Time, prefix string, setup ...string
 		prefix, setup...)
 }
 
-// serveFixture is the common part: a fixture copy, the real HTTP stack over it with cfg, and a raw
-// connection to the copy.
+// serveFixture is the common part: a fixture copy, the real HTTP stack over it with cfg and the
+// store as serve runs it, and a raw connection to the copy.
 func serveFixture(t *testing.T, cfg handlers.Config, prefix string, setup ...string) (*httptest.Server, *sql.DB, string) {
+	t.Helper()
+	return serveFixtureStore(t, cfg, prefix, true, setup...)
+}
+
+// serveFixtureStore is serveFixture with the store started (live) or not: a store that is not
+// started keeps nothing between requests, so every answer comes from SQL.
+func serveFixtureStore(t *testing.T, cfg handlers.Config, prefix string, live bool, setup ...string) (*httptest.Server, *sql.DB, string) {
 	t.Helper()
 	name := testenv.DBName(prefix, t)
 	dsn := testenv.FixtureDB(t, fixture, name)
@@ -70,11 +79,59 @@ func serveFixture(t *testing.T, cfg handlers.Config, prefix string, setup ...str
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { raw.Close() })
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
-		Writer: db, Posts: db, Terms: db, TermQuery: db}))
-	t.Cleanup(srv.Close)
-	return srv, raw, dsn
+	if !live {
+		srv := httptest.NewServer(service.Handler(cfg, wpdb.NewStore(db, wpdb.SiteOverrides{})))
+		t.Cleanup(srv.Close)
+		return srv, raw, dsn
+	}
+	return serveLive(t, cfg, db), raw, dsn
+}
+
+// liveStores are the stores of the servers serveLive started, for settle.
+var liveStores sync.Map // *httptest.Server → *wpdb.Store
+
+// serveLive serves db through service.Handler over the store as serve runs it (service.Live: the
+// change feed, the event index, loaded records kept), until the test ends.
+func serveLive(t testing.TB, cfg handlers.Config, db *wpdb.DB) *httptest.Server {
+	t.Helper()
+	store := liveStore(t, db, wpdb.SiteOverrides{})
+	srv := httptest.NewServer(service.Handler(cfg, store))
+	liveStores.Store(srv, store)
+	t.Cleanup(func() {
+		srv.Close()
+		liveStores.Delete(srv)
+	})
+	return srv
+}
+
+// liveStore is service.Start with service.Live until the test ends (registered after the
+// database's Cleanup, so it stops before the database closes).
+func liveStore(t testing.TB, db *wpdb.DB, overrides wpdb.SiteOverrides) *wpdb.Store {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return service.Start(ctx, db, overrides, service.Live)
+}
+
+// settle makes srv's store take in what the test changed directly in the database, as the next
+// reconcile would (the watermark poll does not see a bare UPDATE of a row), and waits until what
+// it keeps reflects it (the event index rebuilt). Tests that edit rows between requests call it,
+// as WordPress' own edits would be seen within the watch interval.
+func settle(t testing.TB, srv *httptest.Server) {
+	t.Helper()
+	v, ok := liveStores.Load(srv)
+	if !ok {
+		t.Fatal("settle: not a server of serveLive")
+	}
+	store := v.(*wpdb.Store)
+	store.Changes().Publish(wpdb.Change{All: true})
+	deadline := time.Now().Add(30 * time.Second)
+	for !store.Quiescent() {
+		if time.Now().After(deadline) {
+			t.Fatal("settle: the store did not take in the change within 30 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // call sends a request as user ("" for anonymous). body is nil or "" (none), another string (sent

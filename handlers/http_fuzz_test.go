@@ -142,9 +142,7 @@ func fzServe(f *testing.F) *fzSite {
 		// The answers are checked, not the machine: no database deadline a loaded fuzzing machine
 		// could pass, and no failed-login lockout.
 		DBTimeout: time.Minute, Logins: handlers.LoginLimit{Off: true}}
-	s.srv = httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
-		Writer: db, Posts: db, Terms: db, TermQuery: db}))
-	f.Cleanup(s.srv.Close)
+	s.srv = serveLive(f, cfg, db)
 	s.client = &http.Client{Timeout: time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return s
 }

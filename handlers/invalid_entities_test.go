@@ -32,6 +32,7 @@ func TestInvalidEntitiesConvertedOnEverySave(t *testing.T) {
 			if _, err := f.db.Exec("UPDATE wp_posts SET post_content = ?, post_excerpt = ? WHERE ID = ?", sent, sent, id); err != nil {
 				t.Fatal(err)
 			}
+			settle(t, f.srv)
 		}
 		cases := []struct {
 			name        string

@@ -1,16 +1,18 @@
 package handlers_test
 
 import (
-	"database/sql"
 	"strconv"
 	"testing"
 
 	"github.com/calendard/calendard/handlers"
 )
 
-// setMeta replaces a post's values of key (none when vals is empty), in SQL both stores run.
-func setMeta(t *testing.T, db *sql.DB, id int64, key string, vals ...string) {
+// setMeta replaces a post's values of key (none when vals is empty), in SQL both stores run, and
+// lets f's store take the change in.
+func setMeta(t *testing.T, f storeFixture, id int64, key string, vals ...string) {
 	t.Helper()
+	db := f.db
+	defer settle(t, f.srv)
 	if _, err := db.Exec("DELETE FROM wp_postmeta WHERE post_id = ? AND meta_key = ?", id, key); err != nil {
 		t.Fatal(err)
 	}
@@ -21,9 +23,11 @@ func setMeta(t *testing.T, db *sql.DB, id int64, key string, vals ...string) {
 	}
 }
 
-func setStatus(t *testing.T, db *sql.DB, id int64, status string) {
+// setStatus sets a post's status directly and lets f's store take the change in.
+func setStatus(t *testing.T, f storeFixture, id int64, status string) {
 	t.Helper()
-	if _, err := db.Exec("UPDATE wp_posts SET post_status = ? WHERE ID = ?", status, id); err != nil {
+	defer settle(t, f.srv)
+	if _, err := f.db.Exec("UPDATE wp_posts SET post_status = ? WHERE ID = ?", status, id); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -43,8 +47,8 @@ func jsonLD(t *testing.T, f storeFixture, id int64, user string) map[string]any 
 func TestJSONLDRules(t *testing.T) {
 	for store, f := range storeFixtures(t, handlers.Config{}) {
 		// Event 34 (published, the admin's) with venue 10 and organizer 22.
-		setMeta(t, f.db, 34, "_EventVenueID", "10")
-		setMeta(t, f.db, 34, "_EventOrganizerID", "22")
+		setMeta(t, f, 34, "_EventVenueID", "10")
+		setMeta(t, f, 34, "_EventOrganizerID", "22")
 
 		t.Run(store+"/presence per status and role", func(t *testing.T) {
 			// 90: the author's private event; 51: the contributor's private one; 39: the editor's
@@ -86,8 +90,8 @@ func TestJSONLDRules(t *testing.T) {
 				{"private venue: an editor reads it", "private", "editor", true},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					setStatus(t, f.db, 10, tc.status)
-					defer setStatus(t, f.db, 10, "publish")
+					setStatus(t, f, 10, tc.status)
+					defer setStatus(t, f, 10, "publish")
 					ld := jsonLD(t, f, 34, tc.user)
 					loc, isObj := ld["location"].(map[string]any)
 					if isObj != tc.want || (!tc.want && ld["location"] != false) {
@@ -116,10 +120,10 @@ func TestJSONLDRules(t *testing.T) {
 				{"a serialized country array gives its last element", `a:2:{i:0;s:2:"US";i:1;s:13:"United States";}`, "TX", "Prov", "", "TX", "United States"},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					setMeta(t, f.db, 10, "_VenueCountry", tc.country)
-					setMeta(t, f.db, 10, "_VenueState", tc.state)
-					setMeta(t, f.db, 10, "_VenueProvince", tc.province)
-					setMeta(t, f.db, 10, "_VenueStateProvince", tc.stateProvince)
+					setMeta(t, f, 10, "_VenueCountry", tc.country)
+					setMeta(t, f, 10, "_VenueState", tc.state)
+					setMeta(t, f, 10, "_VenueProvince", tc.province)
+					setMeta(t, f, 10, "_VenueStateProvince", tc.stateProvince)
 					loc, _ := jsonLD(t, f, 34, "")["location"].(map[string]any)
 					addr, _ := loc["address"].(map[string]any)
 					if addr == nil {
@@ -147,7 +151,7 @@ func TestJSONLDRules(t *testing.T) {
 				{"an empty website stays empty", "", ""},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					setMeta(t, f.db, 22, "_OrganizerWebsite", tc.stored)
+					setMeta(t, f, 22, "_OrganizerWebsite", tc.stored)
 					org, _ := jsonLD(t, f, 34, "")["organizer"].(map[string]any)
 					if org == nil {
 						t.Fatal("no organizer JSON-LD")

@@ -37,6 +37,7 @@ func TestKsesOnEveryWritePath(t *testing.T) {
 			if _, err := f.db.Exec("UPDATE wp_posts SET post_content = ? WHERE ID = ?", content, id); err != nil {
 				t.Fatal(err)
 			}
+			settle(t, f.srv)
 		}
 		create := map[string]any{"title": dirtyTitle, "description": dirty + block + pdf, "excerpt": dirty,
 			"start_date": "2027-05-10 10:00:00", "end_date": "2027-05-10 12:00:00"}

@@ -9,6 +9,7 @@ import (
 // linkedHandler serves /venues and /organizers (Archive_Venue/Archive_Organizer and the single
 // endpoints): the two post types behave the same way apart from names and search fields.
 type linkedHandler struct {
+	svc      *pluginServices
 	postType string
 	kind     string // "venue" or "organizer"
 	plural   string // route segment and list key
@@ -39,11 +40,9 @@ func capitalize(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-func (h *linkedHandler) service(r *Request) calendard.LinkedService { return r.srv.deps.Linked }
-
 // list is GET /venues and /organizers.
 func (h *linkedHandler) list(r *Request) (*Response, error) {
-	svc := h.service(r)
+	svc := h.svc.linked
 	page := php.Int(r.Value("page"))
 	if page < 1 {
 		page = 1
@@ -60,40 +59,18 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	} else if !r.User.Can(calendard.CapsOf(h.postType).Edit) {
 		f.Statuses = []string{"publish"}
 	}
-	if r.srv.cfg.StrictReads && !publishedOnly(f.Statuses) {
+	if h.svc.strictReads && !publishedOnly(f.Statuses) {
 		f.ReadableBy = calendard.ReadRuleFor(r.User, h.postType)
 	}
 
 	// Every active ID filter narrows the set (post__in intersection).
-	narrow := func(ids []int64) {
-		if ids == nil {
-			ids = []int64{}
-		}
-		if f.In == nil {
-			f.In = ids
-			return
-		}
-		keep := map[int64]bool{}
-		for _, id := range ids {
-			keep[id] = true
-		}
-		var out []int64
-		for _, id := range f.In {
-			if keep[id] {
-				out = append(out, id)
-			}
-		}
-		if out == nil {
-			out = []int64{}
-		}
-		f.In = out
-	}
+	narrow := func(ids []int64) { narrowIn(&f, ids) }
 	if h.postType == calendard.PostTypeVenue {
-		near, err := geoVenues(r, true)
+		near, err := h.svc.geoVenues(r, true)
 		if err != nil {
 			return nil, err
 		}
-		if near != nil || (r.srv.cfg.Geo && r.srv.deps.Geo != nil && restBoolParam(r, "geoloc")) {
+		if near != nil || (h.svc.geoFilters() && restBoolParam(r, "geoloc")) {
 			narrow(near)
 		}
 	}
@@ -199,6 +176,31 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	return pagedList(body, restURL, page, perPage, total), nil
 }
 
+// narrowIn narrows f's post__in to ids: an intersection when a filter set it already.
+func narrowIn(f *calendard.LinkedFilter, ids []int64) {
+	if ids == nil {
+		ids = []int64{}
+	}
+	if f.In == nil {
+		f.In = ids
+		return
+	}
+	keep := map[int64]bool{}
+	for _, id := range ids {
+		keep[id] = true
+	}
+	var out []int64
+	for _, id := range f.In {
+		if keep[id] {
+			out = append(out, id)
+		}
+	}
+	if out == nil {
+		out = []int64{}
+	}
+	f.In = out
+}
+
 func withLimit(f calendard.LinkedFilter, limit int) calendard.LinkedFilter {
 	f.Limit = limit
 	return f
@@ -261,7 +263,7 @@ func (h *linkedHandler) getBySlug(r *Request) (*Response, error) {
 }
 
 func (h *linkedHandler) getByID(r *Request, id int64) (*Response, error) {
-	posts, err := h.service(r).LinkedPosts(r.ctx, []int64{id})
+	posts, err := h.svc.linked.LinkedPosts(r.ctx, []int64{id})
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,7 @@ func (h *linkedHandler) idOfSlug(r *Request) (int64, error) {
 // written answers with the record the plugin returns after a write (get_venue_data: no json_ld).
 func (h *linkedHandler) written(r *Request, id int64, status int) (*Response, error) {
 	return r.readBack(h.kind, id, func() (*Response, error) {
-		posts, err := h.service(r).LinkedPosts(r.ctx, []int64{id})
+		posts, err := h.svc.linked.LinkedPosts(r.ctx, []int64{id})
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -46,8 +47,7 @@ func raceServers(t *testing.T, now time.Time) (live, cold *httptest.Server, raw 
 	db := open()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: 50 * time.Millisecond, Records: 1000,
+	store := service.Start(ctx, db, wpdb.SiteOverrides{}, wpdb.StartOptions{WatchInterval: 50 * time.Millisecond, Records: 1000,
 		OnError: func(err error) {
 			if ctx.Err() == nil { // the end of the test stops the store and closes its database
 				t.Errorf("live store: %v", err)
@@ -58,14 +58,13 @@ func raceServers(t *testing.T, now time.Time) (live, cold *httptest.Server, raw 
 	if !store.Index().WaitReady(wait) {
 		t.Fatal("the event index was not built")
 	}
-	live = httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
-		Writer: db, Posts: db, Terms: store, TermQuery: db, Generation: store.Generation}))
+	live = httptest.NewServer(service.Handler(cfg, store))
 	t.Cleanup(live.Close)
 
 	cdb := open()
+	// Deliberately not started: the cold server keeps nothing, so it answers from the rows alone.
 	cstore := wpdb.NewStore(cdb, wpdb.SiteOverrides{})
-	cold = httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: cstore, DB: cdb, Users: cdb, Events: cstore,
-		Linked: cdb, Writer: cdb, Posts: cdb, Terms: cdb, TermQuery: cdb}))
+	cold = httptest.NewServer(service.Handler(cfg, cstore))
 	t.Cleanup(cold.Close)
 
 	raw, err := sql.Open("mysql", dsn)

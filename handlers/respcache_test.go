@@ -21,6 +21,7 @@ import (
 
 	"github.com/calendard/calendard/cache"
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -66,11 +67,10 @@ func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *test
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
 	if cs.watch == 0 {
 		cs.watch = 100 * time.Millisecond
 	}
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: cs.watch, Records: 1000})
+	store := service.Start(ctx, db, wpdb.SiteOverrides{}, wpdb.StartOptions{WatchInterval: cs.watch, Records: 1000})
 	wait, stop := context.WithTimeout(ctx, 10*time.Second)
 	defer stop()
 	if !store.Index().WaitReady(wait) {
@@ -89,10 +89,8 @@ func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *test
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return cacheNow }, Logger: log,
-		Cache: c, CacheHeader: true, Metrics: reg, PublicMetrics: !cs.hideMetrics, AccessLog: cs.accessLog},
-		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: store, Writer: db, Posts: store, Terms: store,
-			TermQuery: store, Generation: store.Generation})
+	h := service.Handler(handlers.Config{Environment: "local", Clock: func() time.Time { return cacheNow }, Logger: log,
+		Cache: c, CacheHeader: true, Metrics: reg, PublicMetrics: !cs.hideMetrics, AccessLog: cs.accessLog}, store)
 	t.Cleanup(func() {
 		c.Close()
 		cancel()
@@ -109,9 +107,9 @@ func oracleServer(t *testing.T, dsn string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Deliberately not started: the oracle keeps nothing, so it reads every answer from the rows.
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	srv := httptest.NewServer(handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return cacheNow }},
-		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: store, Writer: db, Posts: store, Terms: store, TermQuery: store}))
+	srv := httptest.NewServer(service.Handler(handlers.Config{Environment: "local", Clock: func() time.Time { return cacheNow }}, store))
 	t.Cleanup(func() {
 		srv.Close()
 		db.Close()

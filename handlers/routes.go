@@ -5,14 +5,40 @@ import (
 	"github.com/calendard/calendard/internal/php"
 )
 
+// pluginServices are what the plugin's route handlers use beyond the request, given to them when
+// the routes are built (New): their events, venues and organizers, terms, writes and the geo
+// filters' settings.
+type pluginServices struct {
+	events calendard.EventService
+	// ranked orders event searches by relevance (nil: orderby=relevance is ignored).
+	ranked    RankedEvents
+	linked    calendard.LinkedService
+	termQuery calendard.TermQueryService
+	writer    calendard.Writer
+	// geo finds venues by coordinates; the geo filters are on only with geoOn and a geo service.
+	geo         calendard.GeoService
+	geoOn       bool
+	geoRadiusKM float64
+	// strictReads filters lists by the read_post rule (Config.StrictReads).
+	strictReads bool
+}
+
+func newPluginServices(cfg Config, d Deps) *pluginServices {
+	return &pluginServices{events: d.Events, ranked: d.Ranked, linked: d.Linked, termQuery: d.TermQuery, writer: d.Writer,
+		geo: d.Geo, geoOn: cfg.Geo, geoRadiusKM: cfg.GeoRadiusKM, strictReads: cfg.StrictReads}
+}
+
+// geoFilters reports whether the geoloc filters are served.
+func (p *pluginServices) geoFilters() bool { return p.geoOn && p.geo != nil }
+
 // routeTable registers the plugin's routes in its registration order (which the namespace index and
 // /doc follow). Each route is served under both namespaces.
-func (s *Server) routeTable() []*Route {
-	venues := &linkedHandler{postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
-	organizers := &linkedHandler{postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
-	ev := &eventsHandler{events: s.deps.Events, venues: venues, organizers: organizers}
-	cats := &termsHandler{taxonomy: calendard.TaxonomyCategory, kind: "category", plural: "categories", hierarchical: true}
-	tags := &termsHandler{taxonomy: calendard.TaxonomyTag, kind: "tag", plural: "tags"}
+func (s *Server) routeTable(svc *pluginServices) []*Route {
+	venues := &linkedHandler{svc: svc, postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
+	organizers := &linkedHandler{svc: svc, postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
+	ev := &eventsHandler{svc: svc, venues: venues, organizers: organizers}
+	cats := &termsHandler{svc: svc, taxonomy: calendard.TaxonomyCategory, kind: "category", plural: "categories", hierarchical: true}
+	tags := &termsHandler{svc: svc, taxonomy: calendard.TaxonomyTag, kind: "tag", plural: "tags"}
 	evCaps := calendard.CapsOf(calendard.PostTypeEvent)
 
 	routes := []*Route{
@@ -23,7 +49,7 @@ func (s *Server) routeTable() []*Route {
 			}}}},
 		{Path: "/doc", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.doc}}},
 		{Path: "/events", Endpoints: []*Endpoint{
-			{Methods: []string{"GET"}, Args: append(ev.listArgs(), s.geoArgs(calendard.PostTypeEvent)...), Handler: ev.list},
+			{Methods: []string{"GET"}, Args: append(ev.listArgs(), svc.geoArgs(calendard.PostTypeEvent)...), Handler: ev.list},
 			{Methods: []string{"POST"}, Args: eventWriteArgs(true), Permission: canDo(evCaps.Edit), Handler: ev.create},
 		}},
 		{Path: `/events/(?P<id>\d+)`, Endpoints: []*Endpoint{
@@ -45,7 +71,7 @@ func (s *Server) routeTable() []*Route {
 		}
 		routes = append(routes,
 			&Route{Path: "/" + lh.plural, Endpoints: []*Endpoint{
-				{Methods: []string{"GET"}, Args: append(lh.listArgs(), s.geoArgs(lh.postType)...), Handler: lh.list},
+				{Methods: []string{"GET"}, Args: append(lh.listArgs(), svc.geoArgs(lh.postType)...), Handler: lh.list},
 				{Methods: []string{"POST"}, Args: writeArgs(true), Permission: canDo(caps.Edit), Handler: lh.create},
 			}},
 			&Route{Path: "/" + lh.plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{

@@ -38,10 +38,7 @@ func storeFixtures(t *testing.T, cfg handlers.Config) map[string]storeFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { raw.Close() })
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
-		Writer: db, Posts: db, Terms: db, TermQuery: db}))
-	t.Cleanup(srv.Close)
+	srv := serveLive(t, cfg, db)
 	return map[string]storeFixture{"mysql": {mysqlSrv, mysqlDB}, "sqlite": {srv, raw}}
 }
 

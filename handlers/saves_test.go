@@ -49,7 +49,7 @@ func TestEverySaveAddsOriginAndResanitizesTheSlug(t *testing.T) {
 				{"organizer trash (DELETE) adds a missing origin", "DELETE", organizers + "/27", "_OrganizerOrigin", 27, nil, nil, []string{"events-calendar"}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					setMeta(t, f.db, tc.id, tc.key, tc.prior...)
+					setMeta(t, f, tc.id, tc.key, tc.prior...)
 					a := call(t, f.srv, tc.method, tc.path, tc.body, "admin")
 					if a.status != 200 {
 						t.Fatalf("status %d: %.300s", a.status, a.raw)
@@ -89,6 +89,7 @@ func TestEverySaveAddsOriginAndResanitizesTheSlug(t *testing.T) {
 					if _, err := f.db.Exec("UPDATE wp_posts SET post_name = ? WHERE ID = ?", tc.stored, tc.id); err != nil {
 						t.Fatal(err)
 					}
+					settle(t, f.srv)
 					a := call(t, f.srv, "POST", tc.path, tc.body, "admin")
 					if a.status != 200 {
 						t.Fatalf("status %d: %.300s", a.status, a.raw)

@@ -1,6 +1,9 @@
 // Package handlers serves the plugin's REST API over Gin. It reproduces the WordPress REST server the
 // plugin runs on (route matching, parameter sources and validation order, permission checks, headers,
-// error bodies) and the plugin's endpoints on top of it.
+// error bodies) and serves two route families on top of it: the plugin's namespaces (routes.go, the
+// handlers of events, venues and organizers, categories and tags) and wp/v2 (wpv2_routes.go). Each
+// family's handlers hold the services they use (pluginServices, coreServices), given once when New
+// builds the routes from Deps; internal/service is the one place Deps is filled.
 package handlers
 
 import (
@@ -33,9 +36,26 @@ type SiteSource interface {
 	Site(ctx context.Context) (*calendard.Site, error)
 }
 
-// Pinger reports database health.
-type Pinger interface {
+// Database is the health and failure classification of the store's connection (wpdb.DB).
+type Database interface {
+	// Ping reports database health.
 	Ping(ctx context.Context) error
+	// Unavailable reports whether err is the database failing (a refused connection, a server
+	// gone away) as the store classifies its driver's errors.
+	Unavailable(err error) bool
+}
+
+// PostStore is what the routes read about posts and users beyond the plugin's services: the post
+// lookups, wp/v2's post and user queries and the raw options of /wp/v2/settings (wpdb.DB and
+// wpdb.Store).
+type PostStore interface {
+	calendard.PostService
+	calendard.CorePostReader
+	calendard.CorePostLister
+	calendard.CoreUserReader
+	calendard.CoreUserLister
+	// Options reads raw wp_options values.
+	Options(ctx context.Context, names ...string) (map[string]string, error)
 }
 
 // Config holds the settings of the HTTP layer.
@@ -112,12 +132,15 @@ type Config struct {
 
 // Deps are the services the endpoints use.
 type Deps struct {
-	Site      SiteSource
-	DB        Pinger
-	Users     calendard.UserService
-	Events    calendard.EventService
+	Site   SiteSource
+	DB     Database
+	Users  calendard.UserService
+	Events calendard.EventService
+	// Ranked orders event searches by relevance (package search, with Meilisearch configured);
+	// nil: orderby=relevance is ignored, as the plugin does.
+	Ranked    RankedEvents
 	Linked    calendard.LinkedService
-	Posts     calendard.PostService
+	Posts     PostStore
 	Terms     calendard.TermService
 	TermQuery calendard.TermQueryService
 	// Writer runs write transactions.
@@ -169,8 +192,9 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
 		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
-	s.routes = s.routeTable()
-	s.core = s.coreRouteTable()
+	plugin := newPluginServices(cfg, deps)
+	s.routes = s.routeTable(plugin)
+	s.core = s.coreRouteTable(plugin)
 	setDefault(&cfg.RenderCacheBytes, 64<<20)
 	s.rendered = newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)
 
@@ -426,8 +450,7 @@ func (s *Server) run(req *Request) *Response {
 // away) as the store classifies its driver's errors: reads fail that way too, not only writes, which
 // wrap it in calendard.ErrUnavailable themselves.
 func (s *Server) storageFailure(err error) bool {
-	u, ok := s.deps.DB.(interface{ Unavailable(error) bool })
-	return ok && u.Unavailable(err)
+	return s.deps.DB != nil && s.deps.DB.Unavailable(err)
 }
 
 // errorResponse maps a domain error to its WordPress body; anything else is logged and hidden. Any

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -297,8 +298,9 @@ func TestUnreachableDatabaseAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// Not started: no database answers, so there is nothing to keep in step with.
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	srv := httptest.NewServer(handlers.New(handlers.Config{}, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: db, TermQuery: db}))
+	srv := httptest.NewServer(service.Handler(handlers.Config{}, store))
 	defer srv.Close()
 	if a := get(t, srv, "/healthz", nil); a.status != 503 || a.body["status"] != "unavailable" || strings.Contains(a.raw, "127.0.0.1") {
 		t.Errorf("healthz = %d %s", a.status, a.raw)

@@ -33,6 +33,9 @@ func servedStores(t *testing.T, now time.Time, prefix string, setup ...string) m
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
+	if len(setup) > 0 {
+		settle(t, srv)
+	}
 	out["mysql"] = storeSite{srv, raw}
 
 	b, err := os.ReadFile(sqliteFixture(t))
@@ -58,10 +61,7 @@ func servedStores(t *testing.T, now time.Time, prefix string, setup ...string) m
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	liteSrv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
-		Writer: db, Posts: db, Terms: db, TermQuery: db}))
-	t.Cleanup(liteSrv.Close)
+	liteSrv := serveLive(t, cfg, db)
 	out["sqlite"] = storeSite{liteSrv, lite}
 	return out
 }

@@ -72,11 +72,7 @@ func serveSQLiteFixtureAt(t *testing.T, cfg handlers.Config) (*httptest.Server, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db,
-		Writer: db, Posts: db, Terms: db, TermQuery: db}))
-	t.Cleanup(srv.Close)
-	return srv, path
+	return serveLive(t, cfg, db), path
 }
 
 // bothStores serves the fixture on MariaDB and on SQLite with the same configuration (the clock

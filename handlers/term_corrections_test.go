@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/wpdb"
 )
 
@@ -31,14 +32,15 @@ func indexedAndSQLStores(t *testing.T, prefix string, setup ...string) map[strin
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { db.Close() })
+			// The SQL variant is deliberately not started: its answers come from SQL alone, which
+			// the indexed variant's must equal.
 			store := wpdb.NewStore(db, wpdb.SiteOverrides{})
 			path := name + "/sql"
 			if indexed {
 				store.Start(ctx, wpdb.StartOptions{WatchInterval: time.Hour, Records: 100})
 				path = name + "/index"
 			}
-			srv := httptest.NewServer(handlers.New(cfg, handlers.Deps{Site: store, DB: db, Users: db, Events: store,
-				Linked: db, Writer: db, Posts: db, Terms: db, TermQuery: db}))
+			srv := httptest.NewServer(service.Handler(cfg, store))
 			t.Cleanup(srv.Close)
 			out[path] = srv
 		}

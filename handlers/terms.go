@@ -8,6 +8,7 @@ import (
 
 // termsHandler serves /categories and /tags (the plugin's wrappers around WordPress' terms controller).
 type termsHandler struct {
+	svc          *pluginServices
 	taxonomy     string
 	kind         string // "category" or "tag"
 	plural       string // route segment
@@ -73,11 +74,11 @@ func (h *termsHandler) list(r *Request) (*Response, error) {
 	}
 	plan := h.termQuery(r, idx, page, perPage)
 
-	terms, err := plan.run(r, idx)
+	terms, err := plan.run(r, idx, h.svc.termQuery)
 	if err != nil {
 		return nil, err
 	}
-	total, err := plan.count(r)
+	total, err := plan.count(r, h.svc.termQuery)
 	if err != nil {
 		return nil, err
 	}

@@ -197,11 +197,11 @@ func parseIDList(v any) []int64 {
 }
 
 // run fetches the page of terms.
-func (p *termPlan) run(r *Request, idx *termIndex) ([]*calendard.Term, error) {
+func (p *termPlan) run(r *Request, idx *termIndex, tq calendard.TermQueryService) ([]*calendard.Term, error) {
 	if p.noTree || p.brokenOrder {
 		return nil, nil
 	}
-	ids, err := r.srv.deps.TermQuery.TermIDs(r.ctx, p.q)
+	ids, err := tq.TermIDs(r.ctx, p.q)
 	if err != nil {
 		return nil, err
 	}
@@ -229,12 +229,12 @@ func (p *termPlan) run(r *Request, idx *termIndex) ([]*calendard.Term, error) {
 
 // count is wp_count_terms over the same arguments: never hierarchical, so hide_empty becomes
 // "tt.count > 0" and empty ancestors the list shows are not counted (reference quirk).
-func (p *termPlan) count(r *Request) (int, error) {
+func (p *termPlan) count(r *Request, tq calendard.TermQueryService) (int, error) {
 	if p.noTree {
 		return 0, nil
 	}
 	q := p.q
 	q.NonEmpty = p.hideEmpty
 	q.Limit, q.Offset = 0, 0
-	return r.srv.deps.TermQuery.CountTerms(r.ctx, q)
+	return tq.CountTerms(r.ctx, q)
 }

@@ -43,7 +43,7 @@ func termWriteError(err error) error {
 // write runs fn in one transaction at the request's clock; the taxonomy cached for validation is
 // dropped afterwards.
 func (h *termsHandler) write(r *Request, fn func(tx calendard.WriteTx) error) error {
-	w := r.srv.deps.Writer
+	w := h.svc.writer
 	if w == nil {
 		return &calendard.Error{Code: "rest_not_implemented", Message: "This endpoint is not implemented by calendard yet.", Status: 501}
 	}

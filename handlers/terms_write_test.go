@@ -253,6 +253,7 @@ func TestTermDelete(t *testing.T) {
 		if _, err := db.Exec("UPDATE wp_term_taxonomy SET parent = 6 WHERE term_id = 7"); err != nil {
 			t.Fatal(err)
 		}
+		settle(t, srv)
 		jazz, _ := termRow(t, db, 3)
 		a := termCall(t, srv, "DELETE", "categories/6", nil, "admin")
 		if a.status != 200 {
@@ -454,6 +455,7 @@ func TestTermUpdateBreaksAnExistingParentLoop(t *testing.T) {
 	if _, err := db.Exec("UPDATE wp_term_taxonomy SET parent = CASE term_id WHEN 7 THEN 8 ELSE 7 END WHERE term_id IN (7, 8)"); err != nil {
 		t.Fatal(err)
 	}
+	settle(t, srv)
 	a := termCall(t, srv, "POST", "categories/3", map[string]any{"parent": 7}, "admin")
 	if a.status != 200 || a.body["parent"] != float64(7) {
 		t.Fatalf("status %d: %s", a.status, a.raw)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -36,10 +37,10 @@ func TestStoppedDatabaseAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: time.Hour, NoIndex: true}) // site options kept in memory
-	srv := httptest.NewServer(handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return eventsNow }},
-		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: store, TermQuery: db}))
+	// Site options kept in memory, but no event index or loaded records: every read below must
+	// reach the database that goes away.
+	store := service.Start(ctx, db, wpdb.SiteOverrides{}, wpdb.StartOptions{WatchInterval: time.Hour, NoIndex: true})
+	srv := httptest.NewServer(service.Handler(handlers.Config{Environment: "local", Clock: func() time.Time { return eventsNow }}, store))
 	t.Cleanup(srv.Close)
 	if a := call(t, srv, "GET", eventsPath+"/41", nil, ""); a.status != 200 {
 		t.Fatalf("before: %d %.200s", a.status, a.raw)

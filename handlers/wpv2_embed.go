@@ -159,24 +159,22 @@ func (s *Server) dispatchEmbedded(parent *Request, href string) any {
 // GET /wp/v2/users/<id> (WP_REST_Users_Controller::get_item) in the view and embed contexts: the
 // public profile posts link to as their author, and _embed shows.
 
-func usersRoutes() []*Route {
+func usersRoutes(svc *coreServices) []*Route {
 	return []*Route{
-		{Path: "/users", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: usersListArgs(), Permission: usersListPermission, Handler: usersList}}},
+		{Path: "/users", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: usersListArgs(), Permission: usersListPermission, Handler: svc.usersList}}},
 		{Path: `/users/(?P<id>[\d]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"},
 			Args: []*Arg{schemaArg("id", false, schema("description", "Unique identifier for the user.", "type", "integer"), nil),
 				registryContextArg()},
-			Permission: userReadPermission, Handler: userGet}}},
+			Permission: svc.userReadPermission, Handler: svc.userGet}}},
 	}
 }
 
 var errUserInvalidID = &calendard.Error{Code: "rest_user_invalid_id", Message: "Invalid user ID.", Status: 404}
 
-func (r *Request) coreUser() (*calendard.CoreUser, error) {
+// coreUser is the user the route names, or rest_user_invalid_id.
+func (c *coreServices) coreUser(r *Request) (*calendard.CoreUser, error) {
 	id := php.Int(r.Value("id"))
-	reader, ok := r.srv.deps.Posts.(calendard.CoreUserReader)
-	if !ok {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2 users.", Status: 501}
-	}
+	reader := c.posts
 	if id <= 0 {
 		return nil, errUserInvalidID
 	}
@@ -192,8 +190,8 @@ func (r *Request) coreUser() (*calendard.CoreUser, error) {
 
 // userReadPermission is get_item_permissions_check: oneself, users who may list users, and
 // anyone for an author of published posts.
-func userReadPermission(r *Request) error {
-	u, err := r.coreUser()
+func (c *coreServices) userReadPermission(r *Request) error {
+	u, err := c.coreUser(r)
 	if err != nil {
 		return err
 	}
@@ -225,12 +223,12 @@ func (r *Request) countsUserPosts(u *calendard.CoreUser) bool {
 }
 
 // userGet answers the profile.
-func userGet(r *Request) (*Response, error) {
-	u, err := r.coreUser()
+func (c *coreServices) userGet(r *Request) (*Response, error) {
+	u, err := c.coreUser(r)
 	if err != nil {
 		return nil, err
 	}
-	o, err := userItem(r, u, r.context())
+	o, err := c.userItem(r, u, r.context())
 	if err != nil {
 		return nil, err
 	}
@@ -239,14 +237,11 @@ func userGet(r *Request) (*Response, error) {
 
 // userItem is WP_REST_Users_Controller::prepare_item_for_response, fields in its order, each in
 // the contexts of its schema.
-func userItem(r *Request, u *calendard.CoreUser, ctx string) (*phpjson.Object, error) {
+func (c *coreServices) userItem(r *Request, u *calendard.CoreUser, ctx string) (*phpjson.Object, error) {
 	edit := ctx == "edit"
 	var ed *calendard.CoreUserEdit
 	if edit {
-		lister, canList := r.srv.deps.Posts.(calendard.CoreUserLister)
-		if !canList {
-			return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2 users.", Status: 501}
-		}
+		lister := c.posts
 		var err error
 		if ed, err = lister.CoreUserEdit(r.ctx, u.ID); err != nil {
 			return nil, err

@@ -480,10 +480,7 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 	if orderby == "include" && php.Empty(r.Value("include")) {
 		return nil, &calendard.Error{Code: "rest_orderby_include_missing_include", Message: "You need to define an include parameter to order by include.", Status: 400}
 	}
-	lister, canList := r.srv.deps.Posts.(calendard.CorePostLister)
-	if !canList {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
-	}
+	lister := h.svc.posts
 	q, err := h.listQuery(r)
 	if err != nil {
 		return nil, err

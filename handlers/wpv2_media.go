@@ -21,15 +21,15 @@ const postTypeAttachment = "attachment"
 
 // newCoreMedia is the attachments controller. Attachments carry the meta keys the plugin registers
 // for every post type (core's footnotes is only for types with an editor).
-func newCoreMedia() *corePosts {
-	return &corePosts{postType: postTypeAttachment, base: "media", attachment: true, meta: eventCoreMeta}
+func newCoreMedia(svc *coreServices) *corePosts {
+	return &corePosts{svc: svc, postType: postTypeAttachment, base: "media", attachment: true, meta: eventCoreMeta}
 }
 
 // mediaRoutes are the attachments controller's two routes. Uploads, edits and deletes are
 // registered (their methods belong in Allow and the index) but answer 501: calendard does not
 // write media.
-func mediaRoutes() []*Route {
-	h := newCoreMedia()
+func mediaRoutes(svc *coreServices) []*Route {
+	h := newCoreMedia(svc)
 	return []*Route{
 		{Path: "/media", Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: h.collectionArgs(), Permission: h.listPermission, Handler: h.list},
@@ -78,8 +78,8 @@ func (h *corePosts) mediaGet(r *Request) (*Response, error) {
 
 // corePost loads any post by ID (nil when there is none), for parents of attachments.
 func (r *Request) corePost(id int64) *calendard.CorePost {
-	reader, ok := r.srv.deps.Posts.(calendard.CorePostReader)
-	if !ok || id <= 0 {
+	reader := r.srv.deps.Posts
+	if id <= 0 {
 		return nil
 	}
 	p, err := reader.CorePost(r.ctx, id)

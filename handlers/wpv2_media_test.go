@@ -18,6 +18,7 @@ func TestCoreMediaShowsAttachmentsAsWordPress(t *testing.T) {
 		if _, err := st.db.Exec("UPDATE wp_posts SET post_parent = 102 WHERE ID = 9"); err != nil {
 			t.Fatal(err)
 		}
+		settle(t, st.srv)
 		for _, tc := range []struct {
 			name, method, path, user string
 			status                   int

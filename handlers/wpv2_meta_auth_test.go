@@ -17,6 +17,7 @@ func TestCoreMetaKeysFollowTheirOwnAuth(t *testing.T) {
 		if _, err := st.db.Exec(`UPDATE wp_usermeta SET meta_value = 'a:2:{s:6:"author";b:1;s:10:"edit_posts";b:0;}' WHERE user_id = 3 AND meta_key = 'wp_capabilities'`); err != nil {
 			t.Fatal(err)
 		}
+		settle(t, st.srv)
 		status := map[string]any{"_tribe_events_status": "canceled"}
 		t.Run(name+"_status_key_refused_on_create_and_nothing_written", func(t *testing.T) {
 			before := rowCounts(t, st.db)

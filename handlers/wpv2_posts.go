@@ -17,6 +17,7 @@ import (
 // corePosts serves one of the calendar's post types under WordPress core's wp/v2 namespace
 // (WP_REST_Posts_Controller as the plugin registers its types: rest_base = the post type name).
 type corePosts struct {
+	svc      *coreServices
 	postType string
 	// base is the rest_base: the post type's name for the plugin's types, "media" for attachments.
 	base string
@@ -70,8 +71,8 @@ func coreMetaFor(postType string) []coreMetaKey {
 	return append(out, coreMetaKey{key: "footnotes", typ: "string"})
 }
 
-func newCorePosts(postType string) *corePosts {
-	cp := &corePosts{postType: postType, base: postType, meta: coreMetaFor(postType)}
+func newCorePosts(postType string, svc *coreServices) *corePosts {
+	cp := &corePosts{svc: svc, postType: postType, base: postType, meta: coreMetaFor(postType)}
 	if postType == calendard.PostTypeEvent {
 		cp.viewable = true
 		cp.taxonomies = []coreTaxonomy{{calendard.TaxonomyTag, "tags"}, {calendard.TaxonomyCategory, calendard.TaxonomyCategory}}

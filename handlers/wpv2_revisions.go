@@ -35,10 +35,7 @@ func (h *corePosts) revisionsArgs() []*Arg {
 
 // revisionsParent is get_parent: the post of this type the route names.
 func (h *corePosts) revisionsParent(r *Request) (*calendard.CorePost, error) {
-	reader, ok := r.srv.deps.Posts.(calendard.CorePostReader)
-	if !ok {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
-	}
+	reader := h.svc.posts
 	invalid := &calendard.Error{Code: "rest_post_invalid_parent", Message: "Invalid post parent ID.", Status: 404}
 	id := php.Int(r.Value("parent"))
 	if id <= 0 {
@@ -72,10 +69,7 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	lister, canList := r.srv.deps.Posts.(calendard.CorePostLister)
-	if !canList {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
-	}
+	lister := h.svc.posts
 	q := calendard.CorePostQuery{PostType: "revision", Statuses: []string{"inherit"}, Parent: &parent.ID, OrderBy: "date ID", Desc: true}
 	q.Include, q.Exclude = r.intList("include"), r.intList("exclude")
 	if search, _ := r.Value("search").(string); search != "" {

@@ -30,10 +30,19 @@ func (s *Server) namespaceRoutes(ns string) []*Route {
 	return s.routes
 }
 
+// coreServices are what the wp/v2 route handlers use beyond the request, given to them when the
+// routes are built (New): wp/v2's post and user queries, raw options, terms and users.
+type coreServices struct {
+	posts PostStore
+	terms calendard.TermService
+	users calendard.UserService
+}
+
 // coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order:
 // the namespace index WordPress adds with the first route, then the routes. The indexes list this
 // table, so they list exactly what is served.
-func (s *Server) coreRouteTable() []*Route {
+func (s *Server) coreRouteTable(plugin *pluginServices) []*Route {
+	svc := &coreServices{posts: s.deps.Posts, terms: s.deps.Terms, users: s.deps.Users}
 	routes := []*Route{{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.namespaceIndex,
 		Args: []*Arg{
 			{Name: "namespace", HasDefault: true, Default: func(*Request) any { return NamespaceCore }},
@@ -41,9 +50,9 @@ func (s *Server) coreRouteTable() []*Route {
 		}}}}}
 	// Attachments register before the plugin's types, as create_initial_rest_routes walks the
 	// post types in registration order.
-	routes = append(routes, mediaRoutes()...)
+	routes = append(routes, mediaRoutes(svc)...)
 	for _, pt := range []string{calendard.PostTypeEvent, calendard.PostTypeVenue, calendard.PostTypeOrganizer} {
-		h := newCorePosts(pt)
+		h := newCorePosts(pt, svc)
 		routes = append(routes, &Route{Path: "/" + pt, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: h.collectionArgs(), Permission: h.listPermission, Handler: h.list},
 			{Methods: []string{"POST"}, Args: h.writeArgs(false), Permission: h.createPermission, Handler: h.create},
@@ -63,11 +72,11 @@ func (s *Server) coreRouteTable() []*Route {
 				Permission: h.revisionDeletePermission, Handler: h.revisionDelete}}})
 	}
 	routes = append(routes, registryRoutes()...)
-	routes = append(routes, coreTermRoutes()...)
-	routes = append(routes, usersRoutes()...)
+	routes = append(routes, coreTermRoutes(plugin)...)
+	routes = append(routes, usersRoutes(svc)...)
 	routes = append(routes, &Route{Path: "/settings", Schema: settingsSchema, Endpoints: []*Endpoint{
-		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: settings},
-		{Methods: []string{"POST", "PUT", "PATCH"}, Args: settingsArgs(), Permission: settingsPermission, Handler: settingsUpdate},
+		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: svc.settings},
+		{Methods: []string{"POST", "PUT", "PATCH"}, Args: settingsArgs(), Permission: settingsPermission, Handler: svc.settingsUpdate},
 	}})
 	for _, rt := range routes {
 		rt.compile()

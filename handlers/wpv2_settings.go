@@ -1,18 +1,12 @@
 package handlers
 
 import (
-	"context"
 	"encoding/json"
 	"strconv"
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/phpjson"
 )
-
-// optionReader reads raw wp_options values (wpdb.DB.Options).
-type optionReader interface {
-	Options(ctx context.Context, names ...string) (map[string]string, error)
-}
 
 // coreSetting is one setting WordPress registers with show_in_rest (register_initial_settings), in
 // registration order.
@@ -53,11 +47,8 @@ func settingsPermission(r *Request) error {
 }
 
 // settings is GET /wp/v2/settings: every registered setting, prepared by its schema type.
-func settings(r *Request) (*Response, error) {
-	reader, isReader := r.srv.deps.Posts.(optionReader)
-	if !isReader {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
-	}
+func (c *coreServices) settings(r *Request) (*Response, error) {
+	reader := c.posts
 	names := make([]string, len(coreSettings))
 	for i, s := range coreSettings {
 		names[i] = s.option

@@ -98,7 +98,7 @@ func settingsArgs() []*Arg {
 
 // settingsUpdate is WP_REST_Settings_Controller::update_item: update_option (or delete_option for
 // null) for every registered setting sent, then the settings as GET answers them.
-func settingsUpdate(r *Request) (*Response, error) {
+func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 	type change struct {
 		option string
 		value  *string // nil deletes
@@ -118,18 +118,14 @@ func settingsUpdate(r *Request) (*Response, error) {
 	}
 	if len(changes) > 0 {
 		err := r.write(func(tx calendard.WriteTx) error {
-			otx, ok := tx.(calendard.OptionWriteTx)
-			if !ok {
-				return &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot write settings.", Status: 501}
-			}
 			for _, c := range changes {
-				old, exists, err := otx.Option(r.ctx, c.option)
+				old, exists, err := tx.Option(r.ctx, c.option)
 				if err != nil {
 					return err
 				}
 				if c.value == nil {
 					if exists {
-						if err := otx.DeleteOption(r.ctx, c.option); err != nil {
+						if err := tx.DeleteOption(r.ctx, c.option); err != nil {
 							return err
 						}
 					}
@@ -139,7 +135,7 @@ func settingsUpdate(r *Request) (*Response, error) {
 				if keep || (exists && value == old) {
 					continue
 				}
-				if err := otx.UpdateOption(r.ctx, c.option, value); err != nil {
+				if err := tx.UpdateOption(r.ctx, c.option, value); err != nil {
 					return err
 				}
 			}
@@ -149,7 +145,7 @@ func settingsUpdate(r *Request) (*Response, error) {
 			return nil, err
 		}
 	}
-	return settings(r)
+	return c.settings(r)
 }
 
 // hasParam is array_key_exists on get_params(): sent, even as null.

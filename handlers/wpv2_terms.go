@@ -45,22 +45,22 @@ var (
 	termViewableTypes = map[string]bool{"post": true, calendard.PostTypeEvent: true, "tec_calendar_embed": true}
 )
 
-func newCoreTerms(taxonomy string) *coreTerms {
+func newCoreTerms(taxonomy string, svc *pluginServices) *coreTerms {
 	h := &coreTerms{taxonomy: taxonomy, base: termRESTBase(taxonomy), caps: termCapsOf(taxonomy)}
 	if taxonomy == calendard.TaxonomyCategory {
 		h.hierarchical = true
-		h.terms = &termsHandler{taxonomy: taxonomy, kind: "category", plural: "categories", hierarchical: true}
+		h.terms = &termsHandler{svc: svc, taxonomy: taxonomy, kind: "category", plural: "categories", hierarchical: true}
 	} else {
-		h.terms = &termsHandler{taxonomy: taxonomy, kind: "tag", plural: "tags"}
+		h.terms = &termsHandler{svc: svc, taxonomy: taxonomy, kind: "tag", plural: "tags"}
 	}
 	return h
 }
 
 // coreTermRoutes registers the term routes of the calendar's taxonomies in WordPress' order (core's
 // tags first, then the plugin's event categories).
-func coreTermRoutes() []*Route {
+func coreTermRoutes(svc *pluginServices) []*Route {
 	var routes []*Route
-	for _, h := range []*coreTerms{newCoreTerms(calendard.TaxonomyTag), newCoreTerms(calendard.TaxonomyCategory)} {
+	for _, h := range []*coreTerms{newCoreTerms(calendard.TaxonomyTag, svc), newCoreTerms(calendard.TaxonomyCategory, svc)} {
 		id := schemaArg("id", false, schema("description", "Unique identifier for the term.", "type", "integer"), nil)
 		force := schemaArg("force", false, schema("type", "boolean", "default", false,
 			"description", "Required to be true, as terms do not support trashing."), nil)
@@ -342,11 +342,11 @@ func (h *coreTerms) list(r *Request) (*Response, error) {
 	a.order, _ = r.Value("order").(string)
 	plan := a.plan(idx)
 
-	terms, err := plan.run(r, idx)
+	terms, err := plan.run(r, idx, h.terms.svc.termQuery)
 	if err != nil {
 		return nil, err
 	}
-	total, err := plan.count(r)
+	total, err := plan.count(r, h.terms.svc.termQuery)
 	if err != nil {
 		return nil, err
 	}

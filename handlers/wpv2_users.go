@@ -76,11 +76,8 @@ func usersListPermission(r *Request) error {
 }
 
 // usersList is GET /wp/v2/users.
-func usersList(r *Request) (*Response, error) {
-	lister, canList := r.srv.deps.Posts.(calendard.CoreUserLister)
-	if !canList {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2 users.", Status: 501}
-	}
+func (c *coreServices) usersList(r *Request) (*Response, error) {
+	lister := c.posts
 	if !php.Empty(r.Value("capabilities")) {
 		// capability__in resolves capabilities through every role's definition and each user's
 		// own grants; calendard does not run that query.
@@ -158,7 +155,7 @@ func usersList(r *Request) (*Response, error) {
 			return nil, err
 		}
 		for _, u := range users {
-			o, err := userItem(r, u, r.context())
+			o, err := c.userItem(r, u, r.context())
 			if err != nil {
 				return nil, err
 			}

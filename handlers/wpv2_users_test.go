@@ -106,6 +106,7 @@ func TestCoreUserWithPrivatePostsShownToWhoMayReadThem(t *testing.T) {
 		if _, err := st.db.Exec("UPDATE wp_posts SET post_author = 5, post_status = 'private' WHERE ID = 34"); err != nil {
 			t.Fatal(err)
 		}
+		settle(t, st.srv)
 		for _, tc := range []struct {
 			name, user string
 			status     int
@@ -128,6 +129,7 @@ func TestCoreUserEditContextShowsRolesAndCapabilities(t *testing.T) {
 		if _, err := st.db.Exec(`UPDATE wp_usermeta SET meta_value = 'a:2:{s:6:"author";b:1;s:10:"edit_posts";b:0;}' WHERE user_id = 3 AND meta_key = 'wp_capabilities'`); err != nil {
 			t.Fatal(err)
 		}
+		settle(t, st.srv)
 		runGetCases(t, name, st.srv, []getCase{
 			{"administrators_see_the_edit_fields", "/wp-json/wp/v2/users/3?context=edit", "admin", 200, func(t *testing.T, a answer) {
 				want := map[string]any{"username": "author", "email": "author@example.com", "locale": "en_US",

@@ -302,7 +302,7 @@ func (h *corePosts) assignTermsPermission(r *Request) error {
 		if len(items) == 0 {
 			continue
 		}
-		terms, err := r.srv.deps.Terms.TermsOf(r.ctx, tax.name)
+		terms, err := h.svc.terms.TermsOf(r.ctx, tax.name)
 		if err != nil {
 			return err
 		}
@@ -321,10 +321,7 @@ func (h *corePosts) assignTermsPermission(r *Request) error {
 
 // byID loads a post of the type written by this request.
 func (h *corePosts) byID(r *Request, id int64) (*calendard.CorePost, error) {
-	reader, ok := r.srv.deps.Posts.(calendard.CorePostReader)
-	if !ok {
-		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "This store cannot serve wp/v2.", Status: 501}
-	}
+	reader := h.svc.posts
 	p, err := reader.CorePost(r.ctx, id)
 	if err != nil {
 		return nil, err
@@ -465,7 +462,7 @@ func (h *corePosts) prepare(r *Request, before *calendard.Post) (*calendard.Core
 	if v, ok := r.Param("author"); ok && !php.Empty(v) {
 		id := php.Int(v)
 		if id != r.User.ID {
-			u, err := r.srv.deps.Users.UserByID(r.ctx, id)
+			u, err := h.svc.users.UserByID(r.ctx, id)
 			if err != nil {
 				return nil, err
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -25,12 +26,10 @@ func BenchmarkEventUpdate(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: time.Second})
-	h := handlers.New(handlers.Config{Environment: "local", DBTimeout: time.Minute},
-		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: db, TermQuery: db})
+	store := service.Start(ctx, db, wpdb.SiteOverrides{}, service.Live)
+	h := service.Handler(handlers.Config{Environment: "local", DBTimeout: time.Minute}, store)
 	auth := basic("admin", appPasswords["admin"])
 	update := func(i int) {
 		body := fmt.Sprintf(`{"title":"Benchmark night %d","start_date":"2027-05-10 10:00:00","end_date":"2027-05-10 12:00:00"}`, i)

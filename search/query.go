@@ -92,17 +92,19 @@ func hasWord(s string) bool {
 type Events struct {
 	calendard.EventService
 	Index *Index
+	// Substrings is the exact path's in-memory event index (wpdb.Store.Index), nil when there is
+	// none: it lets a search leave the substring match's events out of the Meilisearch request.
+	Substrings SubstringIndex
 	// MaxIDs bounds the IDs handed to the exact path beside the substring match (an SQL IN list);
 	// a search with more is answered by the substring match alone. 0: 30,000.
 	MaxIDs int
 }
 
-// substringIndex is the exact path's in-memory event index, when it has one (wpdb.Store).
-func (e *Events) substringIndex() *wpdb.EventIndex {
-	if s, ok := e.EventService.(interface{ Index() *wpdb.EventIndex }); ok {
-		return s.Index()
-	}
-	return nil
+// SubstringIndex lists the events the substring match finds (wpdb's event index).
+type SubstringIndex interface {
+	// SearchMatches returns the IDs of the listed events the search terms match and of every
+	// listed event (both ascending); ok is false when the index cannot answer.
+	SearchMatches(site *calendard.Site, terms []calendard.SearchTerm) (matches, listed []int64, ok bool)
 }
 
 func (e *Events) maxIDs() int {
@@ -140,7 +142,7 @@ func (e *Events) FindEvents(ctx context.Context, site *calendard.Site, f calenda
 // match is listed.
 func (e *Events) beyondSubstring(ctx context.Context, site *calendard.Site, f calendard.EventFilter, q string) ([]int64, error) {
 	filter := searchFilter(f)
-	if x := e.substringIndex(); x != nil {
+	if x := e.Substrings; x != nil {
 		if matches, listed, ok := x.SearchMatches(site, f.Search); ok {
 			filter = and(filter, exceptIDs(matches, listed))
 		}

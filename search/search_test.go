@@ -127,7 +127,7 @@ func newCalendarWith(t testing.TB, m *testenv.Meilisearch, prepare func(*sql.DB)
 	ix.Follow(db.Changes())
 	ix.Start(ctx)
 	c := &calendar{db: db, raw: raw, store: store, site: site, ix: ix, sql: store,
-		meili: &Events{EventService: store, Index: ix}}
+		meili: &Events{EventService: store, Index: ix, Substrings: store.Index()}}
 	c.waitUsable(t)
 	return c
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"runtime/debug"
 	"testing"
+
+	"github.com/calendard/calendard/internal/service"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -103,5 +105,17 @@ func TestServeGCPercent(t *testing.T) {
 				t.Fatalf("GC percent %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// service.Live, the store the tests run, is the store serve runs with the default configuration.
+func TestLiveStoreIsTheDefaultConfiguration(t *testing.T) {
+	c, err := loadConfig(nil, env(map[string]string{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := service.Live
+	if c.WatchInterval != l.WatchInterval || c.Reconcile != l.Reconcile || c.RecordCache != l.Records || c.EventIndex == l.NoIndex {
+		t.Errorf("defaults: watch %v, reconcile %v, records %d, index %v; service.Live %+v", c.WatchInterval, c.Reconcile, c.RecordCache, c.EventIndex, l)
 	}
 }

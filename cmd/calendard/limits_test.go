@@ -5,12 +5,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
+	"github.com/calendard/calendard/wpdb"
 )
 
 func TestLimitDefaults(t *testing.T) {
@@ -95,7 +98,13 @@ func TestHTTPServerHeaderLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httpServer(c, handlers.New(handlers.Config{MaxURIBytes: c.MaxURIBytes}, handlers.Deps{}))
+	db, err := wpdb.Open("sqlite://"+filepath.Join(t.TempDir(), "c.db"), "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	// Not started: every request here is refused before a route runs.
+	srv := httpServer(c, service.Handler(handlers.Config{MaxURIBytes: c.MaxURIBytes}, wpdb.NewStore(db, wpdb.SiteOverrides{})))
 	if srv.MaxHeaderBytes != 32<<10 || srv.ReadHeaderTimeout != 10*time.Second || srv.ReadTimeout < c.BodyTimeout {
 		t.Errorf("server %+v", srv)
 	}

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/wpdb"
 )
 
@@ -186,8 +187,7 @@ func serve(args []string) error {
 	}
 	defer ln.Close()
 
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff})
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache, IndexFile: indexFilePath(cfg),
+	store := service.Start(ctx, db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff}, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache, IndexFile: indexFilePath(cfg),
 		OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
 	if ix := store.Index(); ix != nil && db.Dialect() == wpdb.SQLite {
 		// A small embedded calendar is indexed before the first request; a large one waits for
@@ -200,7 +200,7 @@ func serve(args []string) error {
 		cancel()
 	}
 	metrics := newMetrics(cfg)
-	events, linked, geo := searchServices(ctx, cfg, db, store, log, metrics)
+	found := searchServices(ctx, cfg, db, store, log, metrics)
 	stopMetrics, err := serveMetrics(cfg, metrics)
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func serve(args []string) error {
 		return err
 	}
 	defer respCache.Close()
-	engine := handlers.New(handlers.Config{
+	engine := service.Handler(handlers.Config{
 		Environment:    cfg.Environment,
 		TrustedProxies: cfg.TrustedProxies,
 		Clock:          clock,
@@ -241,8 +241,7 @@ func serve(args []string) error {
 		WholeSite:   db.Dialect() == wpdb.SQLite,
 		Geo:         cfg.Search.Geo,
 		GeoRadiusKM: cfg.Search.GeoRadiusKM,
-	}, handlers.Deps{Site: store, DB: db, Users: db, Events: events, Linked: linked, Geo: geo, Writer: db, Posts: store, Terms: store, TermQuery: store,
-		Generation: store.Generation})
+	}, store, service.WithSearch(found))
 
 	srv := httpServer(cfg, engine)
 	errc := make(chan error, 1)

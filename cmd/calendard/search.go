@@ -14,7 +14,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/search"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -106,10 +106,11 @@ func (c *Config) resolveSearch() error {
 }
 
 // searchServices wires Meilisearch in front of the store when configured: event and linked-post
-// searches and the geo service; without it, the store answers everything (the geo service from SQL).
-func searchServices(ctx context.Context, cfg *Config, db *wpdb.DB, store *wpdb.Store, log *slog.Logger, reg *prometheus.Registry) (calendard.EventService, calendard.LinkedService, calendard.GeoService) {
+// searches, relevance order and the geo service; without it, the store answers everything (the geo
+// service from SQL) and ranked is nil.
+func searchServices(ctx context.Context, cfg *Config, db *wpdb.DB, store *wpdb.Store, log *slog.Logger, reg *prometheus.Registry) service.Search {
 	if err := cfg.resolveSearch(); err != nil || cfg.Search.Mode != "meili" {
-		return store, store, &search.Geo{DB: db}
+		return service.Search{Geo: &search.Geo{DB: db}}
 	}
 	var r prometheus.Registerer
 	if reg != nil {
@@ -120,7 +121,11 @@ func searchServices(ctx context.Context, cfg *Config, db *wpdb.DB, store *wpdb.S
 	ix.Follow(db.Changes())
 	ix.Start(ctx)
 	log.Info("search through Meilisearch", "url", redact(cfg.Search.MeiliURL), "prefix", cfg.Search.MeiliPrefix)
-	return &search.Events{EventService: store, Index: ix}, &search.Linked{LinkedService: store, Index: ix}, &search.Geo{DB: db, Index: ix}
+	events := &search.Events{EventService: store, Index: ix}
+	if x := store.Index(); x != nil {
+		events.Substrings = x
+	}
+	return service.Search{Events: events, Ranked: events, Linked: &search.Linked{LinkedService: store, Index: ix}, Geo: &search.Geo{DB: db, Index: ix}}
 }
 
 // reindex is "calendard reindex": fresh Meilisearch indexes built from the database and swapped in

@@ -142,7 +142,8 @@ func TestSearchMetricsAreRegistered(t *testing.T) {
 	t.Cleanup(cancel)
 	cfg := &Config{Search: SearchConfig{MeiliURL: "http://127.0.0.1:1", MeiliPrefix: "calendard", MeiliTimeout: search.DefaultTimeout}}
 	reg := newMetrics(&Config{Metrics: true})
-	searchServices(ctx, cfg, db, nil, slog.New(slog.DiscardHandler), reg)
+	// Only the registration is looked at: the store need not run.
+	searchServices(ctx, cfg, db, wpdb.NewStore(db, wpdb.SiteOverrides{}), slog.New(slog.DiscardHandler), reg)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

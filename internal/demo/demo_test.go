@@ -17,6 +17,7 @@ import (
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/demo"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/wpdb"
 )
 
@@ -56,7 +57,9 @@ func newCalendarOn(t *testing.T, db *wpdb.DB) *calendar {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
+	live, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	store := service.Start(live, db, wpdb.SiteOverrides{}, service.Live)
 	site, err := store.Site(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +68,7 @@ func newCalendarOn(t *testing.T, db *wpdb.DB) *calendar {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(handlers.New(handlers.Config{Environment: "local", Clock: func() time.Time { return anchor }},
-		handlers.Deps{Site: store, DB: db, Users: db, Events: store, Linked: db, Writer: db, Posts: db, Terms: db, TermQuery: db}))
+	srv := httptest.NewServer(service.Handler(handlers.Config{Environment: "local", Clock: func() time.Time { return anchor }}, store))
 	t.Cleanup(srv.Close)
 	return &calendar{db: db, site: site, admin: admin, srv: srv, appPass: res.AppPassword}
 }

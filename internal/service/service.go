@@ -1,0 +1,66 @@
+// Package service puts calendard together: the running store and the HTTP layer over it, with
+// search in front when configured. It is the one wiring `calendard serve` and the tests use, so a
+// test runs the store as production runs it (change feed, event index, loaded records kept) unless
+// it names what differs.
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/wpdb"
+)
+
+// Live is how serve runs the store unless configured otherwise (the defaults of
+// CALENDAR_WATCH_INTERVAL, CALENDAR_RECONCILE_INTERVAL and CALENDAR_RECORD_CACHE; the event index on).
+var Live = wpdb.StartOptions{WatchInterval: time.Second, Reconcile: 5 * time.Minute, Records: 5000}
+
+// Start returns the store over db, running until ctx ends: the change feed polled every
+// o.WatchInterval, the event index built in the background (unless o.NoIndex), loaded records kept
+// (o.Records).
+func Start(ctx context.Context, db *wpdb.DB, overrides wpdb.SiteOverrides, o wpdb.StartOptions) *wpdb.Store {
+	store := wpdb.NewStore(db, overrides)
+	store.Start(ctx, o)
+	return store
+}
+
+// Search is what Meilisearch (package search) or the geo filters put in front of the store; a nil
+// field keeps the store's own answer (Ranked nil: orderby=relevance is ignored, as the plugin does;
+// Geo nil: no geo filters).
+type Search struct {
+	Events calendard.EventService
+	Ranked handlers.RankedEvents
+	Linked calendard.LinkedService
+	Geo    calendard.GeoService
+}
+
+// Option names what a wiring differs in from the store alone.
+type Option func(*handlers.Deps)
+
+// WithSearch answers searches, relevance order and the geo filters through s.
+func WithSearch(s Search) Option {
+	return func(d *handlers.Deps) {
+		if s.Events != nil {
+			d.Events = s.Events
+		}
+		if s.Linked != nil {
+			d.Linked = s.Linked
+		}
+		d.Ranked, d.Geo = s.Ranked, s.Geo
+	}
+}
+
+// Handler is the HTTP API over store with cfg's settings (the clock, limits, the response cache
+// ...): the only place the handlers get their services.
+func Handler(cfg handlers.Config, store *wpdb.Store, opts ...Option) *gin.Engine {
+	d := handlers.Deps{Site: store, DB: store.DB, Users: store.DB, Writer: store.DB, Events: store, Linked: store,
+		Posts: store, Terms: store, TermQuery: store, Generation: store.Generation}
+	for _, o := range opts {
+		o(&d)
+	}
+	return handlers.New(cfg, d)
+}
