@@ -173,25 +173,40 @@ func bodyFailure(e *calendard.Error) *Response {
 	return resp.Header("Connection", "close")
 }
 
-// After refusing a body, the service keeps reading (and dropping) what the client still sends for a
-// moment, so that the client gets to read the answer before the connection closes.
+// After refusing a body, the service keeps reading (and dropping) what the client still sends, so
+// that the client gets to read the answer before the connection closes: as nginx's lingering
+// close, for up to lingerTime in all, lingerIdle without a byte, and lingerBytes.
 const (
-	lingerTime  = 2 * time.Second
+	lingerTime  = 30 * time.Second
+	lingerIdle  = 5 * time.Second
 	lingerBytes = 16 << 20
 )
 
 // linger is nginx's lingering close: the answer is flushed, then the rest of the body is read and
-// thrown away for up to lingerTime and lingerBytes, holding no memory. Without it, a client still
-// writing when the connection closes gets a reset that can swallow the answer.
+// thrown away, holding no memory. Without it, a client still writing when the connection closes
+// gets a reset that can swallow the answer (on a busy machine a client sending megabytes is still
+// writing seconds after the answer).
 func (s *Server) linger(c *gin.Context) {
 	c.Writer.Flush()
 	if c.Request.Body == nil {
 		return
 	}
-	if err := http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(lingerTime)); err != nil {
-		return
+	rc := http.NewResponseController(c.Writer)
+	end := time.Now().Add(lingerTime)
+	for left := int64(lingerBytes); left > 0; {
+		deadline := time.Now().Add(lingerIdle)
+		if deadline.After(end) {
+			deadline = end
+		}
+		if rc.SetReadDeadline(deadline) != nil {
+			return
+		}
+		n, err := io.CopyN(io.Discard, c.Request.Body, min(left, 64<<10))
+		left -= n
+		if err != nil || time.Now().After(end) {
+			return
+		}
 	}
-	_, _ = io.CopyN(io.Discard, c.Request.Body, lingerBytes)
 }
 
 // readBody parses JSON and form bodies into the request's parameter sources, as they stream in:
