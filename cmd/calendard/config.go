@@ -20,12 +20,12 @@ import (
 // Config is the service configuration, read from CALENDAR_* environment variables (flags of the same
 // name without the prefix override them).
 type Config struct {
-	Listen         string
-	DB             string // "sqlite://PATH" or "mysql://<go-sql-driver DSN>"
+	Listen string
+	DB     string // "sqlite://PATH" or "mysql://<go-sql-driver DSN>"
 	// DBReplicas are the read replicas' DSNs (without "mysql://"); ReplicaMaxLag how far behind
 	// the primary one may fall before it is left out.
-	DBReplicas    []string
-	ReplicaMaxLag time.Duration
+	DBReplicas     []string
+	ReplicaMaxLag  time.Duration
 	TablePrefix    string
 	SiteURL        string
 	Now            *time.Time
