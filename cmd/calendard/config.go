@@ -20,12 +20,8 @@ import (
 // Config is the service configuration, read from CALENDAR_* environment variables (flags of the same
 // name without the prefix override them).
 type Config struct {
-	Listen string
-	DB     string // "sqlite://PATH" or "mysql://<go-sql-driver DSN>"
-	// DBReplicas are the read replicas' DSNs (without "mysql://"); ReplicaMaxLag how far behind
-	// the primary one may fall before it is left out.
-	DBReplicas     []string
-	ReplicaMaxLag  time.Duration
+	Listen         string
+	DB             string // "sqlite://PATH" or "mysql://<go-sql-driver DSN>"
 	TablePrefix    string
 	SiteURL        string
 	Now            *time.Time
@@ -80,6 +76,10 @@ type Config struct {
 	MetricsAddr   string
 	// Search is Meilisearch and the geo filters (search.go).
 	Search SearchConfig
+	// DBReplicas are the read replicas' DSNs (without "mysql://"); ReplicaMaxLag how long one may
+	// take to apply the primary's commits before it is left out.
+	DBReplicas    []string
+	ReplicaMaxLag time.Duration
 	// Args are the command's arguments other than flags.
 	Args []string
 }
