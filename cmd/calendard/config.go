@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -519,11 +520,13 @@ func loadConfigFor(command string, args []string, getenv func(string) string, ex
 	return c, c.checkLimits()
 }
 
+var replicaSep = regexp.MustCompile(`,\s*mysql://`)
+
 // splitReplicas splits a CALENDAR_DB_REPLICAS value at the commas that start another mysql://
 // value, so that a comma inside a password does not.
 func splitReplicas(v string) []string {
 	var out []string
-	for i, part := range strings.Split(v, ",mysql://") {
+	for i, part := range replicaSep.Split(v, -1) {
 		part = strings.TrimSpace(part)
 		if i > 0 {
 			part = "mysql://" + part
