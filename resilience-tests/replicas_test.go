@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +90,26 @@ func TestReplicasReadYourWritesAcrossInstances(t *testing.T) {
 	// Lag: the replica receives the writes but does not apply them.
 	if err := rep.Replica.Exec(ctx, "STOP SLAVE SQL_THREAD"); err != nil {
 		t.Fatal(err)
+	}
+	// An application password created in WordPress (here by the CLI, on the primary) works at once:
+	// authentication reads the primary, not the replica that has not applied it.
+	create := exec.Command(calendardBin(t), "user", "app-password", "create", "admin", "--name", "replica-lag", "--porcelain")
+	create.Env = append(os.Environ(), "CALENDAR_DB=mysql://"+rep.Primary.DSN("wp"))
+	out, err := create.Output()
+	if err != nil {
+		t.Fatalf("app-password create: %v\n%s", err, out)
+	}
+	for _, s := range []*server{a, b} {
+		req, _ := http.NewRequestWithContext(ctx, "GET", s.base+"/wp-json/tribe/events/v1/events?status=draft&per_page=1", nil)
+		req.SetBasicAuth("admin", strings.TrimSpace(string(out)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("a new application password on %s: %d, want 200", s.addr, resp.StatusCode)
+		}
 	}
 	roundTrips("lagging", 4)
 	for _, s := range []*server{a, b} {
