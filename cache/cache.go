@@ -605,7 +605,8 @@ func (c *Cache) incr() (uint64, error) {
 	return v, err
 }
 
-// encodeChange is the pub/sub message: "gen all terms id,id,...".
+// encodeChange is the pub/sub message: "gen all terms id,id,...[ position]", the position being
+// the primary's GTID position of the change (read replicas: the other instances' reads wait for it).
 func encodeChange(gen uint64, ch wpdb.Change) string {
 	var b strings.Builder
 	b.WriteString(strconv.FormatUint(gen, 10))
@@ -617,12 +618,15 @@ func encodeChange(gen uint64, ch wpdb.Change) string {
 		}
 		b.WriteString(strconv.FormatInt(id, 10))
 	}
+	if ch.Position != "" {
+		b.WriteString(" " + ch.Position)
+	}
 	return b.String()
 }
 
 func decodeChange(s string) (uint64, *wpdb.Change, bool) {
-	f := strings.SplitN(s, " ", 4)
-	if len(f) != 4 {
+	f := strings.SplitN(s, " ", 5)
+	if len(f) < 4 {
 		return 0, nil, false
 	}
 	gen, err := strconv.ParseUint(f[0], 10, 64)
@@ -630,6 +634,9 @@ func decodeChange(s string) (uint64, *wpdb.Change, bool) {
 		return 0, nil, false
 	}
 	ch := &wpdb.Change{All: f[1] == "1", Terms: f[2] == "1"}
+	if len(f) == 5 {
+		ch.Position = f[4]
+	}
 	if f[3] != "" {
 		for _, p := range strings.Split(f[3], ",") {
 			id, err := strconv.ParseInt(p, 10, 64)

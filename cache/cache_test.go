@@ -353,3 +353,15 @@ func TestRedisPushModeHitsWithoutARoundTripAndStillSeesEveryChange(t *testing.T)
 		}
 	})
 }
+
+// The announcement carries the change's primary position (read replicas) and reads without one (an
+// instance of an earlier version, or no replicas) as before.
+func TestChangeAnnouncementCarriesThePosition(t *testing.T) {
+	for _, ch := range []wpdb.Change{{Posts: []int64{5, 7}, Position: "0-1-42"}, {All: true, Position: "0-1-3,1-2-9"},
+		{Terms: true}, {Posts: []int64{9}}} {
+		gen, got, ok := decodeChange(encodeChange(12, ch))
+		if !ok || gen != 12 || got.Position != ch.Position || got.All != ch.All || got.Terms != ch.Terms || len(got.Posts) != len(ch.Posts) {
+			t.Errorf("%+v came back as %d %+v %v", ch, gen, got, ok)
+		}
+	}
+}

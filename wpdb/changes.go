@@ -32,6 +32,10 @@ type Change struct {
 	Remote bool
 	// Generation is the feed's generation after this change.
 	Generation uint64
+	// Position (read replicas only) is the primary's GTID position that holds the change: reads
+	// after it wait for a replica to have applied it. The instance that made the change announces
+	// it with the change; a change published without one gets the primary's current position.
+	Position string
 }
 
 // Feed is the calendar's one change feed: calendard's own writes publish what they touched right
@@ -87,6 +91,10 @@ func (f *Feed) Subscribe(fn func(Change)) {
 func (f *Feed) Publish(c Change) {
 	f.inflight.Add(1)
 	defer f.inflight.Add(-1)
+	// Before any subscriber reloads what changed: from here on, reads see the change.
+	if f.db != nil && f.db.sql.rs != nil && (c.Position == "" || !f.db.notePosition(c.Position)) {
+		c.Position = f.db.learnPosition(f.db.sql.primary())
+	}
 	c.Generation = f.gen.Add(1)
 	f.mu.Lock()
 	subs := slices.Clone(f.subs)
@@ -238,7 +246,9 @@ func (f *Feed) Poll(ctx context.Context) (bool, error) {
 	for try := 0; try < 3; try++ {
 		seq := f.ownSeq.Load()
 		busy := f.ownCommits.Load() > 0
-		w, err = f.db.readWatermark(ctx, f.db.sql)
+		// The primary's: the poll's readings must not go back in time, nor miss what a
+		// replica has not applied yet (Publish then makes the reloads wait for it).
+		w, err = f.db.readWatermark(ctx, f.db.sql.primary())
 		if err != nil || (!busy && f.ownCommits.Load() == 0 && f.ownSeq.Load() == seq) {
 			break
 		}

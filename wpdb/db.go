@@ -17,15 +17,15 @@ import (
 
 // DB is a WordPress database.
 type DB struct {
-	sql     *sql.DB
+	sql     *pool
 	prefix  string
 	dialect Dialect
 	feed    *Feed
 }
 
 // newDB wraps a pool; every store has its change feed.
-func newDB(pool *sql.DB, prefix string, d Dialect) *DB {
-	db := &DB{sql: pool, prefix: prefix, dialect: d}
+func newDB(p *sql.DB, prefix string, d Dialect) *DB {
+	db := &DB{sql: &pool{DB: p}, prefix: prefix, dialect: d}
 	db.feed = newFeed(db)
 	return db
 }

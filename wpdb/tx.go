@@ -180,7 +180,10 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 		return err
 	}
 	if db.feed != nil && changed {
-		db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged, All: t.optionsChanged})
+		// With replicas: the commit's position, read on its own connection, so that every read
+		// after this write returns (here, and on the instances it is announced to) sees it.
+		pos := db.learnPosition(conn)
+		db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged, All: t.optionsChanged, Position: pos})
 	}
 	if track {
 		db.feed.absorb(before, end)

@@ -13,9 +13,11 @@ import (
 
 // userByField loads a user and the usermeta authentication needs. The comparison runs in SQL so the
 // column collation decides (case-insensitive, trailing spaces ignored on MySQL), as in WordPress.
+// It reads the primary, never a replica: an application password created in WordPress a moment ago
+// must work at once, and calendard cannot know the position of a write it did not make.
 func (db *DB) userByField(ctx context.Context, field string, value any) (*calendard.UserRecord, error) {
 	u := &calendard.UserRecord{}
-	err := db.sql.QueryRowContext(ctx, "SELECT ID, user_login, user_email, user_pass FROM "+db.t("users")+
+	err := db.sql.primary().QueryRowContext(ctx, "SELECT ID, user_login, user_email, user_pass FROM "+db.t("users")+
 		" WHERE "+field+" = ? ORDER BY ID LIMIT 1", value).Scan(&u.ID, &u.Login, &u.Email, &u.Pass)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -23,7 +25,7 @@ func (db *DB) userByField(ctx context.Context, field string, value any) (*calend
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.sql.QueryContext(ctx, "SELECT meta_key, meta_value FROM "+db.t("usermeta")+
+	rows, err := db.sql.primary().QueryContext(ctx, "SELECT meta_key, meta_value FROM "+db.t("usermeta")+
 		" WHERE user_id = ? AND meta_key IN (?, '_application_passwords') ORDER BY umeta_id", u.ID, db.prefix+"capabilities")
 	if err != nil {
 		return nil, err
@@ -72,7 +74,7 @@ func (db *DB) UserByID(ctx context.Context, id int64) (*calendard.UserRecord, er
 // transaction takes the database's one write lock.
 func (db *DB) RecordAppPasswordUsage(ctx context.Context, userID int64, uuid, ip string, now time.Time) error {
 	var value nullString
-	err := db.sql.QueryRowContext(ctx, "SELECT meta_value FROM "+db.t("usermeta")+
+	err := db.sql.primary().QueryRowContext(ctx, "SELECT meta_value FROM "+db.t("usermeta")+
 		" WHERE user_id = ? AND meta_key = '_application_passwords' ORDER BY umeta_id LIMIT 1", userID).Scan(&value)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +77,10 @@ type Config struct {
 	MetricsAddr   string
 	// Search is Meilisearch and the geo filters (search.go).
 	Search SearchConfig
+	// DBReplicas are the read replicas' DSNs (without "mysql://"); ReplicaMaxLag how long one may
+	// take to apply the primary's commits before it is left out.
+	DBReplicas    []string
+	ReplicaMaxLag time.Duration
 	// Args are the command's arguments other than flags.
 	Args []string
 }
@@ -107,6 +112,28 @@ var settings = []setting{
 			return nil
 		}
 		return fmt.Errorf("must be sqlite://PATH or mysql://USER:PASS@tcp(HOST:PORT)/DBNAME, got %q", redact(v))
+	}},
+	{"CALENDAR_DB_REPLICAS", "db-replicas", "", "comma-separated MariaDB read replicas of a mysql:// CALENDAR_DB (mysql://USER:PASS@tcp(HOST:PORT)/DBNAME,mysql://…): reads go to them, writes and logins to CALENDAR_DB", func(c *Config, v string) error {
+		c.DBReplicas = nil
+		for _, spec := range splitReplicas(v) {
+			dsn, ok := strings.CutPrefix(spec, "mysql://")
+			if !ok {
+				return fmt.Errorf("each replica must be mysql://USER:PASS@tcp(HOST:PORT)/DBNAME, got %q", redact(spec))
+			}
+			if _, err := wpdb.MySQLConfig(dsn); err != nil {
+				return fmt.Errorf("invalid MySQL DSN %q: %v", redact(spec), scrubValue(err.Error(), spec))
+			}
+			if slices.Contains(c.DBReplicas, dsn) {
+				return fmt.Errorf("%q is listed twice", redact(spec))
+			}
+			c.DBReplicas = append(c.DBReplicas, dsn)
+		}
+		return nil
+	}},
+	{"CALENDAR_REPLICA_MAX_LAG", "replica-max-lag", "5s", "how long a read replica may take to apply what the primary committed before reads leave it out (Go duration, 100ms to 1h)", func(c *Config, v string) error {
+		d, err := parseDuration(v, 100*time.Millisecond, time.Hour, false)
+		c.ReplicaMaxLag = d
+		return err
 	}},
 	{"CALENDAR_TABLE_PREFIX", "table-prefix", "wp_", "WordPress table prefix", func(c *Config, v string) error {
 		if !wpdb.ValidPrefix(v) {
@@ -460,6 +487,8 @@ func loadConfigFor(command string, args []string, getenv func(string) string, ex
 			// -h shows the default, which may come from the environment.
 			if s.flag == "meili-key" {
 				fs.Lookup(s.flag).DefValue = mask
+			} else if s.flag == "db-replicas" {
+				fs.Lookup(s.flag).DefValue = redactReplicas(def)
 			} else {
 				fs.Lookup(s.flag).DefValue = redact(def)
 			}
@@ -485,7 +514,36 @@ func loadConfigFor(command string, args []string, getenv func(string) string, ex
 	if err := c.resolveSearch(); err != nil {
 		return nil, err
 	}
+	if err := c.checkReplicas(); err != nil {
+		return nil, err
+	}
 	return c, c.checkLimits()
+}
+
+var replicaSep = regexp.MustCompile(`,\s*mysql://`)
+
+// splitReplicas splits a CALENDAR_DB_REPLICAS value at the commas that start another mysql://
+// value, so that a comma inside a password does not.
+func splitReplicas(v string) []string {
+	var out []string
+	for i, part := range replicaSep.Split(v, -1) {
+		part = strings.TrimSpace(part)
+		if i > 0 {
+			part = "mysql://" + part
+		}
+		if part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// checkReplicas refuses read replicas of an embedded store.
+func (c *Config) checkReplicas() error {
+	if len(c.DBReplicas) > 0 && !strings.HasPrefix(c.DB, "mysql://") {
+		return &ConfigError{Var: "CALENDAR_DB_REPLICAS", Err: errors.New("read replicas need a mysql:// CALENDAR_DB (the embedded SQLite store has none)")}
+	}
+	return nil
 }
 
 // checkLimits refuses limits that contradict each other.

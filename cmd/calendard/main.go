@@ -200,6 +200,9 @@ func serve(args []string) error {
 		cancel()
 	}
 	metrics := newMetrics(cfg)
+	if err := useReplicas(cfg, db, log, metrics); err != nil {
+		return err
+	}
 	found := searchServices(ctx, cfg, db, store, log, metrics)
 	stopMetrics, err := serveMetrics(cfg, metrics)
 	if err != nil {

@@ -50,6 +50,15 @@ func redact(v string) string {
 	return v
 }
 
+// redactReplicas is redact for each DSN of a CALENDAR_DB_REPLICAS list.
+func redactReplicas(v string) string {
+	parts := splitReplicas(v)
+	for i, p := range parts {
+		parts[i] = redact(p)
+	}
+	return strings.Join(parts, ",")
+}
+
 // secretsOf returns the passwords a value carries (see redact), for scrubbing text that may quote
 // them in other forms.
 func secretsOf(v string) []string {
@@ -89,7 +98,7 @@ func scrubValue(text, v string) string {
 
 // secretSettings are the variables and flags whose values carry credentials.
 var secretSettings = map[string]bool{
-	"CALENDAR_DB": true, "CALENDAR_REDIS_URL": true, "CALENDAR_MEILI_URL": true, "CALENDAR_MEILI_KEY": true,
+	"CALENDAR_DB": true, "CALENDAR_DB_REPLICAS": true, "db-replicas": true, "CALENDAR_REDIS_URL": true, "CALENDAR_MEILI_URL": true, "CALENDAR_MEILI_KEY": true,
 	"db": true, "redis-url": true, "meili-url": true, "meili-key": true, "from": true, "to": true,
 }
 
@@ -107,6 +116,13 @@ var secrets = &scrubber{}
 // add registers a configured value; key marks a value that is itself a secret (an API key).
 func (s *scrubber) add(v string, key bool) {
 	if v == "" {
+		return
+	}
+	if parts := splitReplicas(v); !key && len(parts) > 1 {
+		// A CALENDAR_DB_REPLICAS list: each DSN carries its own password.
+		for _, p := range parts {
+			s.add(p, false)
+		}
 		return
 	}
 	s.mu.Lock()

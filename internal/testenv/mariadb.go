@@ -43,6 +43,7 @@ type MariaDB struct {
 	p      *proc
 	client string
 	server []string // the server's command line, for Restart
+	extra  []string // more server options (replication.go)
 }
 
 // lookPath finds a binary on PATH or in the sbin directories Debian uses for servers.
@@ -111,6 +112,7 @@ func (m *MariaDB) startOn(port int) error {
 		"--bind-address=127.0.0.1", "--socket=" + m.Socket, "--tmpdir=" + m.tmp, "--pid-file=" + filepath.Join(m.Dir, "mysqld.pid"),
 		"--log-error=" + filepath.Join(m.Dir, "err.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
 		"--innodb-flush-log-at-trx-commit=2", "--max-connections=500"}
+	m.server = append(m.server, m.extra...)
 	return m.start()
 }
 
