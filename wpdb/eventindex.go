@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/collation"
+	"github.com/calendard/calendard/internal/mysqlcast"
 )
 
 // EventIndex answers event list filters, order and totals from memory: the list keys of every event
@@ -81,20 +83,20 @@ const legacyAbsent = -1
 // for the start, are a regular row: MariaDB reads them as their digits.
 func legacyRow(start, end string, hasStart, hasEnd bool) ixRow {
 	if hasStart && hasEnd {
-		sp, sReg := packDate(start)
-		ep, eReg := packDate(end)
-		sn, sOK, sValid := mysqlDatetime(start)
-		en, eOK, _ := mysqlDatetime(end)
+		sp, sReg := mysqlcast.Pack(start)
+		ep, eReg := mysqlcast.Pack(end)
+		sn, sOK, sValid := mysqlcast.Datetime(start)
+		en, eOK, _ := mysqlcast.Datetime(end)
 		if sReg && eReg && sOK && eOK && sValid && sp == sn && ep == en {
 			return ixRow{startN: sn, endN: en}
 		}
 	}
 	r := ixRow{startN: legacyAbsent, endN: legacyAbsent, irr: &ixRowText{legacy: true}}
 	if hasStart {
-		r.startN, r.irr.start = mysqlDatetimeCompared(start), strings.Clone(start)
+		r.startN, r.irr.start = mysqlcast.DatetimeCompared(start), strings.Clone(start)
 	}
 	if hasEnd {
-		r.endN, r.irr.end = mysqlDatetimeCompared(end), strings.Clone(end)
+		r.endN, r.irr.end = mysqlcast.DatetimeCompared(end), strings.Clone(end)
 	}
 	return r
 }
@@ -107,7 +109,7 @@ func (r *ixRow) legacyStart() (n int64, null bool) {
 	if r.startN == legacyAbsent {
 		return 0, true
 	}
-	n, _, valid := mysqlDatetime(r.irr.start)
+	n, _, valid := mysqlcast.Datetime(r.irr.start)
 	if !valid {
 		return 0, true // NULLs tie
 	}
@@ -120,7 +122,7 @@ func (r *ixRow) startText() string {
 	if r.irr != nil {
 		return r.irr.start
 	}
-	return unpackDate(r.startN)
+	return mysqlcast.Unpack(r.startN)
 }
 
 // ixEvent is the list key of one tribe_events post. Its fields are ordered to leave no padding:
@@ -217,11 +219,11 @@ const searchSep = "\xff"
 // appendSearchText appends an event's search text (ixEvent.text) to dst: a build folds every event
 // into one reused buffer and keeps only the result.
 func appendSearchText(dst []byte, title, excerpt, content string) []byte {
-	dst = likeFoldAppend(dst, title)
+	dst = collation.LikeFoldAppend(dst, title)
 	dst = append(dst, searchSep...)
-	dst = likeFoldAppend(dst, excerpt)
+	dst = collation.LikeFoldAppend(dst, excerpt)
 	dst = append(dst, searchSep...)
-	return likeFoldAppend(dst, content)
+	return collation.LikeFoldAppend(dst, content)
 }
 
 // textPacker stores many short texts as substrings of a few large strings (textBlock bytes each):
@@ -965,7 +967,7 @@ func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*i
 	}
 	q := &ixQuery{f: f, legacy: !s.mode.customTables}
 	for _, t := range f.Search {
-		folded := likeFold(t.Text)
+		folded := collation.LikeFold(t.Text)
 		q.search = append(q.search, foldedTerm{text: folded, grams: gramsOf(folded), exclude: t.Exclude})
 	}
 	ok := true
@@ -973,8 +975,8 @@ func (s *ixSnapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*i
 		if v == nil {
 			return nil
 		}
-		n, regular := packDate(*v)
-		if m, inRange, _ := mysqlDatetime(*v); !regular || (q.legacy && (!inRange || m != n)) {
+		n, regular := mysqlcast.Pack(*v)
+		if m, inRange, _ := mysqlcast.Datetime(*v); !regular || (q.legacy && (!inRange || m != n)) {
 			ok = false
 		}
 		return &ixBound{s: *v, n: n}
@@ -1084,10 +1086,10 @@ func statusMatcher(statuses []string) func(string) bool {
 		}
 		var ok bool
 		if statuses == nil {
-			ok = !textEqual(st, "trash") && !textEqual(st, "auto-draft")
+			ok = !collation.Equal(st, "trash") && !collation.Equal(st, "auto-draft")
 		} else {
 			for _, want := range statuses {
-				if textEqual(st, want) {
+				if collation.Equal(st, want) {
 					ok = true
 					break
 				}
@@ -1097,9 +1099,6 @@ func statusMatcher(statuses []string) func(string) bool {
 		return ok
 	}
 }
-
-// textEqual is equality under the tables' collation (exact text first, the common case).
-func textEqual(a, b string) bool { return a == b || collate520(a, b) == 0 }
 
 // matchRow reports whether a (start, end) row passes the date bounds.
 func (q *ixQuery) matchRow(r *ixRow) bool {
@@ -1152,9 +1151,9 @@ func dateOK(r *ixRow, start bool, b *ixBound, want int) bool {
 		}
 		c = cmp.Compare(n, b.n)
 	} else if start {
-		c = collate520(r.irr.start, b.s)
+		c = collation.Compare(r.irr.start, b.s)
 	} else {
-		c = collate520(r.irr.end, b.s)
+		c = collation.Compare(r.irr.end, b.s)
 	}
 	switch want {
 	case 1:
@@ -1279,7 +1278,7 @@ func compareStart(a, b *ixRow) int {
 		}
 		return cmp.Or(cmp.Compare(rank(aNull), rank(bNull)), cmp.Compare(an, bn))
 	}
-	return collate520(a.startText(), b.startText())
+	return collation.Compare(a.startText(), b.startText())
 }
 
 func (q *ixQuery) compareHits(a, b ixHit) int {
@@ -1554,7 +1553,7 @@ func (x *EventIndex) SearchMatches(site *calendard.Site, terms []calendard.Searc
 	q := &ixQuery{}
 	for _, t := range terms {
 		if !t.Exclude {
-			folded := likeFold(t.Text)
+			folded := collation.LikeFold(t.Text)
 			q.search = append(q.search, foldedTerm{text: folded, grams: gramsOf(folded)})
 		}
 	}
@@ -1602,48 +1601,9 @@ func (x *EventIndex) FindEvents(site *calendard.Site, f *calendard.EventFilter) 
 	return ids, total, true
 }
 
-// packDate turns a regular "YYYY-MM-DD HH:MM:SS" into YYYYMMDDhhmmss.
-// unpackDate writes a packed date out again: packDate's input, exactly.
-func unpackDate(n int64) string {
-	var b [19]byte
-	for i := 18; i >= 0; i-- {
-		switch i {
-		case 4, 7:
-			b[i] = '-'
-		case 10:
-			b[i] = ' '
-		case 13, 16:
-			b[i] = ':'
-		default:
-			b[i] = byte('0' + n%10)
-			n /= 10
-		}
-	}
-	return string(b[:])
-}
-
-func packDate(s string) (int64, bool) {
-	if len(s) != 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < 19; i++ {
-		switch i {
-		case 4, 7, 10, 13, 16:
-			continue
-		}
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
-}
-
 func newRow(start, end string) ixRow {
-	sn, ok1 := packDate(start)
-	en, ok2 := packDate(end)
+	sn, ok1 := mysqlcast.Pack(start)
+	en, ok2 := mysqlcast.Pack(end)
 	if ok1 && ok2 {
 		return ixRow{startN: sn, endN: en}
 	}
@@ -1804,8 +1764,8 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode ixMode, ids []int64, mar
 		} else {
 			e.noText = true
 		}
-		e.password = password != "" && collate520(password, "") != 0
-		e.postDateN, _ = packDate(postDate)
+		e.password = password != "" && collation.Compare(password, "") != 0
+		e.postDateN, _ = mysqlcast.Pack(postDate)
 		out[e.id] = e
 	}
 	pack.flush()
@@ -2297,12 +2257,12 @@ func (k *ixKeys) addMeta(id int64, key string, v nullString, startKey, endKey st
 	case metaVenue:
 		if v.Valid { // CAST(NULL) is NULL, never IN (...)
 			l := k.listsOf(id)
-			l.venues = append(l.venues, castSigned(v.String))
+			l.venues = append(l.venues, mysqlcast.Signed(v.String))
 		}
 	case metaOrganizer:
 		if v.Valid {
 			l := k.listsOf(id)
-			l.orgs = append(l.orgs, castSigned(v.String))
+			l.orgs = append(l.orgs, mysqlcast.Signed(v.String))
 		}
 	case startKey:
 		if v.Valid {
@@ -2323,7 +2283,7 @@ func canonicalKey(k string, keys []string) string {
 		}
 	}
 	for _, want := range keys {
-		if collate520(k, want) == 0 {
+		if collation.Compare(k, want) == 0 {
 			return want
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/collation"
+	"github.com/calendard/calendard/internal/mysqlcast"
 )
 
 // syntheticIndex compiles an index of n events shaped like bench/gen's calendars (four years of
@@ -26,7 +28,7 @@ func syntheticIndex(n int) *ixSnapshot {
 			status = []string{"draft", "private", "pending", "trash"}[r.IntN(4)]
 		}
 		e.setStatus(status)
-		e.postDateN, _ = packDate(start.AddDate(0, -2, 0).Format(calendard.DBDateTime))
+		e.postDateN, _ = mysqlcast.Pack(start.AddDate(0, -2, 0).Format(calendard.DBDateTime))
 		e.rows = []ixRow{newRow(start.Format(calendard.DBDateTime), end.Format(calendard.DBDateTime))}
 		e.featured = r.IntN(20) == 0
 		var venueIDs, orgIDs []int64
@@ -91,7 +93,7 @@ func BenchmarkLikeFold(b *testing.B) {
 	text := "Ein Abend mit Kammermusik im Großen Saal – Beethoven, Schubert & Fauré. Café geöffnet ab 18 Uhr."
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		likeFold(text)
+		collation.LikeFold(text)
 	}
 }
 

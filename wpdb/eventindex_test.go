@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/mysqlcast"
 )
 
 // indexFilterValues are the values random filters draw from: the fixture's own dates and IDs, so
@@ -248,7 +249,7 @@ func TestEventIndexAnswersAsSQL(t *testing.T) {
 
 func allRegular(f calendard.EventFilter) bool {
 	for _, b := range []*string{f.StartOnOrAfter, f.EndOnOrBefore, f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter} {
-		if _, ok := packDate(deref(b, "2000-01-01 00:00:00")); !ok {
+		if _, ok := mysqlcast.Pack(deref(b, "2000-01-01 00:00:00")); !ok {
 			return false
 		}
 	}
@@ -450,9 +451,9 @@ func TestEventIndexPatchesAsItRebuilds(t *testing.T) {
 
 func TestUnpackDateIsPackDatesInverse(t *testing.T) {
 	for _, s := range []string{"2026-11-25 21:38:17", "0000-00-00 00:00:00", "9999-12-31 23:59:59", "2024-02-29 00:00:01"} {
-		n, ok := packDate(s)
-		if !ok || unpackDate(n) != s {
-			t.Errorf("unpackDate(packDate(%q)) = %q (%v)", s, unpackDate(n), ok)
+		n, ok := mysqlcast.Pack(s)
+		if !ok || mysqlcast.Unpack(n) != s {
+			t.Errorf("mysqlcast.Unpack(mysqlcast.Pack(%q)) = %q (%v)", s, mysqlcast.Unpack(n), ok)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/calendard/calendard/internal/collation"
 	"modernc.org/sqlite"
 )
 
@@ -38,7 +39,7 @@ var sqliteFunctions = []struct {
 
 func registerSQLite() error {
 	registerOnce.Do(func() {
-		if registerErr = sqlite.RegisterCollationUtf8(CollationName, collate520); registerErr != nil {
+		if registerErr = sqlite.RegisterCollationUtf8(CollationName, collation.Compare); registerErr != nil {
 			return
 		}
 		for _, fn := range sqliteFunctions {
