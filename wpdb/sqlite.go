@@ -19,7 +19,7 @@ import (
 // WordPress tables' text with utf8mb4_unicode_520_ci (case- and accent-insensitive, trailing spaces
 // ignored) and matches LIKE the same way; SQLite gets that behaviour from a registered collation,
 // which the schema declares on every text column, and a replacement like(), both driven by the
-// collation's own weights (collation.go).
+// collation's own weights (internal/collation).
 
 // CollationName is the SQLite collation standing in for utf8mb4_unicode_520_ci.
 const CollationName = "wp_unicode_ci"

@@ -9,6 +9,7 @@ import (
 	"github.com/maypok86/otter/v2"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/eventindex"
 )
 
 // Store is the database plus the configuration that overrides its options, and what calendard
@@ -111,7 +112,7 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 			if !s.index.Ready() {
 				waitIndex(ctx, s.index.WaitReady)
 			}
-			if s.index.Ready() && filtersByIDs(&f) && !s.index.IDsReady() {
+			if s.index.Ready() && eventindex.FiltersByIDs(&f) && !s.index.IDsReady() {
 				waitIndex(ctx, s.index.WaitIDsReady)
 			}
 			if s.index.Ready() && len(f.Search) > 0 && !s.index.TextReady() {
@@ -210,11 +211,11 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 		go s.feed.Watch(ctx, o.WatchInterval, o.Reconcile, o.OnError)
 	}
 	if !o.NoIndex {
-		s.index = NewEventIndex(s.DB, o.OnError)
+		s.index = NewEventIndex(s.DB, eventindex.Options{OnError: o.OnError})
 		if o.IndexFile != "" {
 			s.index.UseFile(o.IndexFile)
 		}
-		s.index.Follow(s.feed, s.Site)
+		followFeed(s.index, s.feed, s.Site)
 		go func() {
 			if site, err := s.Site(ctx); err == nil && s.index.LoadFile(ctx, site) {
 				return
@@ -226,7 +227,7 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 				case <-ctx.Done():
 				}
 			}
-			s.index.buildUntilReady(ctx, s.Site)
+			s.index.BuildUntilReady(ctx, s.Site)
 		}()
 	}
 }
