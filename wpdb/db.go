@@ -1,6 +1,9 @@
 // Package wpdb reads and writes the WordPress tables The Events Calendar uses (wp_posts, wp_postmeta,
 // the term tables, wp_options, the user tables and the plugin's tec_* tables) with hand-written SQL.
 // Queries are small named functions; a page of API records costs a fixed number of queries.
+// Lists are answered from the in-memory event index (package eventindex), which reads the database
+// through this package's loaders (eventindex_source.go); text compares under the collation of
+// internal/collation on the SQLite store as on MariaDB.
 package wpdb
 
 import (

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/collation"
 	"github.com/calendard/calendard/internal/testenv"
 )
 
@@ -143,7 +144,7 @@ func TestCastIntAgreesWithMariaDB(t *testing.T) {
 func TestTextColumnsCompareAlike(t *testing.T) {
 	dbs := emptyStores(t)
 	for _, db := range dbs {
-		for i, w := range collationSample {
+		for i, w := range collation.Sample {
 			if _, err := db.sql.Exec("INSERT INTO wp_terms (term_id, name, slug) VALUES (?, ?, '')", i+1, w); err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +164,7 @@ func TestTextColumnsCompareAlike(t *testing.T) {
 	words := func(ids []int64) []string {
 		var out []string
 		for _, id := range ids {
-			out = append(out, collationSample[id-1])
+			out = append(out, collation.Sample[id-1])
 		}
 		return out
 	}
@@ -175,7 +176,7 @@ func TestTextColumnsCompareAlike(t *testing.T) {
 		return words(b)
 	}
 	same("ORDER BY name", "SELECT term_id FROM wp_terms ORDER BY name, term_id")
-	for _, w := range collationSample {
+	for _, w := range collation.Sample {
 		same("= "+w, "SELECT term_id FROM wp_terms WHERE name = ? ORDER BY term_id", w)
 		for _, p := range []string{w, "%" + w + "%", w + "_", "_" + w} {
 			same("LIKE "+p, "SELECT term_id FROM wp_terms WHERE name LIKE ? ORDER BY term_id", p)

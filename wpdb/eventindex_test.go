@@ -7,10 +7,13 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/eventindex"
+	"github.com/calendard/calendard/internal/mysqlcast"
 )
 
 // indexFilterValues are the values random filters draw from: the fixture's own dates and IDs, so
@@ -196,18 +199,16 @@ func TestEventIndexAnswersAsSQL(t *testing.T) {
 				}
 			}
 			values := collectFilterValues(t, s)
-			for m, mode := range []ixMode{{true, false}, {false, false}, {true, true}, {false, true}} {
+			for m, mode := range []eventindex.Mode{{CustomTables: true}, {}, {CustomTables: true, UTC: true}, {UTC: true}} {
 				site := *base
-				site.UseCustomTables, site.TimezoneModeSite = mode.customTables, mode.utc
+				site.UseCustomTables, site.TimezoneModeSite = mode.CustomTables, mode.UTC
 				// Blocks of 3 or 4 events, so that the fixture's lists count whole blocks (and the
 				// edges of odd lengths) as a large calendar's do.
-				defer func(n int) { ixBlockLen = n }(ixBlockLen)
-				ixBlockLen = 3 + m%2
-				x := NewEventIndex(s.DB, nil)
+				x := NewEventIndex(s.DB, eventindex.Options{BlockLen: 3 + m%2})
 				if err := x.Build(ctx, &site); err != nil {
 					t.Fatal(err)
 				}
-				if slow := len(x.snap.Load().slow); (round == 0) != (slow == 0) {
+				if slow := x.Stats().Irregular; (round == 0) != (slow == 0) {
 					t.Fatalf("round %d has %d events with several or irregular dates", round, slow)
 				}
 				r := rand.New(rand.NewPCG(1, uint64(len(values.dates))))
@@ -248,7 +249,7 @@ func TestEventIndexAnswersAsSQL(t *testing.T) {
 
 func allRegular(f calendard.EventFilter) bool {
 	for _, b := range []*string{f.StartOnOrAfter, f.EndOnOrBefore, f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter} {
-		if _, ok := packDate(deref(b, "2000-01-01 00:00:00")); !ok {
+		if _, ok := mysqlcast.Pack(deref(b, "2000-01-01 00:00:00")); !ok {
 			return false
 		}
 	}
@@ -389,7 +390,7 @@ func TestEventIndexPatchesAsItRebuilds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x := NewEventIndex(s.DB, nil)
+		x := NewEventIndex(s.DB, eventindex.Options{})
 		if err := x.Build(ctx, site); err != nil {
 			t.Fatal(err)
 		}
@@ -448,15 +449,6 @@ func TestEventIndexPatchesAsItRebuilds(t *testing.T) {
 	})
 }
 
-func TestUnpackDateIsPackDatesInverse(t *testing.T) {
-	for _, s := range []string{"2026-11-25 21:38:17", "0000-00-00 00:00:00", "9999-12-31 23:59:59", "2024-02-29 00:00:01"} {
-		n, ok := packDate(s)
-		if !ok || unpackDate(n) != s {
-			t.Errorf("unpackDate(packDate(%q)) = %q (%v)", s, unpackDate(n), ok)
-		}
-	}
-}
-
 // calendard's own writes are announced by the writes themselves; the watermark poll must not take
 // them for changes from outside too (a full rebuild of everything kept, per write), while a direct
 // change still is one.
@@ -476,9 +468,9 @@ func TestOwnWritesAreNotSeenAsOutsideChanges(t *testing.T) {
 		ids, total, _ := s.Index().FindEvents(site, &f)
 		// What the start itself may announce (a first poll that failed on a loaded machine is
 		// followed by a change from outside) is over once three polls have passed quietly.
-		rebuilds := s.Index().allSeen.Load()
+		rebuilds := s.Index().Stats().Rebuilds
 		for quiet := time.Now(); time.Since(quiet) < 150*time.Millisecond || s.Index().Stale(); time.Sleep(10 * time.Millisecond) {
-			if n := s.Index().allSeen.Load(); n != rebuilds {
+			if n := s.Index().Stats().Rebuilds; n != rebuilds {
 				rebuilds, quiet = n, time.Now()
 			}
 		}
@@ -498,7 +490,7 @@ func TestOwnWritesAreNotSeenAsOutsideChanges(t *testing.T) {
 				t.Fatalf("after hiding %d events the list has %d, want %d", i+1, n, total-i-1)
 			}
 		}
-		if n := s.Index().allSeen.Load() - rebuilds; n != 0 {
+		if n := s.Index().Stats().Rebuilds - rebuilds; n != 0 {
 			t.Errorf("three calendard writes were taken for %d outside changes", n)
 		}
 		if _, err := s.sql.ExecContext(ctx, "UPDATE wp_posts SET post_status = 'draft', post_modified_gmt = '2031-01-01 00:00:00' WHERE ID = ?", ids[5]); err != nil {
@@ -509,10 +501,10 @@ func TestOwnWritesAreNotSeenAsOutsideChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(30 * time.Second)
-		for s.Index().allSeen.Load() == rebuilds && time.Now().Before(deadline) {
+		for s.Index().Stats().Rebuilds == rebuilds && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		if s.Index().allSeen.Load() == rebuilds {
+		if s.Index().Stats().Rebuilds == rebuilds {
 			t.Error("a direct change was not seen")
 		}
 	})
@@ -546,7 +538,7 @@ func TestSearchMatchesAreTheListsSubstringMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x := NewEventIndex(s.DB, nil)
+		x := NewEventIndex(s.DB, eventindex.Options{})
 		if _, _, ok := x.SearchMatches(site, calendard.ParseSearch("Night")); ok {
 			t.Fatal("an index not built answered")
 		}
@@ -600,13 +592,20 @@ func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mode := modeOf(site)
-		events, err := s.DB.loadIndexEvents(ctx, mode, nil, nil, false)
-		if err != nil {
-			t.Fatal(err)
+		// The passes are held apart: the second and third wait for the test (gatedSource).
+		src := &gatedSource{Source: indexSource{s.DB}, ids: make(chan struct{}), texts: make(chan struct{})}
+		x := eventindex.New(src, eventindex.Options{})
+		built := make(chan error, 1)
+		go func() { built <- x.Build(ctx, site) }()
+		defer func() {
+			src.release()
+			if err := <-built; err != nil {
+				t.Error(err)
+			}
+		}()
+		if !x.WaitReady(ctxTimeout(t, 20*time.Second)) {
+			t.Fatal("the first pass never finished")
 		}
-		x := NewEventIndex(s.DB, nil)
-		x.snap.Store(compileIndex(mode, events))
 		same := func(f calendard.EventFilter) bool {
 			t.Helper()
 			ids, total, ok := x.FindEvents(site, &f)
@@ -645,14 +644,8 @@ func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 				t.Fatalf("the first pass answered %s without the events' IDs", describeFilter(f))
 			}
 		}
-		keys, err := s.DB.loadIndexIDs(ctx, mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x.mu.Lock()
-		x.addIDs(keys, mode)
-		x.mu.Unlock()
-		if !x.IDsReady() || x.TextReady() {
+		close(src.ids)
+		if !x.WaitIDsReady(ctxTimeout(t, 20*time.Second)) || x.TextReady() {
 			t.Fatalf("after the second pass: IDs ready %v, text ready %v", x.IDsReady(), x.TextReady())
 		}
 		for _, f := range byIDs {
@@ -663,18 +656,43 @@ func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 		if same(search) {
 			t.Fatal("the second pass answered a search without the search text")
 		}
-		texts, err := s.DB.loadIndexTexts(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x.mu.Lock()
-		x.addTexts(texts, mode, watermark{}, x.patches)
-		x.mu.Unlock()
-		if !x.TextReady() {
+		close(src.texts)
+		if !x.WaitTextReady(ctxTimeout(t, 20*time.Second)) {
 			t.Fatal("the search text did not make the index ready for searches")
 		}
 		if !same(search) || !same(list) || !same(byIDs[0]) {
 			t.Fatal("the index with its search text declined a list or a search")
+		}
+	})
+}
+
+// gatedSource is a database's index source whose IDs and Texts wait for the test to close ids and
+// texts, so that a first build's passes can be looked at one by one.
+type gatedSource struct {
+	eventindex.Source
+	ids, texts chan struct{}
+	once       sync.Once
+}
+
+func (g *gatedSource) IDs(ctx context.Context, mode eventindex.Mode) (*eventindex.Keys, error) {
+	<-g.ids
+	return g.Source.IDs(ctx, mode)
+}
+
+func (g *gatedSource) Texts(ctx context.Context) ([]eventindex.Text, error) {
+	<-g.texts
+	return g.Source.Texts(ctx)
+}
+
+// release opens whichever gates the test left closed, so that the build can end.
+func (g *gatedSource) release() {
+	g.once.Do(func() {
+		for _, c := range []chan struct{}{g.ids, g.texts} {
+			select {
+			case <-c:
+			default:
+				close(c)
+			}
 		}
 	})
 }
@@ -708,7 +726,7 @@ func TestFullBuildHintsTheMetaKeyIndexOnlyWhereItExists(t *testing.T) {
 			if hint, err := s.metaKeyIndexHint(ctx, s.sql); err != nil || hint != c.hint {
 				t.Fatalf("hint %q (%v), want %q", hint, err, c.hint)
 			}
-			x := NewEventIndex(s.DB, nil)
+			x := NewEventIndex(s.DB, eventindex.Options{})
 			if err := x.Build(ctx, site); err != nil {
 				t.Fatal(err)
 			}
@@ -771,37 +789,6 @@ func TestFirstBuildOnMariaDBStartsAfterTheFirstSQLListOrTheGrace(t *testing.T) {
 	}
 }
 
-// Past 255 distinct spellings a status is kept on its event rather than as a shared code: every
-// event still answers with its own spelling, and the index file keeps it.
-func TestRareStatusesKeepTheirSpelling(t *testing.T) {
-	var events []*ixEvent
-	for i := range 300 {
-		e := &ixEvent{id: int64(i + 1)}
-		e.setStatus(fmt.Sprintf("zz-status-%03d", i))
-		events = append(events, e)
-	}
-	rare := 0
-	for i, e := range events {
-		if want := fmt.Sprintf("zz-status-%03d", i); e.status() != want {
-			t.Fatalf("event %d: status %q, want %q", e.id, e.status(), want)
-		}
-		if e.statusID == rareStatus {
-			rare++
-		}
-	}
-	if rare == 0 {
-		t.Fatal("300 new spellings left no status rare: the test does not reach the rare path")
-	}
-	match := statusMatcher([]string{"ZZ-STATUS-299"}) // the column's collation ignores case
-	q := &ixQuery{f: &calendard.EventFilter{}, statusOK: match, statusOKByID: statusTable(match)}
-	if !q.matchEvent(events[299], false) {
-		t.Fatal("a rare status does not match its own spelling in another case")
-	}
-	if q.matchEvent(events[298], false) {
-		t.Fatal("a rare status matched another spelling")
-	}
-}
-
 // On the embedded store a first pass reads the event posts from the listposts partial index when
 // it exists, and through the posts table when it does not: the same events either way, an event
 // whose post_type is spelled in another case included (the index's condition compares under the
@@ -823,8 +810,8 @@ func TestFirstPassReadsTheListpostsIndexOnlyWhereItExists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mode := modeOf(site)
-	firstPass := func(wantIndex bool) map[int64]ixEvent {
+	mode := eventindex.ModeOf(site)
+	firstPass := func(wantIndex bool) map[int64]eventindex.Event {
 		t.Helper()
 		query, args, err := s.DB.indexPostsQuery(ctx, s.sql, nil, false)
 		if err != nil {
@@ -847,12 +834,12 @@ func TestFirstPassReadsTheListpostsIndexOnlyWhereItExists(t *testing.T) {
 		if used := strings.Contains(plan.String(), "wp_posts_calendard_listposts"); used != wantIndex {
 			t.Fatalf("plan %q: uses listposts %v, want %v", plan.String(), used, wantIndex)
 		}
-		var mark watermark
+		var mark eventindex.Mark
 		events, err := s.DB.loadIndexEvents(ctx, mode, nil, &mark, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := map[int64]ixEvent{}
+		out := map[int64]eventindex.Event{}
 		for id, e := range events {
 			out[id] = *e
 		}

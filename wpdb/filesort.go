@@ -1,5 +1,7 @@
 package wpdb
 
+import "github.com/calendard/calendard/internal/collation"
+
 // MariaDB's filesort, reproduced for the SQLite store.
 //
 // When MariaDB cannot read rows in ORDER BY order from an index, it sorts them with its filesort, and
@@ -47,7 +49,7 @@ func (k filesortKey) compare(a, b *filesortRow) int {
 	case string:
 		y, _ := b.key.(string)
 		if k.text {
-			c = collate520(x, y)
+			c = collation.Compare(x, y)
 		} else {
 			c = compareBytes(x, y)
 		}

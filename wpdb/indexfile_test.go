@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/eventindex"
 )
 
 // The index file lets the next start serve from memory at once, but only while it holds the
 // database's state: a direct change, a damaged file or another table prefix means a build.
 func TestEventIndexFileServesTheNextStartOnlyWhileCurrent(t *testing.T) {
-	saved := indexFileSaveDelay
-	indexFileSaveDelay = 0
-	defer func() { indexFileSaveDelay = saved }()
+	saved := eventindex.FileSaveDelay
+	eventindex.FileSaveDelay = 0
+	defer func() { eventindex.FileSaveDelay = saved }()
 	filters := []calendard.EventFilter{
 		{Statuses: []string{"publish"}, StartOnOrAfter: ptr("2000-01-01 00:00:00"), Limit: 500},
 		{Statuses: []string{"publish", "draft", "private"}, StartOnOrAfter: ptr("2025-01-01 00:00:00"), EndOnOrBefore: ptr("2026-12-31 23:59:59"), Limit: 7, Offset: 3},
@@ -53,7 +54,7 @@ func TestEventIndexFileServesTheNextStartOnlyWhileCurrent(t *testing.T) {
 			return out
 		}
 		built := start(first)
-		if built.Index().fromFile.Load() {
+		if built.Index().Stats().FromFile {
 			t.Fatal("the first start loaded a file that did not exist")
 		}
 		want := answers(built)
@@ -79,7 +80,7 @@ func TestEventIndexFileServesTheNextStartOnlyWhileCurrent(t *testing.T) {
 
 		t.Run("an unchanged database starts from the file with the same answers", func(t *testing.T) {
 			st := start(copyTo("same.index", data))
-			if !st.Index().fromFile.Load() {
+			if !st.Index().Stats().FromFile {
 				t.Fatal("built again although the file held the database's state")
 			}
 			if got := answers(st); !reflect.DeepEqual(got, want) {
@@ -88,7 +89,7 @@ func TestEventIndexFileServesTheNextStartOnlyWhileCurrent(t *testing.T) {
 		})
 		t.Run("a damaged file is not used and the index is built", func(t *testing.T) {
 			st := start(copyTo("damaged.index", data[:len(data)/2]))
-			if st.Index().fromFile.Load() {
+			if st.Index().Stats().FromFile {
 				t.Fatal("a truncated file was loaded")
 			}
 			if got := answers(st); !reflect.DeepEqual(got, want) {
@@ -101,7 +102,7 @@ func TestEventIndexFileServesTheNextStartOnlyWhileCurrent(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := start(copyTo("old.index", data))
-			if st.Index().fromFile.Load() {
+			if st.Index().Stats().FromFile {
 				t.Fatal("a file older than the database was loaded")
 			}
 			if got := answers(st); reflect.DeepEqual(got, want) || got[0][len(got[0])-1] != want[0][len(want[0])-1]-1 {

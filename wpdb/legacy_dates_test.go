@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/eventindex"
 )
 
 // On a site without the custom tables the plugin's event query (Tribe__Events__Repositories__Event)
@@ -60,7 +61,7 @@ func TestLegacyDateBoundsAsThePlugin(t *testing.T) {
 				}
 			}
 		}
-		x := NewEventIndex(s.DB, nil)
+		x := NewEventIndex(s.DB, eventindex.Options{})
 		if err := x.Build(ctx, &site); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/calendard/calendard/internal/mysqlcast"
 	"github.com/calendard/calendard/internal/testenv"
 )
 
@@ -69,8 +70,8 @@ func TestMySQLDatetimeIsMariaDBs(t *testing.T) {
 	lite := sqliteFixtureStore(t)
 	const bound = "2027-01-05 00:00:00"
 	for _, text := range texts {
-		n, _, valid := mysqlDatetime(text)
-		packed := unpackDate(n)
+		n, _, valid := mysqlcast.Datetime(text)
+		packed := mysqlcast.Unpack(n)
 		var value sql.NullString
 		var eq, ge int
 		if err := my.QueryRowContext(ctx, "SELECT CAST(? AS DATETIME), CAST(? AS DATETIME) = ?, CAST(? AS DATETIME) >= ?",

@@ -7,18 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"math"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/calendard/calendard/internal/collation"
+	"github.com/calendard/calendard/internal/mysqlcast"
 )
 
 // The embedded store: a SQLite file holding the same WordPress tables. MySQL compares and sorts the
 // WordPress tables' text with utf8mb4_unicode_520_ci (case- and accent-insensitive, trailing spaces
 // ignored) and matches LIKE the same way; SQLite gets that behaviour from a registered collation,
 // which the schema declares on every text column, and a replacement like(), both driven by the
-// collation's own weights (collation.go).
+// collation's own weights (internal/collation).
 
 // CollationName is the SQLite collation standing in for utf8mb4_unicode_520_ci.
 const CollationName = "wp_unicode_ci"
@@ -41,14 +42,14 @@ func castDatetimeCmpSQL(args []driver.Value) (driver.Value, error) {
 	if args[0] == nil {
 		return nil, nil
 	}
-	return mysqlDatetimeCompared(toText(args[0])), nil
+	return mysqlcast.DatetimeCompared(toText(args[0])), nil
 }
 
 func castDatetimeSQL(args []driver.Value) (driver.Value, error) {
 	if args[0] == nil {
 		return nil, nil
 	}
-	if v, ok := mysqlDatetimeValue(toText(args[0])); ok {
+	if v, ok := mysqlcast.DatetimeValue(toText(args[0])); ok {
 		return v, nil
 	}
 	return nil, nil
@@ -64,44 +65,10 @@ func castSignedSQL(args []driver.Value) (driver.Value, error) {
 	case int64:
 		return x, nil
 	case float64:
-		return castSigned(strconv.FormatFloat(x, 'f', -1, 64)), nil
+		return mysqlcast.Signed(strconv.FormatFloat(x, 'f', -1, 64)), nil
 	default:
-		return castSigned(toText(x)), nil
+		return mysqlcast.Signed(toText(x)), nil
 	}
-}
-
-// castSigned is MySQL's CAST(text AS SIGNED): leading whitespace and a sign, then the digits up to
-// the first other character (none: 0). Below the signed range the result clamps to its minimum; above
-// it the digits are read as an unsigned number (clamped to 2^64-1) and reinterpreted as signed.
-func castSigned(s string) int64 {
-	i := 0
-	for i < len(s) && strings.IndexByte(" \t\n\v\f\r", s[i]) >= 0 {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
-	var n uint64
-	overflow := false
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		d := uint64(s[i] - '0')
-		if n > (math.MaxUint64-d)/10 {
-			overflow = true
-			continue
-		}
-		n = n*10 + d
-	}
-	switch {
-	case neg && (overflow || n > 1<<63):
-		return math.MinInt64
-	case neg:
-		return -int64(n)
-	case overflow:
-		return -1 // 2^64-1 reinterpreted
-	}
-	return int64(n)
 }
 
 // likeFunc is MySQL's LIKE under the tables' collation: % and _ wildcards, backslash escapes (or the
@@ -120,7 +87,7 @@ func likeFunc(args []driver.Value) (driver.Value, error) {
 			esc = []rune(s)[0]
 		}
 	}
-	if likeMatch([]rune(toText(args[0])), []rune(toText(args[1])), esc) {
+	if collation.LikeMatch([]rune(toText(args[0])), []rune(toText(args[1])), esc) {
 		return int64(1), nil
 	}
 	return int64(0), nil
@@ -135,45 +102,6 @@ func toText(v driver.Value) string {
 	default:
 		return fmt.Sprint(x)
 	}
-}
-
-// likeMatch matches a LIKE pattern against a value (my_wildcmp_uca): _ is one character, % any run,
-// the escape character makes the next pattern character literal (a trailing one is literal itself),
-// and characters compare under the collation.
-func likeMatch(p, v []rune, esc rune) bool {
-	for len(p) > 0 {
-		switch {
-		case p[0] == esc && len(p) > 1:
-			if len(v) == 0 || !sameChar520(v[0], p[1]) {
-				return false
-			}
-			p, v = p[2:], v[1:]
-		case p[0] == '%':
-			for len(p) > 0 && p[0] == '%' {
-				p = p[1:]
-			}
-			if len(p) == 0 {
-				return true
-			}
-			for i := 0; i <= len(v); i++ {
-				if likeMatch(p, v[i:], esc) {
-					return true
-				}
-			}
-			return false
-		case p[0] == '_':
-			if len(v) == 0 {
-				return false
-			}
-			p, v = p[1:], v[1:]
-		default:
-			if len(v) == 0 || !sameChar520(v[0], p[0]) {
-				return false
-			}
-			p, v = p[1:], v[1:]
-		}
-	}
-	return len(v) == 0
 }
 
 // SQLiteDSN is the driver DSN of a database file: WAL journaling, a busy timeout, transactions

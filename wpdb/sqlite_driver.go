@@ -7,6 +7,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/calendard/calendard/internal/collation"
 	"modernc.org/sqlite"
 )
 
@@ -28,7 +29,7 @@ var sqliteFunctions = []struct {
 }{
 	{"like", -1, likeFunc}, // like(pattern, value) and like(pattern, value, escape)
 	{castSignedFunc, 1, castSignedSQL},
-	// CAST(x AS DATETIME) as a comparison operand and as a value (mysqldate.go).
+	// CAST(x AS DATETIME) as a comparison operand and as a value (internal/mysqlcast).
 	{castDatetimeCmpFunc, 1, castDatetimeCmpSQL},
 	{castDatetimeFunc, 1, castDatetimeSQL},
 	// crc32(text) as MySQL's CRC32: the watermark's term-name signature and the search index's
@@ -38,7 +39,7 @@ var sqliteFunctions = []struct {
 
 func registerSQLite() error {
 	registerOnce.Do(func() {
-		if registerErr = sqlite.RegisterCollationUtf8(CollationName, collate520); registerErr != nil {
+		if registerErr = sqlite.RegisterCollationUtf8(CollationName, collation.Compare); registerErr != nil {
 			return
 		}
 		for _, fn := range sqliteFunctions {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/eventindex"
 )
 
 // The plugin's rule (Custom_Tables\V1\Provider::is_active, Migration\State::is_migrated), case by
@@ -106,7 +107,7 @@ func TestLegacySiteListsFromPostmeta(t *testing.T) {
 			})
 		}
 		// The index, built for the legacy site, answers the same.
-		x := NewEventIndex(s.DB, nil)
+		x := NewEventIndex(s.DB, eventindex.Options{})
 		if err := x.Build(ctx, site); err != nil {
 			t.Fatal(err)
 		}

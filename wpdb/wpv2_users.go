@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/collation"
 	"github.com/calendard/calendard/internal/phpserial"
 )
 
@@ -244,7 +245,7 @@ func (db *DB) usersByText(ctx context.Context, U, cond, col string, args []any, 
 		return nil, err
 	}
 	sort.SliceStable(all, func(i, j int) bool {
-		c := collate520(all[i].key, all[j].key)
+		c := collation.Compare(all[i].key, all[j].key)
 		if desc {
 			c = -c
 		}

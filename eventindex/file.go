@@ -1,4 +1,4 @@
-package wpdb
+package eventindex
 
 import (
 	"bufio"
@@ -20,48 +20,49 @@ import (
 // lists from memory at once instead of reading the whole calendar again (a build reads every event
 // post with its text, and its meta and term rows).
 //
-// A build records the change feed's watermark inside its own read transaction, so the file says
-// exactly which database state it holds. At start the file is used only when the database's
-// watermark is still that one, the site's storage mode is the same and the table prefix matches;
-// otherwise the index is built from the database. The watermark cannot see a bare UPDATE of a meta value
+// A build records the change feed's watermark inside its own read transaction (the Source's Mark,
+// which names the database too), so the file says exactly which database state it holds. At start
+// the file is used only when the database's mark is still that one and the site's storage mode is
+// the same; otherwise the index is built from the database. The watermark cannot see a bare UPDATE
+// of a meta value
 // (neither can the running service between two reconciles): such a change made while calendard was
 // stopped shows after the first reconcile (CALENDAR_RECONCILE_INTERVAL), as it would have had
 // calendard been running.
 
-const indexFileMagic = "calendard event index v5\n"
+const fileMagic = "calendard event index v6\n"
 
-// indexFileSaveDelay gathers the builds of a busy minute into one write of the file.
-var indexFileSaveDelay = 10 * time.Second
+// FileSaveDelay gathers the builds of a busy minute into one write of the file (a variable so that
+// tests can shorten it).
+var FileSaveDelay = 10 * time.Second
 
-type indexFile struct {
+type file struct {
 	path string
 	log  func(error)
 
 	mu      sync.Mutex
-	pending *indexImage // the newest build not yet written
+	pending *image // the newest build not yet written
 	timer   *time.Timer
 	closed  bool       // CloseFile: nothing more is written
 	writing sync.Mutex // held while a build is written
 }
 
-// indexImage is what a file holds: the events of a full build and what they were read under.
-type indexImage struct {
-	prefix string
-	mode   ixMode
-	mark   watermark
-	events map[int64]*ixEvent
+// image is what a file holds: the events of a full build and what they were read under.
+type image struct {
+	mode   Mode
+	mark   Mark
+	events map[int64]*Event
 }
 
 // UseFile makes the index load its last build from path at start (LoadFile) and write every full
 // build there (a few seconds after it, the newest of a burst).
-func (x *EventIndex) UseFile(path string) {
-	x.file = &indexFile{path: path, log: x.log}
+func (x *Index) UseFile(path string) {
+	x.file = &file{path: path, log: x.log}
 }
 
 // LoadFile installs the snapshot kept in the index file when it holds the database's current
 // state; it reports whether it did. Nothing is loaded from a file of another database, mode or
 // format.
-func (x *EventIndex) LoadFile(ctx context.Context, site *calendard.Site) bool {
+func (x *Index) LoadFile(ctx context.Context, site *calendard.Site) bool {
 	if x.file == nil {
 		return false
 	}
@@ -72,10 +73,10 @@ func (x *EventIndex) LoadFile(ctx context.Context, site *calendard.Site) bool {
 		}
 		return false
 	}
-	if img.prefix != x.db.prefix || img.mode != modeOf(site) {
+	if img.mode != ModeOf(site) {
 		return false
 	}
-	now, err := x.db.readWatermark(ctx, x.db.sql)
+	now, err := x.src.Mark(ctx)
 	if err != nil || now != img.mark {
 		return false
 	}
@@ -84,14 +85,14 @@ func (x *EventIndex) LoadFile(ctx context.Context, site *calendard.Site) bool {
 	if x.snap.Load() != nil || x.building {
 		return false // a build got there first
 	}
-	x.snap.Store(compileIndex(img.mode, img.events))
+	x.snap.Store(compile(img.mode, img.events, x.blockLen))
 	x.fromFile.Store(true)
 	return true
 }
 
 // CloseFile stops writing builds to the index file and waits for a write under way, so that the file
 // and its directory are left alone once it returns (a service shutting down, a test removing them).
-func (x *EventIndex) CloseFile() {
+func (x *Index) CloseFile() {
 	f := x.file
 	if f == nil {
 		return
@@ -108,7 +109,7 @@ func (x *EventIndex) CloseFile() {
 }
 
 // save queues a full build for writing.
-func (f *indexFile) save(img *indexImage) {
+func (f *file) save(img *image) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -116,12 +117,12 @@ func (f *indexFile) save(img *indexImage) {
 	}
 	f.pending = img
 	if f.timer == nil {
-		f.timer = time.AfterFunc(indexFileSaveDelay, f.flush)
+		f.timer = time.AfterFunc(FileSaveDelay, f.flush)
 	}
 }
 
 // flush writes the newest pending build.
-func (f *indexFile) flush() {
+func (f *file) flush() {
 	f.writing.Lock()
 	defer f.writing.Unlock()
 	f.mu.Lock()
@@ -138,7 +139,7 @@ func (f *indexFile) flush() {
 
 // writeIndexFile writes img to a temporary file next to path and renames it into place, so a
 // reader never sees half a file.
-func writeIndexFile(path string, img *indexImage) error {
+func writeIndexFile(path string, img *image) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -147,19 +148,11 @@ func writeIndexFile(path string, img *indexImage) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	w := &ixWriter{w: bufio.NewWriterSize(tmp, 1<<20)}
-	w.str(indexFileMagic)
-	w.str(img.prefix)
-	w.bool(img.mode.customTables)
-	w.bool(img.mode.utc)
-	m := img.mark
-	for _, n := range []int64{m.posts, m.maxPost, m.maxMeta, m.rels, m.terms, m.occ} {
-		w.int(n)
-	}
-	w.str(m.modified)
-	w.str(m.termsig)
-	w.bytes(m.options[:])
-	w.str(m.changes)
+	w := &fileWriter{w: bufio.NewWriterSize(tmp, 1<<20)}
+	w.str(fileMagic)
+	w.bool(img.mode.CustomTables)
+	w.bool(img.mode.UTC)
+	w.str(string(img.mark))
 	w.int(int64(len(img.events)))
 	for _, e := range img.events {
 		w.event(e)
@@ -178,37 +171,31 @@ func writeIndexFile(path string, img *indexImage) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-func readIndexFile(path string) (*indexImage, error) {
+func readIndexFile(path string) (*image, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	r := &ixReader{r: bufio.NewReaderSize(fh, 1<<20)}
-	if r.str() != indexFileMagic || r.err != nil {
+	r := &fileReader{r: bufio.NewReaderSize(fh, 1<<20)}
+	if r.str() != fileMagic || r.err != nil {
 		return nil, errors.New("not an index file of this version")
 	}
-	img := &indexImage{prefix: r.str()}
-	img.mode.customTables, img.mode.utc = r.bool(), r.bool()
-	m := &img.mark
-	for _, p := range []*int64{&m.posts, &m.maxPost, &m.maxMeta, &m.rels, &m.terms, &m.occ} {
-		*p = r.int()
-	}
-	m.modified, m.termsig = r.str(), r.str()
-	copy(m.options[:], r.bytes(len(m.options)))
-	m.changes = r.str()
+	img := &image{}
+	img.mode.CustomTables, img.mode.UTC = r.bool(), r.bool()
+	img.mark = Mark(r.str())
 	n := r.int()
 	if r.err != nil || n < 0 || n > 1<<31 {
 		return nil, fmt.Errorf("bad header (%v)", r.err)
 	}
-	img.events = make(map[int64]*ixEvent, n)
-	slab := make([]ixEvent, n)
+	img.events = make(map[int64]*Event, n)
+	slab := make([]Event, n)
 	var ids []int64
-	var rows []ixRow
+	var rows []dateRow
 	pack := textPacker{set: func(i int, s string) { slab[i].text = s }}
 	for i := range slab {
 		e := &slab[i]
-		r.event(e, &ids, &rows, !img.mode.customTables)
+		r.event(e, &ids, &rows, !img.mode.CustomTables)
 		if r.err != nil {
 			return nil, fmt.Errorf("event %d of %d: %w", i, n, r.err)
 		}
@@ -219,33 +206,27 @@ func readIndexFile(path string) (*indexImage, error) {
 	return img, nil
 }
 
-// ixWriter and ixReader encode an event's list keys (varints and length-prefixed strings).
-type ixWriter struct {
+// fileWriter and fileReader encode an event's list keys (varints and length-prefixed strings).
+type fileWriter struct {
 	w   *bufio.Writer
 	buf [binary.MaxVarintLen64]byte
 	err error
 }
 
-func (w *ixWriter) int(n int64) {
+func (w *fileWriter) int(n int64) {
 	if w.err == nil {
 		_, w.err = w.w.Write(w.buf[:binary.PutVarint(w.buf[:], n)])
 	}
 }
 
-func (w *ixWriter) bytes(b []byte) {
-	if w.err == nil {
-		_, w.err = w.w.Write(b)
-	}
-}
-
-func (w *ixWriter) str(s string) {
+func (w *fileWriter) str(s string) {
 	w.int(int64(len(s)))
 	if w.err == nil {
 		_, w.err = w.w.WriteString(s)
 	}
 }
 
-func (w *ixWriter) bool(b bool) {
+func (w *fileWriter) bool(b bool) {
 	if b {
 		w.int(1)
 	} else {
@@ -253,7 +234,7 @@ func (w *ixWriter) bool(b bool) {
 	}
 }
 
-func (w *ixWriter) event(e *ixEvent) {
+func (w *fileWriter) event(e *Event) {
 	w.int(e.id)
 	w.str(e.status())
 	w.int(e.postDateN)
@@ -281,7 +262,7 @@ func (w *ixWriter) event(e *ixEvent) {
 	w.str(e.text)
 }
 
-type ixReader struct {
+type fileReader struct {
 	r   *bufio.Reader
 	err error
 	// text is the last event's search text, in a buffer the next event reuses: readIndexFile packs
@@ -289,7 +270,7 @@ type ixReader struct {
 	text []byte
 }
 
-func (r *ixReader) int() int64 {
+func (r *fileReader) int() int64 {
 	if r.err != nil {
 		return 0
 	}
@@ -300,7 +281,7 @@ func (r *ixReader) int() int64 {
 	return n
 }
 
-func (r *ixReader) bytes(n int) []byte {
+func (r *fileReader) bytes(n int) []byte {
 	if r.err != nil || n < 0 || n > 1<<30 {
 		r.err = cmpErr(r.err, errors.New("bad length"))
 		return nil
@@ -312,9 +293,9 @@ func (r *ixReader) bytes(n int) []byte {
 	return b
 }
 
-func (r *ixReader) str() string { return string(r.bytes(int(r.int()))) }
+func (r *fileReader) str() string { return string(r.bytes(int(r.int()))) }
 
-func (r *ixReader) bool() bool { return r.int() != 0 }
+func (r *fileReader) bool() bool { return r.int() != 0 }
 
 func cmpErr(a, b error) error {
 	if a != nil {
@@ -324,7 +305,7 @@ func cmpErr(a, b error) error {
 }
 
 // legacy: the snapshot is of a postmeta site, whose irregular rows are legacy rows.
-func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow, legacy bool) {
+func (r *fileReader) event(e *Event, ids *[]int64, rows *[]dateRow, legacy bool) {
 	e.id = r.int()
 	e.setStatus(r.str())
 	e.postDateN = r.int()
@@ -337,13 +318,13 @@ func (r *ixReader) event(e *ixEvent, ids *[]int64, rows *[]ixRow, legacy bool) {
 	}
 	if nr > 0 {
 		if cap(*rows)-len(*rows) < nr {
-			*rows = make([]ixRow, 0, max(nr, 8<<10))
+			*rows = make([]dateRow, 0, max(nr, 8<<10))
 		}
 		from := len(*rows)
 		for range nr {
-			row := ixRow{startN: r.int(), endN: r.int()}
+			row := dateRow{startN: r.int(), endN: r.int()}
 			if r.bool() {
-				row.irr = &ixRowText{start: r.str(), end: r.str(), legacy: legacy}
+				row.irr = &rowText{start: r.str(), end: r.str(), legacy: legacy}
 			}
 			*rows = append(*rows, row)
 		}

@@ -1,4 +1,4 @@
-package wpdb
+package eventindex
 
 import (
 	"fmt"
@@ -7,27 +7,28 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/mysqlcast"
 )
 
 // syntheticIndex compiles an index of n events shaped like bench/gen's calendars (four years of
 // dates, 100 venues and 60 organizers per 10k events, 1-2 categories, 0-2 tags), without a database.
-func syntheticIndex(n int) *ixSnapshot {
+func syntheticIndex(n int) *snapshot {
 	r := rand.New(rand.NewPCG(7, uint64(n)))
 	base := time.Date(2024, 11, 25, 0, 0, 0, 0, time.UTC)
 	venues, orgs := max(1, n/100), max(1, n*6/1000)
-	events := make(map[int64]*ixEvent, n)
+	events := make(map[int64]*Event, n)
 	words := []string{"concert", "festival", "market", "lecture", "workshop", "tour", "exhibition", "reading"}
 	for i := 0; i < n; i++ {
 		start := base.Add(time.Duration(r.IntN(4*365*24)) * time.Hour)
 		end := start.Add(time.Duration(1+r.IntN(48)) * time.Hour)
-		e := &ixEvent{id: int64(1000 + i)}
+		e := &Event{id: int64(1000 + i)}
 		status := "publish"
 		if r.IntN(10) == 0 {
 			status = []string{"draft", "private", "pending", "trash"}[r.IntN(4)]
 		}
 		e.setStatus(status)
-		e.postDateN, _ = packDate(start.AddDate(0, -2, 0).Format(calendard.DBDateTime))
-		e.rows = []ixRow{newRow(start.Format(calendard.DBDateTime), end.Format(calendard.DBDateTime))}
+		e.postDateN, _ = mysqlcast.Pack(start.AddDate(0, -2, 0).Format(calendard.DBDateTime))
+		e.rows = []dateRow{newRow(start.Format(calendard.DBDateTime), end.Format(calendard.DBDateTime))}
 		e.featured = r.IntN(20) == 0
 		var venueIDs, orgIDs []int64
 		if r.IntN(100) < 85 {
@@ -46,7 +47,7 @@ func syntheticIndex(n int) *ixSnapshot {
 				"local wine, and tickets are available at the door or online until the day before."))
 		events[e.id] = e
 	}
-	return compileIndex(ixMode{customTables: true}, events)
+	return compile(Mode{CustomTables: true}, events, defaultBlockLen)
 }
 
 // BenchmarkEventIndexFind measures list answers from the index at 10k and 100k events: the cost of a
@@ -83,15 +84,7 @@ func BenchmarkEventIndexFind(b *testing.B) {
 func BenchmarkCompileIndex100k(b *testing.B) {
 	snap := syntheticIndex(100_000)
 	for b.Loop() {
-		compileIndex(snap.mode, snap.byID)
-	}
-}
-
-func BenchmarkLikeFold(b *testing.B) {
-	text := "Ein Abend mit Kammermusik im Großen Saal – Beethoven, Schubert & Fauré. Café geöffnet ab 18 Uhr."
-	b.SetBytes(int64(len(text)))
-	for b.Loop() {
-		likeFold(text)
+		compile(snap.mode, snap.byID, defaultBlockLen)
 	}
 }
 
@@ -100,8 +93,8 @@ func BenchmarkLikeFold(b *testing.B) {
 func BenchmarkPatch100k(b *testing.B) {
 	snap := syntheticIndex(100_000)
 	e := *snap.byID[5000]
-	e.rows = []ixRow{newRow("2027-06-01 10:00:00", "2027-06-01 12:00:00")}
-	fresh := map[int64]*ixEvent{e.id: &e}
+	e.rows = []dateRow{newRow("2027-06-01 10:00:00", "2027-06-01 12:00:00")}
+	fresh := map[int64]*Event{e.id: &e}
 	for b.Loop() {
 		snap.patched([]int64{e.id}, fresh)
 	}

@@ -1,4 +1,12 @@
-package wpdb
+// Package mysqlcast reproduces MySQL's conversions of text that the SQLite store and the event
+// index need to answer as MariaDB does: CAST(text AS DATETIME) and CAST(text AS SIGNED), and the
+// packed YYYYMMDDhhmmss form both compare dates in.
+package mysqlcast
+
+import (
+	"math"
+	"strings"
+)
 
 // The plugin's legacy event query (no custom tables) compares each date bound as
 // CAST(meta_value AS DATETIME) op 'Y-m-d H:i:s' (WP_Meta_Query with type DATETIME) and orders by
@@ -9,13 +17,13 @@ package wpdb
 //     and text that is no date at all (empty, 'TBA', 2027-13-01) compares as 0000-00-00 00:00:00;
 //   - as a value (what ORDER BY and MIN sort) both are NULL, which sorts first.
 //
-// mysqlDatetime reproduces that conversion; TestMySQLDatetimeIsMariaDBs holds it against a real
+// Datetime reproduces that conversion; TestMySQLDatetimeIsMariaDBs holds it against a real
 // MariaDB. The MariaDB store keeps MySQL's own CAST; SQLite and the event index use this.
 
-// mysqlDatetime parses s as MariaDB's CAST(s AS DATETIME): n is the packed YYYYMMDDhhmmss value a
+// Datetime parses s as MariaDB's CAST(s AS DATETIME): n is the packed YYYYMMDDhhmmss value a
 // comparison uses (0 when ok is false), ok reports fields that parse and lie in their ranges, and
 // valid reports a date the calendar has (zero month or day allowed), i.e. a non-NULL CAST value.
-func mysqlDatetime(s string) (n int64, ok, valid bool) {
+func Datetime(s string) (n int64, ok, valid bool) {
 	i := 0
 	for i < len(s) && isMySQLSpace(s[i]) {
 		i++
@@ -192,18 +200,91 @@ func removeT(s string) string {
 	return s
 }
 
-// mysqlDatetimeCompared is the packed value CAST(s AS DATETIME) compares as: the fields, or 0
+// DatetimeCompared is the packed value CAST(s AS DATETIME) compares as: the fields, or 0
 // (0000-00-00 00:00:00) for text that is no date.
-func mysqlDatetimeCompared(s string) int64 {
-	n, _, _ := mysqlDatetime(s)
+func DatetimeCompared(s string) int64 {
+	n, _, _ := Datetime(s)
 	return n
 }
 
-// mysqlDatetimeValue is CAST(s AS DATETIME) as a value: "YYYY-MM-DD hh:mm:ss", or ok false for NULL.
-func mysqlDatetimeValue(s string) (string, bool) {
-	n, _, valid := mysqlDatetime(s)
+// DatetimeValue is CAST(s AS DATETIME) as a value: "YYYY-MM-DD hh:mm:ss", or ok false for NULL.
+func DatetimeValue(s string) (string, bool) {
+	n, _, valid := Datetime(s)
 	if !valid {
 		return "", false
 	}
-	return unpackDate(n), true
+	return Unpack(n), true
+}
+
+// Signed is MySQL's CAST(text AS SIGNED): leading whitespace and a sign, then the digits up to
+// the first other character (none: 0). Below the signed range the result clamps to its minimum; above
+// it the digits are read as an unsigned number (clamped to 2^64-1) and reinterpreted as signed.
+func Signed(s string) int64 {
+	i := 0
+	for i < len(s) && strings.IndexByte(" \t\n\v\f\r", s[i]) >= 0 {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	var n uint64
+	overflow := false
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		d := uint64(s[i] - '0')
+		if n > (math.MaxUint64-d)/10 {
+			overflow = true
+			continue
+		}
+		n = n*10 + d
+	}
+	switch {
+	case neg && (overflow || n > 1<<63):
+		return math.MinInt64
+	case neg:
+		return -int64(n)
+	case overflow:
+		return -1 // 2^64-1 reinterpreted
+	}
+	return int64(n)
+}
+
+// Pack turns a regular "YYYY-MM-DD HH:MM:SS" into YYYYMMDDhhmmss; ok is false for any other text.
+func Pack(s string) (int64, bool) {
+	if len(s) != 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < 19; i++ {
+		switch i {
+		case 4, 7, 10, 13, 16:
+			continue
+		}
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// Unpack writes a packed date out again: Pack's input, exactly.
+func Unpack(n int64) string {
+	var b [19]byte
+	for i := 18; i >= 0; i-- {
+		switch i {
+		case 4, 7:
+			b[i] = '-'
+		case 10:
+			b[i] = ' '
+		case 13, 16:
+			b[i] = ':'
+		default:
+			b[i] = byte('0' + n%10)
+			n /= 10
+		}
+	}
+	return string(b[:])
 }

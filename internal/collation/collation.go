@@ -1,4 +1,8 @@
-package wpdb
+// Package collation is utf8mb4_unicode_520_ci, WordPress' text collation, as MariaDB applies it:
+// comparison (Compare, Equal), LIKE (LikeMatch) and the folding that makes LIKE '%term%' a substring
+// test (LikeFold). The SQLite store registers it as its collation and LIKE; the event index compares
+// and searches with it; both so answer as MariaDB does.
+package collation
 
 import (
 	_ "embed"
@@ -11,7 +15,7 @@ import (
 	"unicode/utf8"
 )
 
-// utf8mb4_unicode_520_ci, the collation of every WordPress text column, for the SQLite store.
+// utf8mb4_unicode_520_ci, the collation of every WordPress text column, for the SQLite store and the event index.
 //
 // MariaDB compares such text by the primary weights of the Unicode Collation Algorithm 5.2.0: each
 // character has zero or more 16-bit weights (letters in any case and with any accent share theirs,
@@ -59,7 +63,7 @@ type ucaSup struct {
 var uca520 = sync.OnceValue(func() *ucaTable {
 	t, err := parseUCATable(uca520Text)
 	if err != nil {
-		panic("wpdb: uca520.txt: " + err.Error())
+		panic("collation: uca520.txt: " + err.Error())
 	}
 	return t
 })
@@ -239,10 +243,10 @@ func (sc *ucaScanner) next() int {
 	}
 }
 
-// collate520 compares two strings as utf8mb4_unicode_520_ci does (my_strnncollsp_uca, PAD SPACE):
+// Compare compares two strings as utf8mb4_unicode_520_ci does (my_strnncollsp_uca, PAD SPACE):
 // weight by weight; when one string ends, the rest of the other compares against the space weight,
 // so trailing spaces never matter. The result is negative, zero or positive.
-func collate520(a, b string) int {
+func Compare(a, b string) int {
 	t := uca520()
 	sa, sb := ucaScanner{t: t, s: a}, ucaScanner{t: t, s: b}
 	x, y := sa.next(), sb.next()
@@ -268,10 +272,10 @@ func collate520(a, b string) int {
 	return x - y
 }
 
-// sameChar520 reports whether two characters are equal for LIKE, which compares character by
+// SameChar reports whether two characters are equal for LIKE, which compares character by
 // character (my_uca_charcmp): the same weights (characters without weights are all equal), or the
 // same code point for characters with implicit weights.
-func sameChar520(a, b rune) bool {
+func SameChar(a, b rune) bool {
 	if a == b {
 		return true
 	}
@@ -295,7 +299,7 @@ func sameChar520(a, b rune) bool {
 
 // likeFolds maps every character the table lists to one representative of its LIKE class (the
 // smallest character with the same weights), so that LIKE '%t%' under the collation becomes a plain
-// substring test on folded text: sameChar520(a, b) exactly when fold(a) == fold(b).
+// substring test on folded text: SameChar(a, b) exactly when fold(a) == fold(b).
 var likeFolds = sync.OnceValue(func() map[rune]rune {
 	t := uca520()
 	rep := map[string]rune{}
@@ -318,15 +322,15 @@ var likeFolds = sync.OnceValue(func() map[rune]rune {
 	return folds
 })
 
-// likeFold returns s with every character replaced by its LIKE class representative. Characters
+// LikeFold returns s with every character replaced by its LIKE class representative. Characters
 // with implicit weights equal only themselves and stay as they are; invalid UTF-8 reads as U+FFFD.
-func likeFold(s string) string {
-	return string(likeFoldAppend(make([]byte, 0, len(s)), s))
+func LikeFold(s string) string {
+	return string(LikeFoldAppend(make([]byte, 0, len(s)), s))
 }
 
-// likeFoldAppend appends likeFold(s) to dst. ASCII, most of any text, folds through a table: a
+// LikeFoldAppend appends LikeFold(s) to dst. ASCII, most of any text, folds through a table: a
 // map lookup per character would be most of the cost of folding a calendar's text.
-func likeFoldAppend(dst []byte, s string) []byte {
+func LikeFoldAppend(dst []byte, s string) []byte {
 	folds, ascii := likeFolds(), likeFoldsASCII()
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -356,3 +360,58 @@ var likeFoldsASCII = sync.OnceValue(func() *[utf8.RuneSelf]rune {
 	}
 	return &t
 })
+
+// LikeMatch matches a LIKE pattern against a value (my_wildcmp_uca): _ is one character, % any run,
+// the escape character makes the next pattern character literal (a trailing one is literal itself),
+// and characters compare under the collation.
+func LikeMatch(p, v []rune, esc rune) bool {
+	for len(p) > 0 {
+		switch {
+		case p[0] == esc && len(p) > 1:
+			if len(v) == 0 || !SameChar(v[0], p[1]) {
+				return false
+			}
+			p, v = p[2:], v[1:]
+		case p[0] == '%':
+			for len(p) > 0 && p[0] == '%' {
+				p = p[1:]
+			}
+			if len(p) == 0 {
+				return true
+			}
+			for i := 0; i <= len(v); i++ {
+				if LikeMatch(p, v[i:], esc) {
+					return true
+				}
+			}
+			return false
+		case p[0] == '_':
+			if len(v) == 0 {
+				return false
+			}
+			p, v = p[1:], v[1:]
+		default:
+			if len(v) == 0 || !SameChar(v[0], p[0]) {
+				return false
+			}
+			p, v = p[1:], v[1:]
+		}
+	}
+	return len(v) == 0
+}
+
+// Equal is equality under the collation (exact text first, the common case).
+func Equal(a, b string) bool { return a == b || Compare(a, b) == 0 }
+
+// Sample is text that exercises the collation, for the tests of this package and of code built on
+// it: case, accents, letters the table equates
+// without a decomposition (ø, ł, đ, ſ), width and kana variants, digits in other scripts,
+// expansions (æ, ß, ligatures), characters without weights (soft hyphen, zero-width space,
+// combining marks), controls that do weigh (tab), trailing spaces, punctuation, CJK, Hangul and
+// emoji (implicit weights).
+var Sample = []string{"a", "A", "á", "Á", "ä", "å", "æ", "ae", "AE", "ø", "o", "ö", "ł", "l", "đ", "d", "ð", "ß", "ss",
+	"ſ", "s", "ı", "i", "İ", "ĳ", "ij", "œ", "oe", "þ", "th", "ŋ", "n", "ñ", "ç", "c", "Café", "cafe", "CAFE ", "cafe  ",
+	"a b", "ab", "a-b", "a_b", "a\tb", "a\tb", "a\u00adb", "a\u200bb", "ﬁ", "fi", "Ａ", "ａ", "①", "1", "١", "²", "2", "½",
+	"日本語", "にほんご", "ニホンゴ", "한국어", "😀", "😁", "🎉", "x😀", "Ω", "ω", "Ω", "µ", "μ", "K", "k", "…", "...", "“", "\"",
+	"’", "'", "&amp;", "&", "—", "-", "–", "", " ", "  ", "Z", "z", "10", "9", "a\\b", "%", "_", "x%y", "x_y", "Ǆ", "ǆ", "dž",
+	"ŉ", "ʼn", "ẞ", "ǳ", "dz", "ｶ", "カ", "か", "\u0301", "e\u0301", "é", "ﬀ", "ff", "a\x00", "\u00a0", "a\u00a0"}

@@ -1,0 +1,370 @@
+// Package eventindex answers The Events Calendar's event lists (filters, order, totals) and list
+// searches from memory: the list keys of every event, compiled into sorted, block-summarised
+// snapshots with posting lists per venue, organizer and term. It reads the database only through a
+// Source (package wpdb's SQL loaders) and compares text and dates as MariaDB does
+// (internal/collation, internal/mysqlcast), so its answers are the SQL query's to the row.
+//
+// The files follow its seams: records.go (an event's keys, its date rows and packed search text),
+// keys.go (the keys a Source reads beside the posts), index.go (the life of an index: Build, Patch,
+// Changed), compile.go (snapshots, block summaries, posting lists), patch.go (a write applied to a
+// snapshot), query.go (a filter prepared and matched), find.go (a page and its total), file.go (the
+// last full build kept on disk).
+package eventindex
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/calendard/calendard"
+)
+
+// Index answers event list filters, order and totals from memory: the list keys of every event
+// (status, dates, publication date, parent, flags, terms, venues and organizers) and nothing else.
+// Records are still loaded from the database, a page at a time. It stays exact: calendard's writes
+// patch it before they answer (through the change feed), and a change the watermark poll sees
+// rebuilds it in the background while the previous snapshot keeps answering.
+//
+// Answers are the SQL query's (FindEvents) to the row: the same comparisons (dates as the columns
+// compare them, statuses, meta keys and taxonomies under the table collation, venue and organizer
+// IDs through CAST AS SIGNED, search terms as LIKE '%term%' on title, excerpt and content) and the
+// same order, MIN(start) of the matching dates, then post_date, then ID.
+type Index struct {
+	src      Source
+	blockLen int
+	snap     atomic.Pointer[snapshot]
+
+	mu       sync.Mutex // serialises builds and patches
+	building bool
+	again    bool    // a rebuild was asked for while one ran
+	patched  []int64 // IDs patched while a build ran, re-applied to its result
+	log      func(error)
+	// allSeen counts the Change{All} heard, allBuilt the count a finished build started after:
+	// while they differ the snapshot may be older than the feed's generation (Stale).
+	allSeen, allBuilt atomic.Uint64
+	file              *file       // nil: builds are not kept on disk (UseFile)
+	fromFile          atomic.Bool // the first snapshot came from the file
+	patches           int         // Patch calls, under mu: a build saves only what no patch changed
+}
+
+// Stale reports whether a rebuild asked for by a change is still to finish: answers from the
+// index may then be older than the feed's generation, so nothing derived from them may be kept
+// under that generation.
+func (x *Index) Stale() bool { return x.allBuilt.Load() < x.allSeen.Load() }
+
+// Source is where an index reads the events' keys: the database, through three loaders. A build
+// reads Events (the posts, their dates and flags, and withText their search text, terms, venues and
+// organizers); a first build reads Events without the text, then IDs and Texts, so that plain lists
+// are answered sooner. The events' keys are filled through Posts, Keys and Texts.
+type Source interface {
+	// Events reads the keys of every event (ids nil) or of those of the given posts that are
+	// events. mark, when not nil, gets the state the events were read in (for the index file).
+	Events(ctx context.Context, mode Mode, ids []int64, mark *Mark, withText bool) (map[int64]*Event, error)
+	// IDs reads the categories, tags, venues and organizers of every event (a first build's second
+	// pass).
+	IDs(ctx context.Context, mode Mode) (*Keys, error)
+	// Texts reads the search text of every event (a first build's third pass).
+	Texts(ctx context.Context) ([]Text, error)
+	// Mark is the database's current state (LoadFile compares it with the file's).
+	Mark(ctx context.Context) (Mark, error)
+}
+
+// Mark names a database state (the change feed's watermark and whatever else tells one database
+// from another), opaque to the index: equal marks, equal data.
+type Mark string
+
+// Options tune an index.
+type Options struct {
+	// OnError hears background failures (builds, patches, index file writes).
+	OnError func(error)
+	// BlockLen is how many consecutive events share a block summary (0: 128). Tests of small
+	// calendars make it small so that their lists count whole blocks as a large calendar's do.
+	BlockLen int
+}
+
+// New returns an index over src; it answers nothing until Build has run.
+func New(src Source, o Options) *Index {
+	if o.BlockLen <= 0 {
+		o.BlockLen = defaultBlockLen
+	}
+	return &Index{src: src, log: o.OnError, blockLen: o.BlockLen}
+}
+
+// Stats describes the current snapshot, for tests and diagnostics.
+type Stats struct {
+	Events    int  // event posts in the index
+	Irregular int  // listed events with several or irregular dates (searched apart, one by one)
+	FromFile  bool // the first snapshot came from the index file
+	// Rebuilds counts the changes heard that asked for a rebuild (Changed with all).
+	Rebuilds uint64
+}
+
+// Stats describes the current snapshot (zero before the first).
+func (x *Index) Stats() Stats {
+	st := Stats{FromFile: x.fromFile.Load(), Rebuilds: x.allSeen.Load()}
+	if s := x.snap.Load(); s != nil {
+		st.Events, st.Irregular = len(s.byID), len(s.slow)
+	}
+	return st
+}
+
+// Ready reports whether a snapshot exists.
+func (x *Index) Ready() bool { return x.snap.Load() != nil }
+
+// TextReady reports whether a snapshot exists that answers searches too.
+func (x *Index) TextReady() bool {
+	s := x.snap.Load()
+	return s != nil && !s.textless
+}
+
+// IDsReady reports whether a snapshot exists that answers lists filtered by terms, venues or
+// organizers too.
+func (x *Index) IDsReady() bool {
+	s := x.snap.Load()
+	return s != nil && !s.idless
+}
+
+// WaitIDsReady waits until a snapshot answers lists filtered by IDs or ctx ends.
+func (x *Index) WaitIDsReady(ctx context.Context) bool { return x.wait(ctx, x.IDsReady) }
+
+// WaitReady waits until a snapshot exists or ctx ends.
+func (x *Index) WaitReady(ctx context.Context) bool { return x.wait(ctx, x.Ready) }
+
+// WaitTextReady waits until a snapshot answers searches or ctx ends.
+func (x *Index) WaitTextReady(ctx context.Context) bool { return x.wait(ctx, x.TextReady) }
+
+func (x *Index) wait(ctx context.Context, ready func() bool) bool {
+	for !ready() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return true
+}
+
+// Build loads every event's keys and swaps the new snapshot in. Patches that land while it loads
+// are applied to the result before the swap, so no write is lost.
+//
+// The first build, which every list waits for, runs in three passes: the keys a plain list needs
+// (dates, status, flags), then the terms, venues and organizers, then the search text (the title,
+// excerpt and content, folded), which is the larger part of the work. Lists filtered by IDs and
+// searches are answered from SQL, or wait, until their pass is in, so that on a large embedded
+// calendar the first list waits for the first pass only.
+func (x *Index) Build(ctx context.Context, site *calendard.Site) error {
+	x.mu.Lock()
+	if x.building {
+		x.again = true
+		x.mu.Unlock()
+		return nil
+	}
+	x.building, x.patched = true, nil
+	x.mu.Unlock()
+	for {
+		mode := ModeOf(site)
+		target := x.allSeen.Load() // read before loading: what changes later is not in this build
+		var mark Mark
+		markp := &mark
+		if x.file == nil {
+			markp = nil
+		}
+		first := x.snap.Load() == nil
+		events, err := x.src.Events(ctx, mode, nil, markp, !first)
+		x.mu.Lock()
+		if err != nil {
+			x.building, x.again = false, false
+			x.mu.Unlock()
+			return err
+		}
+		patches := x.patches
+		if len(x.patched) > 0 {
+			fresh, err := x.src.Events(ctx, mode, x.patched, nil, true)
+			if err != nil {
+				x.building, x.again = false, false
+				x.mu.Unlock()
+				return err
+			}
+			mergeEvents(events, x.patched, fresh)
+			patches = -1
+		} else if x.file != nil && !first {
+			// The events are exactly the database at mark: worth keeping for the next start.
+			x.file.save(&image{mode: mode, mark: mark, events: events})
+		}
+		x.snap.Store(compile(mode, events, x.blockLen))
+		if target > x.allBuilt.Load() {
+			x.allBuilt.Store(target)
+		}
+		x.patched = nil
+		if first {
+			x.mu.Unlock()
+			keys, err := x.src.IDs(ctx, mode)
+			x.mu.Lock()
+			if err != nil {
+				x.building, x.again = false, false
+				x.mu.Unlock()
+				return err
+			}
+			x.addIDs(keys, mode)
+			x.mu.Unlock()
+			texts, err := x.src.Texts(ctx)
+			x.mu.Lock()
+			if err != nil {
+				x.building, x.again = false, false
+				x.mu.Unlock()
+				return err
+			}
+			x.addTexts(texts, mode, mark, patches)
+		}
+		if !x.again {
+			x.building = false
+			x.mu.Unlock()
+			return nil
+		}
+		x.again = false
+		x.mu.Unlock()
+	}
+}
+
+// addTexts swaps in a snapshot whose events have their search text; x.mu is held. Events patched
+// meanwhile have theirs already. The result is kept on disk when no patch changed anything since
+// the state mark (patches is x.patches when the first pass ended, -1 when it had patches).
+//
+// The text is written into the events in place rather than into copies, which would double the
+// index's memory at the moment it is largest: every snapshot holding these events is textless and
+// so answers no search, and no reader looks at text before loading the snapshot published below
+// (an atomic store: the writes happen before). Writers all hold x.mu.
+func (x *Index) addTexts(texts []Text, mode Mode, mark Mark, patches int) {
+	cur := x.snap.Load()
+	if cur == nil || cur.mode != mode || !cur.textless {
+		return
+	}
+	for i := range texts {
+		t := &texts[i]
+		if e := cur.byID[t.id]; e != nil && e.noText {
+			e.text, e.noText = t.text, false
+		}
+	}
+	textless := false
+	for _, e := range cur.byID {
+		if e.noText {
+			textless = true // new since the texts were read: a patch brings it
+			break
+		}
+	}
+	n := cur.clone()
+	n.textless = textless
+	n.grams = make([]gramMask, len(n.main))
+	for i, e := range n.main {
+		n.grams[i] = gramsOf(e.text)
+	}
+	x.snap.Store(n)
+	if x.file != nil && !n.textless && patches == x.patches {
+		x.file.save(&image{mode: mode, mark: mark, events: n.byID})
+	}
+}
+
+// addIDs swaps in a snapshot whose events have their terms, venues and organizers (the first
+// build's second pass); x.mu is held. As with addTexts the IDs are written into the events in
+// place: no reader looks at an event's IDs in a snapshot that is idless (prepare declines the lists
+// filtered by them, and matchEvent reads them only for those), and the new snapshot is published
+// after the writes. Events patched meanwhile have theirs already.
+func (x *Index) addIDs(k *Keys, mode Mode) {
+	cur := x.snap.Load()
+	if cur == nil || cur.mode != mode || !cur.idless {
+		return
+	}
+	var arena []int64
+	for id, e := range cur.byID {
+		if e.noIDs {
+			cats, tags, venues, orgs := k.idsOf(id)
+			e.setIDs(&arena, cats, tags, venues, orgs)
+			e.noIDs = false
+		}
+	}
+	n := cur.clone()
+	n.idless = false
+	n.postAll()
+	x.snap.Store(n)
+}
+
+// mergeEvents replaces the given IDs in events by their fresh keys (absent: deleted or no longer
+// an event).
+func mergeEvents(events map[int64]*Event, ids []int64, fresh map[int64]*Event) {
+	for _, id := range ids {
+		if e, ok := fresh[id]; ok {
+			events[id] = e
+		} else {
+			delete(events, id)
+		}
+	}
+}
+
+// Patch reloads the keys of the given posts and swaps in a snapshot that has them. Posts that are
+// not events are ignored.
+func (x *Index) Patch(ctx context.Context, ids []int64) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.patches++
+	if x.building {
+		x.patched = append(x.patched, ids...)
+	}
+	cur := x.snap.Load()
+	if cur == nil {
+		return nil
+	}
+	fresh, err := x.src.Events(ctx, cur.mode, ids, nil, true)
+	if err != nil {
+		// The snapshot can no longer be trusted: answer from SQL until a rebuild.
+		x.snap.Store(nil)
+		return err
+	}
+	x.snap.Store(cur.patched(ids, fresh))
+	return nil
+}
+
+// Changed keeps the index in step with a change the change feed publishes: written posts are
+// patched at once, and anything else (all) starts a background rebuild (the current snapshot
+// answers meanwhile). site gives the settings a rebuild uses.
+func (x *Index) Changed(posts []int64, all bool, site func(context.Context) (*calendard.Site, error)) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if len(posts) > 0 && !all {
+		if err := x.Patch(ctx, posts); err != nil && x.log != nil {
+			x.log(err)
+		}
+	}
+	if all {
+		x.allSeen.Add(1)
+		go func() { _ = x.rebuild(site) }()
+	}
+}
+
+// BuildUntilReady builds the first snapshot, retrying while the database is away.
+func (x *Index) BuildUntilReady(ctx context.Context, site func(context.Context) (*calendard.Site, error)) {
+	wait := 100 * time.Millisecond
+	for !x.Ready() && ctx.Err() == nil {
+		if x.rebuild(site) == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 10*time.Second)
+	}
+}
+
+func (x *Index) rebuild(site func(context.Context) (*calendard.Site, error)) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	s, err := site(ctx)
+	if err == nil {
+		err = x.Build(ctx, s)
+	}
+	if err != nil && x.log != nil {
+		x.log(err)
+	}
+	return err
+}
