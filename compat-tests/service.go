@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -20,12 +19,7 @@ import (
 
 // BuildBinary compiles cmd/calendard into dir.
 func BuildBinary(dir string) (string, error) {
-	bin := filepath.Join(dir, "calendard")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/calendard/calendard/cmd/calendard")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
+	return testenv.BuildCalendard(dir)
 }
 
 // Service is a running calendard process.

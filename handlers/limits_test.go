@@ -15,36 +15,13 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/internal/testenv"
 )
-
-// repeatReader yields unit over and over, n times, without holding more than one copy.
-type repeatReader struct {
-	unit string
-	n    int
-	off  int
-}
-
-func (r *repeatReader) Read(p []byte) (int, error) {
-	w := 0
-	for w < len(p) && r.n > 0 {
-		c := copy(p[w:], r.unit[r.off:])
-		w += c
-		r.off += c
-		if r.off == len(r.unit) {
-			r.off = 0
-			r.n--
-		}
-	}
-	if w == 0 {
-		return 0, io.EOF
-	}
-	return w, nil
-}
 
 // hugeBody is head + unit repeated + tail, about size bytes, streamed; it returns the exact length.
 func hugeBody(head, unit, tail string, size int) (io.Reader, int64) {
 	n := (size - len(head) - len(tail)) / len(unit)
-	return io.MultiReader(strings.NewReader(head), &repeatReader{unit: unit, n: n}, strings.NewReader(tail)),
+	return io.MultiReader(strings.NewReader(head), &testenv.RepeatReader{Unit: unit, N: n}, strings.NewReader(tail)),
 		int64(len(head) + n*len(unit) + len(tail))
 }
 

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/calendard/calendard/internal/testenv"
 )
 
 // The generator turns the service's own route table (the namespace index, which lists every route,
@@ -895,35 +897,11 @@ func (g *gen) longURL(r *rand.Rand) *hreq {
 	return q
 }
 
-// repeatReader yields unit n times without holding more than one copy.
-type repeatReader struct {
-	unit string
-	n    int
-	off  int
-}
-
-func (r *repeatReader) Read(p []byte) (int, error) {
-	w := 0
-	for w < len(p) && r.n > 0 {
-		c := copy(p[w:], r.unit[r.off:])
-		w += c
-		r.off += c
-		if r.off == len(r.unit) {
-			r.off = 0
-			r.n--
-		}
-	}
-	if w == 0 {
-		return 0, io.EOF
-	}
-	return w, nil
-}
-
 // streamBody is head + unit×n + tail, streamed.
 func streamBody(head, unit, tail string, size int) (func() io.Reader, int64) {
 	n := max((size-len(head)-len(tail))/len(unit), 0)
 	return func() io.Reader {
-		return io.MultiReader(strings.NewReader(head), &repeatReader{unit: unit, n: n}, strings.NewReader(tail))
+		return io.MultiReader(strings.NewReader(head), &testenv.RepeatReader{Unit: unit, N: n}, strings.NewReader(tail))
 	}, int64(len(head) + n*len(unit) + len(tail))
 }
 

@@ -41,42 +41,13 @@ var (
 	fixture    = filepath.Join(fixtureDir, "fixture.sql")
 )
 
-var binDir string
+func TestMain(m *testing.M) { testenv.Main(m) }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.StopShared()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// calendardBin builds cmd/calendard once per test binary, as `make build` does.
+// calendardBin is the binary the suite runs, as `make build` builds it.
 func calendardBin(t testing.TB) string {
 	t.Helper()
 	testenv.SkipIfShort(t, "the resilience suite: calendard built and run against MariaDB")
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "calendard-resilience-bin-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "calendard")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/calendard/calendard/cmd/calendard").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return testenv.Calendard(t)
 }
 
 // appPasswords are the fixture users' application passwords, from the recording's meta.json.

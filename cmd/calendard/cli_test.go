@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,30 +25,10 @@ import (
 // The built binary's first- and second-day operations: start-up errors, secrets, flags, users,
 // version, migrate --dry-run.
 
-var (
-	cliBinOnce sync.Once
-	cliBin     string
-	cliBinErr  error
-)
-
-// cliBinary builds the command once for the tests of this file.
+// cliBinary is the command, built once per test process.
 func cliBinary(t *testing.T) string {
 	t.Helper()
-	cliBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "calendard-cli-")
-		if err != nil {
-			cliBinErr = err
-			return
-		}
-		cliBin = filepath.Join(dir, "calendard")
-		if out, err := exec.Command("go", "build", "-o", cliBin, ".").CombinedOutput(); err != nil {
-			cliBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if cliBinErr != nil {
-		t.Fatal(cliBinErr)
-	}
-	return cliBin
+	return testenv.Calendard(t)
 }
 
 // cleanEnv is the caller's environment without CALENDAR_* variables, plus kv.

@@ -369,6 +369,7 @@ func StopShared() {
 		shared.Stop()
 		_ = os.RemoveAll(shared.Dir)
 	}
+	removeBuilt()
 }
 
 var (
