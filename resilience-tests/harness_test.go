@@ -363,34 +363,15 @@ func digestWhere(t *testing.T, db *sql.DB, spec string, where map[string]string)
 		if w, ok := where[tbl]; ok {
 			q += " WHERE " + w
 		}
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
+		_, rows := testenv.Rows(t, db, q)
 		var lines []string
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
+		for _, vals := range rows {
 			var b strings.Builder
 			for _, v := range vals {
-				if bs, ok := v.([]byte); ok {
-					v = string(bs)
-				}
-				fmt.Fprintf(&b, "%q|", fmt.Sprint(v))
+				fmt.Fprintf(&b, "%q|", fmt.Sprint(v.Valid, v.String))
 			}
 			lines = append(lines, b.String())
 		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
 		sort.Strings(lines)
 		h := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 		out[tbl] = fmt.Sprintf("%d rows %s", len(lines), hex.EncodeToString(h[:8]))
@@ -430,18 +411,10 @@ func sameDigest(t *testing.T, before, after map[string]string, what string) {
 
 func queryStrings(t *testing.T, db *sql.DB, q string, args ...any) []string {
 	t.Helper()
-	rows, err := db.Query(q, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
+	_, rows := testenv.Rows(t, db, q, args...)
+	out := make([]string, len(rows))
+	for i, vals := range rows {
+		out[i] = vals[0].String
 	}
 	return out
 }

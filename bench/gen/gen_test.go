@@ -388,23 +388,11 @@ func sameRows(t *testing.T, a, b *generated) {
 }
 
 func dump(t *testing.T, db *sql.DB, q string) []string {
-	rows, err := db.Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
+	t.Helper()
+	_, rows := testenv.Rows(t, db, q)
 	var out []string
-	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		parts := make([]string, len(cols))
+	for _, vals := range rows {
+		parts := make([]string, len(vals))
 		for i, v := range vals {
 			parts[i] = v.String
 		}

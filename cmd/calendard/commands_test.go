@@ -31,34 +31,15 @@ func dump(t *testing.T, db *wpdb.DB, raw *sql.DB) string {
 	t.Helper()
 	var b strings.Builder
 	for _, name := range calendarTables {
-		rows, err := raw.Query("SELECT * FROM wp_" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, err := rows.Columns()
-		if err != nil {
-			t.Fatal(err)
-		}
+		cols, rows := testenv.Rows(t, raw, "SELECT * FROM wp_"+name)
 		var lines []string
-		for rows.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
+		for _, vals := range rows {
 			parts := make([]string, len(cols))
 			for i, v := range vals {
 				parts[i] = cols[i] + "=" + fmt.Sprint(v.Valid, v.String)
 			}
 			lines = append(lines, strings.Join(parts, "|"))
 		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
 		sort.Strings(lines)
 		fmt.Fprintf(&b, "## %s (%d rows)\n%s\n", name, len(lines), strings.Join(lines, "\n"))
 	}
