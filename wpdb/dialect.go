@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -107,13 +108,24 @@ func (t *Tx) namedLock(ctx context.Context, name string) error {
 		return nil
 	}
 	var got sql.NullInt64
-	if err := t.tx.QueryRowContext(ctx, "SELECT GET_LOCK(CONCAT(DATABASE(), ?), 20)", name).Scan(&got); err != nil {
+	if err := t.tx.QueryRowContext(ctx, "SELECT GET_LOCK(CONCAT(DATABASE(), ?), ?)", name, lockWait(ctx)).Scan(&got); err != nil {
 		return err
 	}
 	if !got.Valid || got.Int64 != 1 {
 		return errLockTimeout
 	}
 	return nil
+}
+
+// lockWait is how long GET_LOCK may wait, in whole seconds: as long as the request's database
+// deadline lets it (writers queued behind one lock on a busy server can take that long), or an
+// hour without one.
+func lockWait(ctx context.Context) int64 {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return 3600
+	}
+	return max(int64(math.Ceil(time.Until(d).Seconds())), 1)
 }
 
 // releaseLocks frees the session's named locks before the connection returns to the pool. It runs

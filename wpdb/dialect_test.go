@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -327,5 +328,26 @@ func TestSQLiteConnectionsKeepASmallPageCache(t *testing.T) {
 		if kib != -sqliteCacheKiB {
 			t.Fatalf("connection %d: cache_size %d, want %d (KiB)", i, kib, -sqliteCacheKiB)
 		}
+	}
+}
+
+// A named lock waits as long as the request's database deadline lets it, and one not taken in
+// that time is the database being busy (503), not a failure of the request (500).
+func TestNamedLockWaitsForTheDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	if got := lockWait(ctx); got < 44 || got > 45 {
+		t.Errorf("lockWait with 45 s left = %d s", got)
+	}
+	short, cancel2 := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel2()
+	if got := lockWait(short); got != 1 {
+		t.Errorf("lockWait with 1 ms left = %d s, want 1", got)
+	}
+	if got := lockWait(context.Background()); got != 3600 {
+		t.Errorf("lockWait without a deadline = %d s, want 3600", got)
+	}
+	if !connectionLost(fmt.Errorf("create: %w", errLockTimeout)) {
+		t.Error("a lock not taken in time is not reported as the database being unavailable")
 	}
 }

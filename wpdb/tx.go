@@ -91,6 +91,9 @@ func connectionLost(err error) bool {
 	if sqliteBusy(err) {
 		return true // another writer held the database past the busy timeout
 	}
+	if errors.Is(err, errLockTimeout) {
+		return true // other writers held a named lock past the wait
+	}
 	var ne net.Error
 	return errors.As(err, &ne)
 }
