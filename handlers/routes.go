@@ -101,10 +101,12 @@ func (s *Server) routeTable(svc *pluginServices) []*Route {
 				{Methods: []string{"DELETE"}, Args: []*Arg{th.idArg()}, Permission: manage, Handler: th.delete},
 			}})
 	}
-	for _, rt := range routes {
-		rt.compile()
-	}
 	return routes
+}
+
+// PluginRoutes registers the plugin's routes under both of its namespaces.
+func PluginRoutes(s *Server, cfg Config, deps Deps) {
+	s.Register(NamespaceTribe, s.routeTable(newPluginServices(cfg, deps)))
 }
 
 // termManageCap is the taxonomy's manage_terms capability: publish_tribe_events for event

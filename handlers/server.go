@@ -172,8 +172,8 @@ type Server struct {
 	plainHTTPWarned atomic.Bool
 }
 
-// New builds the Gin engine serving the API.
-func New(cfg Config, deps Deps) *gin.Engine {
+// New builds the Gin engine serving the API with the routes the families register.
+func New(cfg Config, deps Deps, families ...RouteFamily) *gin.Engine {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
@@ -192,9 +192,9 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
 		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
-	plugin := newPluginServices(cfg, deps)
-	s.routes = s.routeTable(plugin)
-	s.core = s.coreRouteTable(plugin)
+	for _, register := range families {
+		register(s, cfg, deps)
+	}
 	setDefault(&cfg.RenderCacheBytes, 64<<20)
 	s.rendered = newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)
 

@@ -1,34 +1,8 @@
 package handlers
 
 import (
-	"regexp"
-
 	"github.com/calendard/calendard"
 )
-
-// NamespaceCore is WordPress core's namespace, where core exposes the calendar's post types and
-// taxonomies (WP_REST_Posts_Controller and friends).
-const NamespaceCore = "wp/v2"
-
-var coreNSRe = regexp.MustCompile(`(?i)^/wp/v2(/.*)?$`)
-
-// routesFor picks the route table of a REST path: wp/v2 routes are namespace-relative to "wp/v2",
-// the plugin's to either of its spellings.
-func (s *Server) routesFor(path string) (ns, rel string, routes []*Route, ok bool) {
-	if m := coreNSRe.FindStringSubmatch(path); m != nil {
-		return NamespaceCore, m[1], s.core, true
-	}
-	ns, rel, ok = splitNamespace(path)
-	return ns, rel, s.routes, ok
-}
-
-// namespaceRoutes is the route table of a namespace calendard serves, as the indexes list it.
-func (s *Server) namespaceRoutes(ns string) []*Route {
-	if ns == NamespaceCore {
-		return s.core
-	}
-	return s.routes
-}
 
 // coreServices are what the wp/v2 route handlers use beyond the request, given to them when the
 // routes are built (New): wp/v2's post and user queries, raw options, terms and users.
@@ -41,8 +15,9 @@ type coreServices struct {
 // coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order:
 // the namespace index WordPress adds with the first route, then the routes. The indexes list this
 // table, so they list exactly what is served.
-func (s *Server) coreRouteTable(plugin *pluginServices) []*Route {
-	svc := &coreServices{posts: s.deps.Posts, terms: s.deps.Terms, users: s.deps.Users}
+func (s *Server) coreRouteTable(cfg Config, deps Deps) []*Route {
+	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users}
+	plugin := newPluginServices(cfg, deps)
 	routes := []*Route{{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.namespaceIndex,
 		Args: []*Arg{
 			{Name: "namespace", HasDefault: true, Default: func(*Request) any { return NamespaceCore }},
@@ -78,10 +53,12 @@ func (s *Server) coreRouteTable(plugin *pluginServices) []*Route {
 		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: svc.settings},
 		{Methods: []string{"POST", "PUT", "PATCH"}, Args: settingsArgs(), Permission: settingsPermission, Handler: svc.settingsUpdate},
 	}})
-	for _, rt := range routes {
-		rt.compile()
-	}
 	return routes
+}
+
+// CoreRoutes registers the wp/v2 routes.
+func CoreRoutes(s *Server, cfg Config, deps Deps) {
+	s.Register(NamespaceCore, s.coreRouteTable(cfg, deps))
 }
 
 // notYet answers the wp/v2 endpoints calendard registers but does not serve yet.

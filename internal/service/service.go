@@ -62,5 +62,5 @@ func Handler(cfg handlers.Config, store *wpdb.Store, opts ...Option) *gin.Engine
 	for _, o := range opts {
 		o(&d)
 	}
-	return handlers.New(cfg, d)
+	return handlers.New(cfg, d, handlers.PluginRoutes, handlers.CoreRoutes)
 }
