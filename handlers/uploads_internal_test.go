@@ -57,10 +57,10 @@ func TestUploadURLIsWPGetAttachmentURL(t *testing.T) {
 	}
 	// An attachment without _wp_attached_file falls back to its GUID, https on a secure request.
 	guid := &calendard.Post{GUID: "http://example.test/?attachment_id=5"}
-	if got := r.attachmentFileURL(guid, ""); got != "https://example.test/?attachment_id=5" {
+	if got := attachmentFileURL(r, guid, ""); got != "https://example.test/?attachment_id=5" {
 		t.Errorf("secure media GUID fallback = %q", got)
 	}
-	if got := (&Request{Site: r.Site}).attachmentFileURL(guid, ""); got != guid.GUID {
+	if got := attachmentFileURL((&Request{Site: r.Site}), guid, ""); got != guid.GUID {
 		t.Errorf("plain media GUID fallback = %q", got)
 	}
 }

@@ -293,7 +293,7 @@ func typeErrorParam(e *calendard.Error) string {
 
 // listPermission is get_items_permissions_check.
 func (h *corePosts) listPermission(r *Request) error {
-	if r.context() == "edit" && !r.User.Can(calendard.CapsOf(h.postType).Edit) {
+	if viewContext(r) == "edit" && !r.User.Can(calendard.CapsOf(h.postType).Edit) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit posts in this post type.", Status: authCode(r)}
 	}
 	return nil
@@ -304,7 +304,7 @@ func (h *corePosts) listPermission(r *Request) error {
 var eventQueryDateKeys = regexp.MustCompile(`_Event(Start|End)Date(UTC)?`)
 
 // intList is a list parameter's values as integers (wp_parse_id_list-like, after the schema).
-func (r *Request) intList(name string) []int64 {
+func intList(r *Request, name string) []int64 {
 	var out []int64
 	for _, v := range restSanitizeArray(r.Value(name)) {
 		out = append(out, php.Int(v))
@@ -313,7 +313,7 @@ func (r *Request) intList(name string) []int64 {
 }
 
 // stringList is a list parameter's values as strings.
-func (r *Request) stringList(name string) []string {
+func stringList(r *Request, name string) []string {
 	var out []string
 	for _, v := range restSanitizeArray(r.Value(name)) {
 		s, _ := php.String(v)
@@ -328,7 +328,7 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 	if h.attachment && (!php.Empty(r.Value("media_type")) || !php.Empty(r.Value("mime_type"))) {
 		return q, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not filter media by type.", Status: 501}
 	}
-	ints := r.intList
+	ints := func(name string) []int64 { return intList(r, name) }
 	q.Include, q.Exclude = ints("include"), ints("exclude")
 	q.Authors, q.AuthorsExclude = ints("author"), ints("author_exclude")
 	if h.attachment {
@@ -526,13 +526,13 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		ctx := r.context()
+		ctx := viewContext(r)
 		for _, cp := range posts {
 			if ctx == "edit" {
-				if !r.canEdit(cp.Post) {
+				if !canEdit(r, cp.Post) {
 					continue
 				}
-			} else if !r.canReadCore(cp.Post) {
+			} else if !canReadCore(r, cp.Post) {
 				continue
 			}
 			items = append(items, h.item(r, cp, ctx, true))

@@ -71,13 +71,13 @@ func (h *corePosts) mediaGet(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := ok(h.mediaItem(r, p, r.context()))
-	resp.Header("Link", "<"+r.attachmentLink(p.Post)+`>; rel="alternate"; type=text/html`)
+	resp := ok(h.mediaItem(r, p, viewContext(r)))
+	resp.Header("Link", "<"+attachmentLink(r, p.Post)+`>; rel="alternate"; type=text/html`)
 	return resp, nil
 }
 
 // corePost loads any post by ID (nil when there is none), for parents of attachments.
-func (r *Request) corePost(id int64) *calendard.CorePost {
+func corePost(r *Request, id int64) *calendard.CorePost {
 	reader := r.srv.deps.Posts
 	if id <= 0 {
 		return nil
@@ -90,11 +90,11 @@ func (r *Request) corePost(id int64) *calendard.CorePost {
 }
 
 // attachmentParent is the attachment's parent post when it has one that exists (not itself).
-func (r *Request) attachmentParent(p *calendard.Post) *calendard.Post {
+func attachmentParent(r *Request, p *calendard.Post) *calendard.Post {
 	if p.Parent <= 0 || p.Parent == p.ID {
 		return nil
 	}
-	if parent := r.corePost(p.Parent); parent != nil {
+	if parent := corePost(r, p.Parent); parent != nil {
 		return parent.Post
 	}
 	return nil
@@ -102,11 +102,11 @@ func (r *Request) attachmentParent(p *calendard.Post) *calendard.Post {
 
 // postStatus is get_post_status: an attachment inheriting its status has its parent's (the status
 // the parent had before it was trashed), or publish when unattached.
-func (r *Request) postStatus(p *calendard.Post) string {
+func postStatus(r *Request, p *calendard.Post) string {
 	if p.Type != postTypeAttachment || p.Status != "inherit" {
 		return p.Status
 	}
-	parent := r.attachmentParent(p)
+	parent := attachmentParent(r, p)
 	if parent == nil {
 		return "publish"
 	}
@@ -116,18 +116,18 @@ func (r *Request) postStatus(p *calendard.Post) string {
 		}
 		return "publish"
 	}
-	return r.postStatus(parent)
+	return postStatus(r, parent)
 }
 
 // attachmentLink is get_attachment_link: under the parent's permalink when attached (and the
 // parent's link has no query string), else at the site root, with pretty permalinks; else
 // ?attachment_id=. Parents of the calendar's types only: calendard builds no permalinks of posts
 // or pages, whose attachments get the unattached form.
-func (r *Request) attachmentLink(p *calendard.Post) string {
+func attachmentLink(r *Request, p *calendard.Post) string {
 	if !r.Site.PrettyPermalinks {
 		return r.Site.HomeURL + "/?attachment_id=" + strconv.FormatInt(p.ID, 10)
 	}
-	if parent := r.attachmentParent(p); parent != nil && isCalendarType(parent.Type) {
+	if parent := attachmentParent(r, p); parent != nil && isCalendarType(parent.Type) {
 		link := r.permalink(parent)
 		if strings.Contains(link, "?") {
 			return r.Site.HomeURL + "/?attachment_id=" + strconv.FormatInt(p.ID, 10)
@@ -150,7 +150,7 @@ func (h *corePosts) mediaItem(r *Request, cp *calendard.CorePost, ctx string) *p
 	r.Render.PostID = int(p.ID)
 	defer func() { r.Render.PostID = savedID }()
 	o := phpjson.NewObject()
-	postHead(r, o, p, ctx, r.attachmentLink(p), false)
+	postHead(r, o, p, ctx, attachmentLink(r, p), false)
 	o.Set("author", p.Author)
 	o.Set("featured_media", php.Int(p.Meta.Value("_thumbnail_id")))
 	if !embed {
@@ -184,8 +184,8 @@ func (h *corePosts) mediaItem(r *Request, cp *calendard.CorePost, ctx string) *p
 	}
 	o.Set("media_type", mediaType)
 	o.Set("mime_type", p.MimeType)
-	url := r.attachmentFileURL(p, file)
-	o.Set("media_details", r.mediaDetails(p, url, mediaType == "image"))
+	url := attachmentFileURL(r, p, file)
+	o.Set("media_details", mediaDetails(r, p, url, mediaType == "image"))
 	if !embed {
 		if p.Parent != 0 {
 			o.Set("post", p.Parent)
@@ -199,7 +199,7 @@ func (h *corePosts) mediaItem(r *Request, cp *calendard.CorePost, ctx string) *p
 }
 
 // attachmentFileURL is wp_get_attachment_url: the file's URL under the uploads, else the GUID.
-func (r *Request) attachmentFileURL(p *calendard.Post, file string) string {
+func attachmentFileURL(r *Request, p *calendard.Post, file string) string {
 	if file != "" {
 		return r.uploadURL(file)
 	}
@@ -230,7 +230,7 @@ func isCalendarType(t string) bool {
 // mediaDetails is wp_get_attachment_metadata as the controller shows it: {} when empty; each
 // intermediate size with mime-type renamed mime_type and the source_url image_downsize gives it,
 // then the "full" size; sizes {} when there are none.
-func (r *Request) mediaDetails(p *calendard.Post, url string, isImage bool) any {
+func mediaDetails(r *Request, p *calendard.Post, url string, isImage bool) any {
 	mv, err := phpserial.Unmarshal(p.Meta.Value("_wp_attachment_metadata"))
 	meta, isArr := mv.(*phpserial.Array)
 	if err != nil || !isArr || meta.Len() == 0 {

@@ -101,7 +101,7 @@ func (h *corePosts) post(r *Request) (*calendard.CorePost, error) {
 }
 
 // ref is the post as map_meta_cap sees it.
-func (r *Request) ref(p *calendard.Post) (*calendard.PostRef, error) {
+func ref(r *Request, p *calendard.Post) (*calendard.PostRef, error) {
 	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
 	if p.Status == "trash" {
 		ref.TrashedFrom = p.Meta.Value("_wp_trash_meta_status")
@@ -109,29 +109,29 @@ func (r *Request) ref(p *calendard.Post) (*calendard.PostRef, error) {
 	return ref, nil
 }
 
-func (r *Request) canEdit(p *calendard.Post) bool {
-	ref, _ := r.ref(p)
+func canEdit(r *Request, p *calendard.Post) bool {
+	ref, _ := ref(r, p)
 	return r.User.CanEditPost(ref)
 }
 
-func (r *Request) canDelete(p *calendard.Post) bool {
-	ref, _ := r.ref(p)
+func canDelete(r *Request, p *calendard.Post) bool {
+	ref, _ := ref(r, p)
 	return r.User.CanDeletePost(ref)
 }
 
 // canReadCore is check_read_permission: published, or read_post (which sees an attachment's
 // inherited status); an inheriting post is readable when its parent is, or when it has none.
-func (r *Request) canReadCore(p *calendard.Post) bool {
-	return r.canReadDepth(p, 0)
+func canReadCore(r *Request, p *calendard.Post) bool {
+	return canReadDepth(r, p, 0)
 }
 
-func (r *Request) canReadDepth(p *calendard.Post, depth int) bool {
+func canReadDepth(r *Request, p *calendard.Post, depth int) bool {
 	if p.Status == "publish" {
 		return true
 	}
-	ref, _ := r.ref(p)
+	ref, _ := ref(r, p)
 	if p.Status == "inherit" {
-		ref.Status = r.postStatus(p)
+		ref.Status = postStatus(r, p)
 	}
 	if r.User.CanReadPost(ref) {
 		return true
@@ -140,15 +140,15 @@ func (r *Request) canReadDepth(p *calendard.Post, depth int) bool {
 		return false
 	}
 	if p.Parent > 0 && depth < 8 {
-		if parent := r.corePost(p.Parent); parent != nil {
-			return r.canReadDepth(parent.Post, depth+1)
+		if parent := corePost(r, p.Parent); parent != nil {
+			return canReadDepth(r, parent.Post, depth+1)
 		}
 	}
 	return true
 }
 
 // context is the request's context parameter (view by default).
-func (r *Request) context() string {
+func viewContext(r *Request) string {
 	if s, ok := r.Value("context").(string); ok && s != "" {
 		return s
 	}
@@ -161,7 +161,7 @@ func (h *corePosts) readPermission(r *Request) error {
 	if err != nil {
 		return err
 	}
-	if r.context() == "edit" && !r.canEdit(p.Post) {
+	if viewContext(r) == "edit" && !canEdit(r, p.Post) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit this post.", Status: authCode(r)}
 	}
 	if pw, ok := r.query.Get("password"); ok && !php.Empty(pw) {
@@ -169,7 +169,7 @@ func (h *corePosts) readPermission(r *Request) error {
 			return &calendard.Error{Code: "rest_post_incorrect_password", Message: "Incorrect post password.", Status: 403}
 		}
 	}
-	if !r.canReadCore(p.Post) {
+	if !canReadCore(r, p.Post) {
 		return calendard.ErrForbidden(r.User.LoggedIn())
 	}
 	return nil
@@ -181,7 +181,7 @@ func (h *corePosts) deletePermission(r *Request) error {
 	if err != nil {
 		return err
 	}
-	if !r.canDelete(p.Post) {
+	if !canDelete(r, p.Post) {
 		return &calendard.Error{Code: "rest_cannot_delete", Message: "Sorry, you are not allowed to delete this post.", Status: authCode(r)}
 	}
 	return nil
@@ -194,7 +194,7 @@ func (h *corePosts) editPermission(r *Request) error {
 	if err != nil {
 		return err
 	}
-	if !r.canEdit(p.Post) {
+	if !canEdit(r, p.Post) {
 		return &calendard.Error{Code: "rest_cannot_edit", Message: "Sorry, you are not allowed to edit this post.", Status: authCode(r)}
 	}
 	return nil
@@ -206,7 +206,7 @@ func (h *corePosts) get(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := ok(h.item(r, p, r.context(), true))
+	resp := ok(h.item(r, p, viewContext(r), true))
 	if h.viewable {
 		resp.Header("Link", "<"+r.permalink(p.Post)+`>; rel="alternate"; type=text/html`)
 	}
@@ -287,7 +287,7 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 	savedID := r.Render.PostID
 	r.Render.PostID = int(p.ID)
 	defer func() { r.Render.PostID = savedID }()
-	canEdit := r.canEdit(p)
+	canEdit := canEdit(r, p)
 	o := phpjson.NewObject()
 	postHead(r, o, p, ctx, r.permalink(p), true)
 
@@ -552,10 +552,10 @@ func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjso
 	p := cp.Post
 	self := restURL(r.Site, "/wp/v2/"+h.base+"/"+strconv.FormatInt(p.ID, 10))
 	allow := []any{"GET"}
-	if r.canEdit(p) {
+	if canEdit(r, p) {
 		allow = append(allow, "POST", "PUT", "PATCH")
 	}
-	if r.canDelete(p) {
+	if canDelete(r, p) {
 		allow = append(allow, "DELETE")
 	}
 	l := phpjson.NewObject()

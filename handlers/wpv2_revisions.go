@@ -57,7 +57,7 @@ func (h *corePosts) revisionsPermission(r *Request) error {
 	if err != nil {
 		return err
 	}
-	if !r.canEdit(p.Post) {
+	if !canEdit(r, p.Post) {
 		return &calendard.Error{Code: "rest_cannot_read", Message: "Sorry, you are not allowed to view revisions of this post.", Status: authCode(r)}
 	}
 	return nil
@@ -71,7 +71,7 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 	}
 	lister := h.svc.posts
 	q := calendard.CorePostQuery{PostType: "revision", Statuses: []string{"inherit"}, Parent: &parent.ID, OrderBy: "date ID", Desc: true}
-	q.Include, q.Exclude = r.intList("include"), r.intList("exclude")
+	q.Include, q.Exclude = intList(r, "include"), intList(r, "exclude")
 	if search, _ := r.Value("search").(string); search != "" {
 		q.Search = calendard.ParseSearch(search)
 		q.SearchAnonymous = !r.User.LoggedIn()
@@ -126,7 +126,7 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 			return nil, err
 		}
 		for _, rev := range revs {
-			items = append(items, h.revisionItem(r, rev.Post, parent.Post, r.context()))
+			items = append(items, h.revisionItem(r, rev.Post, parent.Post, viewContext(r)))
 		}
 	}
 	return pagedResponse(r, items, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)+"/revisions",
@@ -198,13 +198,13 @@ func revisionArgs(more ...*Arg) []*Arg {
 }
 
 // revision is get_revision: a revision with the route's ID.
-func (r *Request) revision() (*calendard.CorePost, error) {
+func revision(r *Request) (*calendard.CorePost, error) {
 	invalid := &calendard.Error{Code: "rest_post_invalid_id", Message: "Invalid revision ID.", Status: 404}
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
 		return nil, invalid
 	}
-	rev := r.corePost(id)
+	rev := corePost(r, id)
 	if rev == nil || rev.Type != "revision" {
 		return nil, invalid
 	}
@@ -218,7 +218,7 @@ func (h *corePosts) revisionGet(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	rev, err := r.revision()
+	rev, err := revision(r)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (h *corePosts) revisionGet(r *Request) (*Response, error) {
 		return nil, &calendard.Error{Code: "rest_revision_parent_id_mismatch",
 			Message: fmt.Sprintf("The revision does not belong to the specified parent with id of \"%d\"", parent.ID), Status: 404}
 	}
-	return ok(h.revisionItem(r, rev.Post, parent.Post, r.context())), nil
+	return ok(h.revisionItem(r, rev.Post, parent.Post, viewContext(r))), nil
 }
 
 // revisionDeletePermission is delete_item_permissions_check: delete_post on the parent, the
@@ -237,10 +237,10 @@ func (h *corePosts) revisionDeletePermission(r *Request) error {
 	if err != nil {
 		return err
 	}
-	if !r.canDelete(parent.Post) {
+	if !canDelete(r, parent.Post) {
 		return &calendard.Error{Code: "rest_cannot_delete", Message: "Sorry, you are not allowed to delete revisions of this post.", Status: authCode(r)}
 	}
-	if _, err := r.revision(); err != nil {
+	if _, err := revision(r); err != nil {
 		return err
 	}
 	if err := h.revisionsPermission(r); err != nil {

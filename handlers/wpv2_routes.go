@@ -15,7 +15,7 @@ type coreServices struct {
 // coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order:
 // the namespace index WordPress adds with the first route, then the routes. The indexes list this
 // table, so they list exactly what is served.
-func (s *Server) coreRouteTable(cfg Config, deps Deps) []*Route {
+func coreRouteTable(s *Server, cfg Config, deps Deps) []*Route {
 	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users}
 	plugin := newPluginServices(cfg, deps)
 	routes := []*Route{{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.namespaceIndex,
@@ -58,7 +58,7 @@ func (s *Server) coreRouteTable(cfg Config, deps Deps) []*Route {
 
 // CoreRoutes registers the wp/v2 routes.
 func CoreRoutes(s *Server, cfg Config, deps Deps) {
-	s.Register(NamespaceCore, s.coreRouteTable(cfg, deps))
+	s.Register(NamespaceCore, coreRouteTable(s, cfg, deps))
 }
 
 // notYet answers the wp/v2 endpoints calendard registers but does not serve yet.

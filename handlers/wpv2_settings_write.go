@@ -105,7 +105,7 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 	}
 	var changes []change
 	for _, s := range coreSettings {
-		if !r.hasParam(s.name) {
+		if !hasParam(r, s.name) {
 			continue
 		}
 		v := r.Value(s.name)
@@ -149,7 +149,7 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 }
 
 // hasParam is array_key_exists on get_params(): sent, even as null.
-func (r *Request) hasParam(name string) bool {
+func hasParam(r *Request, name string) bool {
 	for _, src := range r.sources() {
 		if src.Has(name) {
 			return true

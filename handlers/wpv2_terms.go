@@ -196,7 +196,7 @@ func (h *coreTerms) term(r *Request) (*calendard.Term, *termIndex, error) {
 // listPermission is get_items_permissions_check: the edit context needs edit_terms, and the terms
 // of a post only show when the post may be read.
 func (h *coreTerms) listPermission(r *Request) error {
-	if r.context() == "edit" && !r.User.Can(h.caps.edit) {
+	if viewContext(r) == "edit" && !r.User.Can(h.caps.edit) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit terms in this taxonomy.", Status: authCode(r)}
 	}
 	post := r.Value("post")
@@ -248,7 +248,7 @@ func (h *coreTerms) readPermission(r *Request) error {
 	if _, _, err := h.term(r); err != nil {
 		return err
 	}
-	if r.context() == "edit" && !r.User.Can(h.caps.edit) {
+	if viewContext(r) == "edit" && !r.User.Can(h.caps.edit) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit this term.", Status: authCode(r)}
 	}
 	return nil
@@ -350,7 +350,7 @@ func (h *coreTerms) list(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	context := r.context()
+	context := viewContext(r)
 	items := make([]any, 0, len(terms))
 	// WordPress leaves out of the edit context the terms the user may not edit_term; that is the
 	// taxonomy's edit_terms, which the permission check already required.
@@ -371,11 +371,11 @@ func (h *coreTerms) get(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ok(h.item(r, t, idx, r.context(), true)), nil
+	return ok(h.item(r, t, idx, viewContext(r), true)), nil
 }
 
 // setFirstParam is WP_REST_Request::set_param: the value goes to the first source in parameter order.
-func (r *Request) setFirstParam(name string, v any) {
+func setFirstParam(r *Request, name string, v any) {
 	for _, src := range r.sources() {
 		if src != nil {
 			src.Set(name, v)
@@ -395,7 +395,7 @@ func (h *coreTerms) create(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.setFirstParam("context", "edit")
+	setFirstParam(r, "context", "edit")
 	resp := &Response{Status: 201, Body: h.item(r, t, idx, "edit", true)}
 	return resp.Header("Location", restURL(r.Site, "/"+NamespaceCore+"/"+h.base+"/"+itoa(t.ID))), nil
 }
@@ -417,7 +417,7 @@ func (h *coreTerms) update(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.setFirstParam("context", "edit")
+	setFirstParam(r, "context", "edit")
 	return ok(h.item(r, t, idx, "edit", true)), nil
 }
 
@@ -435,7 +435,7 @@ func (h *coreTerms) delete(r *Request) (*Response, error) {
 	if !restBool(r.Value("force")) {
 		return nil, errTrashNotSupported
 	}
-	r.setFirstParam("context", "view")
+	setFirstParam(r, "context", "view")
 	var previous *phpjson.Object
 	err = h.terms.deleteTerm(r, cur.ID, func(t *calendard.Term, idx *termIndex) {
 		previous = h.item(r, t, idx, "view", false)

@@ -152,7 +152,7 @@ func taxonomyEntry(name string) *phpjson.Object {
 
 // typesPermission is WP_REST_Post_Types_Controller::get_items_permissions_check.
 func typesPermission(r *Request) error {
-	if r.context() != "edit" {
+	if viewContext(r) != "edit" {
 		return nil
 	}
 	for _, name := range coreRegistry.types.Keys() {
@@ -166,7 +166,7 @@ func typesPermission(r *Request) error {
 // typesList is GET /wp/v2/types.
 func typesList(r *Request) (*Response, error) {
 	out := phpjson.NewObject()
-	ctx := r.context()
+	ctx := viewContext(r)
 	for _, name := range coreRegistry.types.Keys() {
 		if ctx == "edit" && !r.User.Can(typeEditCap(name)) {
 			continue
@@ -183,10 +183,10 @@ func typeGet(r *Request) (*Response, error) {
 	if entry == nil {
 		return nil, &calendard.Error{Code: "rest_type_invalid", Message: "Invalid post type.", Status: 404}
 	}
-	if r.context() == "edit" && !r.User.Can(typeEditCap(name)) {
+	if viewContext(r) == "edit" && !r.User.Can(typeEditCap(name)) {
 		return nil, &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit posts in this post type.", Status: authCode(r)}
 	}
-	return ok(registryItem(r, entry, typeFieldContexts, r.context(), "types")), nil
+	return ok(registryItem(r, entry, typeFieldContexts, viewContext(r), "types")), nil
 }
 
 // taxonomiesOfRequest is get_taxonomies(), or get_object_taxonomies(type) when type is given.
@@ -239,7 +239,7 @@ func assignTermsCap(taxonomy string) string {
 
 // taxonomiesPermission is WP_REST_Taxonomies_Controller::get_items_permissions_check.
 func taxonomiesPermission(r *Request) error {
-	if r.context() != "edit" {
+	if viewContext(r) != "edit" {
 		return nil
 	}
 	for _, name := range taxonomiesOfRequest(r) {
@@ -253,7 +253,7 @@ func taxonomiesPermission(r *Request) error {
 // taxonomiesList is GET /wp/v2/taxonomies.
 func taxonomiesList(r *Request) (*Response, error) {
 	out := phpjson.NewObject()
-	ctx := r.context()
+	ctx := viewContext(r)
 	for _, name := range taxonomiesOfRequest(r) {
 		if ctx == "edit" && !r.User.Can(assignTermsCap(name)) {
 			continue
@@ -269,7 +269,7 @@ func taxonomyPermission(r *Request) error {
 	if taxonomyEntry(name) == nil {
 		return nil
 	}
-	if r.context() == "edit" && !r.User.Can(assignTermsCap(name)) {
+	if viewContext(r) == "edit" && !r.User.Can(assignTermsCap(name)) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to manage terms in this taxonomy.", Status: authCode(r)}
 	}
 	return nil
@@ -282,7 +282,7 @@ func taxonomyGet(r *Request) (*Response, error) {
 	if entry == nil {
 		return nil, &calendard.Error{Code: "rest_taxonomy_invalid", Message: "Invalid taxonomy.", Status: 404}
 	}
-	return ok(registryItem(r, entry, taxonomyFieldContexts, r.context(), "taxonomies")), nil
+	return ok(registryItem(r, entry, taxonomyFieldContexts, viewContext(r), "taxonomies")), nil
 }
 
 // registryRoutes are the types and taxonomies routes, registered after the post types' routes as

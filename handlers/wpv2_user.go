@@ -56,10 +56,10 @@ func (c *coreServices) userReadPermission(r *Request) error {
 		return nil
 	}
 	refused := &calendard.Error{Code: "rest_user_cannot_view", Message: "Sorry, you are not allowed to list users.", Status: authCode(r)}
-	if r.context() == "edit" && !r.User.Can("list_users") {
+	if viewContext(r) == "edit" && !r.User.Can("list_users") {
 		return refused
 	}
-	if !r.countsUserPosts(u) && !r.User.Can("edit_users") && !r.User.Can("list_users") {
+	if !countsUserPosts(r, u) && !r.User.Can("edit_users") && !r.User.Can("list_users") {
 		return refused
 	}
 	return nil
@@ -69,7 +69,7 @@ func (c *coreServices) userReadPermission(r *Request) error {
 // with the current user's view): published posts, and private ones of a type whose
 // read_private_posts the current user holds (their own private posts only count on their own
 // profile, which needs no count).
-func (r *Request) countsUserPosts(u *calendard.CoreUser) bool {
+func countsUserPosts(r *Request, u *calendard.CoreUser) bool {
 	for _, typ := range coreRegistry.types.Keys() {
 		c := u.Posts[typ]
 		if c.Publish > 0 || (c.Private > 0 && r.User.Can(registryCap(typeEntry(typ), "read_private_posts"))) {
@@ -85,7 +85,7 @@ func (c *coreServices) userGet(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := c.userItem(r, u, r.context())
+	o, err := c.userItem(r, u, viewContext(r))
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func usersListPermission(r *Request) error {
 	if !php.Empty(r.Value("capabilities")) && !listUsers {
 		return refuse("rest_user_cannot_view", "Sorry, you are not allowed to filter users by capability.")
 	}
-	if r.context() == "edit" && !listUsers {
+	if viewContext(r) == "edit" && !listUsers {
 		return refuse("rest_forbidden_context", "Sorry, you are not allowed to list users.")
 	}
 	if o, _ := r.Value("orderby").(string); (o == "email" || o == "registered_date") && !listUsers {
@@ -83,7 +83,8 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 		// own grants; calendard does not run that query.
 		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not filter users by capability.", Status: 501}
 	}
-	ints, strs := r.intList, r.stringList
+	ints := func(name string) []int64 { return intList(r, name) }
+	strs := func(name string) []string { return stringList(r, name) }
 	q := calendard.CoreUserQuery{Include: ints("include"), Exclude: ints("exclude"), Slugs: strs("slug"), Roles: strs("roles")}
 	q.Desc = r.Value("order") == "desc"
 	orderby, _ := r.Value("orderby").(string)
@@ -155,7 +156,7 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 			return nil, err
 		}
 		for _, u := range users {
-			o, err := c.userItem(r, u, r.context())
+			o, err := c.userItem(r, u, viewContext(r))
 			if err != nil {
 				return nil, err
 			}
