@@ -165,23 +165,3 @@ func canPostID(r *Request, postType, action string, id int64) error {
 	}
 	return nil
 }
-
-// posts returns the post lookups.
-func (r *Request) posts() calendard.PostService { return r.srv.deps.Posts }
-
-// taxonomy loads a taxonomy once per request for validators and filters.
-func (r *Request) taxonomy(tax string) (*termIndex, error) {
-	if idx, ok := r.termCache[tax]; ok {
-		return idx, nil
-	}
-	terms, err := r.srv.deps.Terms.TermsOf(r.ctx, tax)
-	if err != nil {
-		return nil, err
-	}
-	idx := newTermIndex(terms)
-	if r.termCache == nil {
-		r.termCache = map[string]*termIndex{}
-	}
-	r.termCache[tax] = idx
-	return idx, nil
-}

@@ -487,7 +487,7 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 	}
 	page := int(php.Int(r.Value("page")))
 	perPage := q.Limit
-	ids, total, err := lister.CorePostIDs(r.ctx, r.Site, q)
+	ids, total, err := lister.CorePostIDs(r.Context(), r.Site, q)
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +501,7 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 				count.Offset = 0
 			}
 			count.Limit = 1
-			again, n, err := lister.CorePostIDs(r.ctx, r.Site, count)
+			again, n, err := lister.CorePostIDs(r.Context(), r.Site, count)
 			if err != nil {
 				return nil, err
 			}
@@ -522,7 +522,7 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 	}
 	items := []any{}
 	if r.Method != "HEAD" && len(ids) > 0 {
-		posts, err := lister.CorePosts(r.ctx, ids)
+		posts, err := lister.CorePosts(r.Context(), ids)
 		if err != nil {
 			return nil, err
 		}
@@ -546,7 +546,7 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 // parameters; prev is at most the last page).
 func pagedResponse(r *Request, items []any, route string, page, maxPages, total int64) *Response {
 	resp := ok(items).Header("X-WP-Total", itoa(total)).Header("X-WP-TotalPages", itoa(maxPages))
-	base := addQueryArg(restURL(r.Site, route), objectKVs(urlencodeDeep(r.query)))
+	base := addQueryArg(restURL(r.Site, route), objectKVs(urlencodeDeep(r.QueryParams())))
 	var links []string
 	if page > 1 {
 		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(min(page-1, maxPages))}})+`>; rel="prev"`)

@@ -76,25 +76,12 @@ func (h *corePosts) mediaGet(r *Request) (*Response, error) {
 	return resp, nil
 }
 
-// corePost loads any post by ID (nil when there is none), for parents of attachments.
-func corePost(r *Request, id int64) *calendard.CorePost {
-	reader := r.srv.deps.Posts
-	if id <= 0 {
-		return nil
-	}
-	p, err := reader.CorePost(r.ctx, id)
-	if err != nil {
-		return nil
-	}
-	return p
-}
-
 // attachmentParent is the attachment's parent post when it has one that exists (not itself).
 func attachmentParent(r *Request, p *calendard.Post) *calendard.Post {
 	if p.Parent <= 0 || p.Parent == p.ID {
 		return nil
 	}
-	if parent := corePost(r, p.Parent); parent != nil {
+	if parent := r.CorePost(p.Parent); parent != nil {
 		return parent.Post
 	}
 	return nil

@@ -140,7 +140,7 @@ func canReadDepth(r *Request, p *calendard.Post, depth int) bool {
 		return false
 	}
 	if p.Parent > 0 && depth < 8 {
-		if parent := corePost(r, p.Parent); parent != nil {
+		if parent := r.CorePost(p.Parent); parent != nil {
 			return canReadDepth(r, parent.Post, depth+1)
 		}
 	}
@@ -164,7 +164,7 @@ func (h *corePosts) readPermission(r *Request) error {
 	if viewContext(r) == "edit" && !canEdit(r, p.Post) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit this post.", Status: authCode(r)}
 	}
-	if pw, ok := r.query.Get("password"); ok && !php.Empty(pw) {
+	if pw, ok := r.QueryParams().Get("password"); ok && !php.Empty(pw) {
 		if s, _ := pw.(string); s != p.Password {
 			return &calendard.Error{Code: "rest_post_incorrect_password", Message: "Incorrect post password.", Status: 403}
 		}
@@ -222,7 +222,7 @@ func (h *corePosts) delete(r *Request) (*Response, error) {
 	force := restBool(r.Value("force"))
 	if force {
 		previous := h.item(r, p, "edit", false)
-		err := r.write(func(tx calendard.WriteTx) error { return calendard.DeletePost(r.ctx, tx, p.ID) })
+		err := r.write(func(tx calendard.WriteTx) error { return calendard.DeletePost(r.Context(), tx, p.ID) })
 		if err != nil {
 			return nil, err
 		}
@@ -233,16 +233,16 @@ func (h *corePosts) delete(r *Request) (*Response, error) {
 	}
 	err = r.write(func(tx calendard.WriteTx) error {
 		if h.postType == calendard.PostTypeEvent {
-			return calendard.TrashEvent(r.ctx, tx, r.Site, r.User, p.ID)
+			return calendard.TrashEvent(r.Context(), tx, r.Site, r.User, p.ID)
 		}
-		locked, err := tx.LockPost(r.ctx, p.ID)
+		locked, err := tx.LockPost(r.Context(), p.ID)
 		if err != nil {
 			return err
 		}
 		if locked == nil || locked.Status == "trash" {
 			return &calendard.Error{Code: "rest_already_trashed", Message: "The post has already been deleted.", Status: 410}
 		}
-		_, err = calendard.TrashLinked(r.ctx, tx, r.Site, r.User, locked)
+		_, err = calendard.TrashLinked(r.Context(), tx, r.Site, r.User, locked)
 		return err
 	})
 	if err == calendard.ErrEventInTrash {
@@ -428,7 +428,7 @@ func (h *corePosts) generatedSlug(r *Request, p *calendard.Post) string {
 	case "draft", "pending", "auto-draft":
 	default:
 		for n := 2; ; n++ {
-			taken, err := r.posts().PostsByName(r.ctx, slug, p.Type)
+			taken, err := r.posts().PostsByName(r.Context(), slug, p.Type)
 			if err != nil {
 				break // the slug is shown as is; the answer does not depend on it elsewhere
 			}

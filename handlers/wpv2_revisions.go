@@ -41,7 +41,7 @@ func (h *corePosts) revisionsParent(r *Request) (*calendard.CorePost, error) {
 	if id <= 0 {
 		return nil, invalid
 	}
-	p, err := reader.CorePost(r.ctx, id)
+	p, err := reader.CorePost(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 	default:
 		q.Limit, q.Offset = int(perPage), rowsBefore(page, perPage)
 	}
-	ids, total, err := lister.CorePostIDs(r.ctx, r.Site, q)
+	ids, total, err := lister.CorePostIDs(r.Context(), r.Site, q)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 	}
 	items := []any{}
 	if r.Method != "HEAD" && len(ids) > 0 {
-		revs, err := lister.CorePosts(r.ctx, ids)
+		revs, err := lister.CorePosts(r.Context(), ids)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func revision(r *Request) (*calendard.CorePost, error) {
 	if id <= 0 {
 		return nil, invalid
 	}
-	rev := corePost(r, id)
+	rev := r.CorePost(id)
 	if rev == nil || rev.Type != "revision" {
 		return nil, invalid
 	}

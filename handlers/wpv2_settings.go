@@ -53,7 +53,7 @@ func (c *coreServices) settings(r *Request) (*Response, error) {
 	for i, s := range coreSettings {
 		names[i] = s.option
 	}
-	opts, err := reader.Options(r.ctx, names...)
+	opts, err := reader.Options(r.Context(), names...)
 	if err != nil {
 		return nil, err
 	}

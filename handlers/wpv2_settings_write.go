@@ -119,13 +119,13 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 	if len(changes) > 0 {
 		err := r.write(func(tx calendard.WriteTx) error {
 			for _, c := range changes {
-				old, exists, err := tx.Option(r.ctx, c.option)
+				old, exists, err := tx.Option(r.Context(), c.option)
 				if err != nil {
 					return err
 				}
 				if c.value == nil {
 					if exists {
-						if err := tx.DeleteOption(r.ctx, c.option); err != nil {
+						if err := tx.DeleteOption(r.Context(), c.option); err != nil {
 							return err
 						}
 					}
@@ -135,7 +135,7 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 				if keep || (exists && value == old) {
 					continue
 				}
-				if err := tx.UpdateOption(r.ctx, c.option, value); err != nil {
+				if err := tx.UpdateOption(r.Context(), c.option, value); err != nil {
 					return err
 				}
 			}

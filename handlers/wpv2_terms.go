@@ -203,7 +203,7 @@ func (h *coreTerms) listPermission(r *Request) error {
 	if php.Empty(post) {
 		return nil
 	}
-	p, err := r.posts().PostByID(r.ctx, php.Int(post))
+	p, err := r.posts().PostByID(r.Context(), php.Int(post))
 	if err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func (h *coreTerms) canReadTermsOf(r *Request, p *calendard.Post) (bool, error) 
 	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
 	if p.Status == "trash" {
 		var err error
-		if ref.TrashedFrom, err = r.posts().TrashedFrom(r.ctx, p.ID); err != nil {
+		if ref.TrashedFrom, err = r.posts().TrashedFrom(r.Context(), p.ID); err != nil {
 			return false, err
 		}
 	}

@@ -35,7 +35,7 @@ func (c *coreServices) coreUser(r *Request) (*calendard.CoreUser, error) {
 	if id <= 0 {
 		return nil, errUserInvalidID
 	}
-	u, err := reader.CoreUser(r.ctx, id)
+	u, err := reader.CoreUser(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (c *coreServices) userItem(r *Request, u *calendard.CoreUser, ctx string) (
 	if edit {
 		lister := c.posts
 		var err error
-		if ed, err = lister.CoreUserEdit(r.ctx, u.ID); err != nil {
+		if ed, err = lister.CoreUserEdit(r.Context(), u.ID); err != nil {
 			return nil, err
 		}
 		if ed == nil {

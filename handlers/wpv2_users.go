@@ -145,13 +145,13 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 			q.SearchColumns = asked
 		}
 	}
-	ids, total, err := lister.CoreUserIDs(r.ctx, q)
+	ids, total, err := lister.CoreUserIDs(r.Context(), q)
 	if err != nil {
 		return nil, err
 	}
 	items := []any{}
 	if r.Method != "HEAD" && len(ids) > 0 {
-		users, err := lister.CoreUsers(r.ctx, ids)
+		users, err := lister.CoreUsers(r.Context(), ids)
 		if err != nil {
 			return nil, err
 		}

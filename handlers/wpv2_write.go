@@ -217,7 +217,7 @@ func (h *corePosts) validStatus(r *Request, v any) error {
 		return typeError("status", "string")
 	}
 	if id := php.Int(r.Value("id")); id > 0 {
-		if p, err := r.posts().PostByID(r.ctx, id); err != nil {
+		if p, err := r.posts().PostByID(r.Context(), id); err != nil {
 			return err
 		} else if p != nil && p.Type == h.postType && p.Status == s {
 			return nil
@@ -302,7 +302,7 @@ func (h *corePosts) assignTermsPermission(r *Request) error {
 		if len(items) == 0 {
 			continue
 		}
-		terms, err := h.svc.terms.TermsOf(r.ctx, tax.name)
+		terms, err := h.svc.terms.TermsOf(r.Context(), tax.name)
 		if err != nil {
 			return err
 		}
@@ -322,7 +322,7 @@ func (h *corePosts) assignTermsPermission(r *Request) error {
 // byID loads a post of the type written by this request.
 func (h *corePosts) byID(r *Request, id int64) (*calendard.CorePost, error) {
 	reader := h.svc.posts
-	p, err := reader.CorePost(r.ctx, id)
+	p, err := reader.CorePost(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +345,7 @@ func (h *corePosts) create(r *Request) (*Response, error) {
 	}
 	var id int64
 	err = r.write(func(tx calendard.WriteTx) error {
-		p, err := calendard.SaveCorePost(r.ctx, tx, r.Site, r.User, w)
+		p, err := calendard.SaveCorePost(r.Context(), tx, r.Site, r.User, w)
 		if p != nil {
 			id = p.ID
 		}
@@ -373,7 +373,7 @@ func (h *corePosts) update(r *Request) (*Response, error) {
 		return nil, err
 	}
 	if err := r.write(func(tx calendard.WriteTx) error {
-		_, err := calendard.SaveCorePost(r.ctx, tx, r.Site, r.User, w)
+		_, err := calendard.SaveCorePost(r.Context(), tx, r.Site, r.User, w)
 		return err
 	}); err != nil {
 		return nil, err
@@ -462,7 +462,7 @@ func (h *corePosts) prepare(r *Request, before *calendard.Post) (*calendard.Core
 	if v, ok := r.Param("author"); ok && !php.Empty(v) {
 		id := php.Int(v)
 		if id != r.User.ID {
-			u, err := h.svc.users.UserByID(r.ctx, id)
+			u, err := h.svc.users.UserByID(r.Context(), id)
 			if err != nil {
 				return nil, err
 			}
@@ -495,9 +495,9 @@ func (h *corePosts) prepare(r *Request, before *calendard.Post) (*calendard.Core
 	if v, ok := r.Param("meta"); ok {
 		w.Meta, w.MetaErr = h.prepareMeta(r, v)
 	}
-	if h.postType == calendard.PostTypeEvent && r.isJSON {
+	if body, isJSON := r.JSONBody(); h.postType == calendard.PostTypeEvent && isJSON {
 		w.JSONMeta = &calendard.CoreJSONMeta{}
-		if o, ok := r.json.Get("meta"); ok {
+		if o, ok := body.Get("meta"); ok {
 			if m, isObj := o.(*phpjson.Object); isObj {
 				isset := func(key string) *string {
 					v, has := m.Get(key)
