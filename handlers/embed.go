@@ -20,7 +20,7 @@ func embedParam(v any) (all bool, rels []string) {
 	if php.Empty(v) || (isStr && (s == "true" || s == "1")) {
 		return true, nil
 	}
-	for _, it := range restSanitizeArray(v) {
+	for _, it := range RestSanitizeArray(v) {
 		if r, _ := php.String(it); r != "" {
 			rels = append(rels, r)
 		}
@@ -78,7 +78,7 @@ func (s *Server) embedLinks(req *Request, data *phpjson.Object, all bool, rels [
 				cache[href] = s.dispatchEmbedded(req, href)
 			}
 			embeds = append(embeds, cache[href])
-			if !php.Empty(cache[href]) && !isEmptyList(cache[href]) {
+			if !php.Empty(cache[href]) && !IsEmptyList(cache[href]) {
 				found = true
 			}
 		}
@@ -100,7 +100,7 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-func isEmptyList(v any) bool {
+func IsEmptyList(v any) bool {
 	switch x := v.(type) {
 	case []any:
 		return len(x) == 0
@@ -115,7 +115,7 @@ func isEmptyList(v any) bool {
 func (s *Server) dispatchEmbedded(parent *Request, href string) any {
 	site := parent.Site
 	var route, rawQuery string
-	switch base := restURL(site, ""); {
+	switch base := RestURL(site, ""); {
 	case site.PrettyPermalinks && strings.HasPrefix(href, base):
 		route, rawQuery, _ = strings.Cut(strings.TrimPrefix(href, base), "?")
 	case !site.PrettyPermalinks && strings.HasPrefix(href, base):

@@ -34,10 +34,10 @@ func (r *Request) CorePost(id int64) *calendard.CorePost {
 }
 
 // posts returns the post lookups.
-func (r *Request) posts() calendard.PostService { return r.srv.deps.Posts }
+func (r *Request) Posts() calendard.PostService { return r.srv.deps.Posts }
 
 // taxonomy loads a taxonomy once per request for validators and filters.
-func (r *Request) taxonomy(tax string) (*termIndex, error) {
+func (r *Request) Taxonomy(tax string) (*TermIndex, error) {
 	if idx, ok := r.termCache[tax]; ok {
 		return idx, nil
 	}
@@ -47,7 +47,7 @@ func (r *Request) taxonomy(tax string) (*termIndex, error) {
 	}
 	idx := newTermIndex(terms)
 	if r.termCache == nil {
-		r.termCache = map[string]*termIndex{}
+		r.termCache = map[string]*TermIndex{}
 	}
 	r.termCache[tax] = idx
 	return idx, nil

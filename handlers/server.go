@@ -639,7 +639,7 @@ func baseHeaders(site *calendard.Site) []calendard.KV {
 		{Key: "Access-Control-Allow-Headers", Value: "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type"},
 	}
 	if site != nil {
-		h = append(h, calendard.KV{Key: "Link", Value: "<" + restURL(site, "/") + `>; rel="https://api.w.org/"`})
+		h = append(h, calendard.KV{Key: "Link", Value: "<" + RestURL(site, "/") + `>; rel="https://api.w.org/"`})
 	}
 	return h
 }

@@ -28,7 +28,7 @@ func TestUploadURLIsWPGetAttachmentURL(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := &Request{Site: c.site}
-			if got := r.uploadURL(c.file); got != c.want {
+			if got := r.UploadURL(c.file); got != c.want {
 				t.Errorf("uploadURL(%q) = %q, want %q", c.file, got, c.want)
 			}
 		})
@@ -43,16 +43,16 @@ func TestUploadURLIsWPGetAttachmentURL(t *testing.T) {
 	}
 	for _, c := range secure {
 		t.Run("secure: "+c.name, func(t *testing.T) {
-			if got := (&Request{Secure: true}).sslFrontEnd(c.in); got != c.want {
+			if got := (&Request{Secure: true}).SSLFrontEnd(c.in); got != c.want {
 				t.Errorf("sslFrontEnd(%q) = %q, want %q", c.in, got, c.want)
 			}
-			if got := (&Request{}).sslFrontEnd(c.in); got != c.in {
+			if got := (&Request{}).SSLFrontEnd(c.in); got != c.in {
 				t.Errorf("plain HTTP: %q changed to %q", c.in, got)
 			}
 		})
 	}
 	r := &Request{Site: &calendard.Site{SiteURL: "http://example.test", UploadsURL: "http://cdn.example.com/media"}, Secure: true}
-	if got := r.uploadURL("2026/11/a.jpg"); got != "https://cdn.example.com/media/2026/11/a.jpg" {
+	if got := r.UploadURL("2026/11/a.jpg"); got != "https://cdn.example.com/media/2026/11/a.jpg" {
 		t.Errorf("secure uploadURL = %q", got)
 	}
 	// An attachment without _wp_attached_file falls back to its GUID, https on a secure request.

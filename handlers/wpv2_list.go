@@ -24,46 +24,46 @@ var coreStatuses = []string{"publish", "future", "draft", "pending", "private", 
 
 // collectionArgs is get_collection_params in its registration order.
 func (h *corePosts) collectionArgs() []*Arg {
-	intItems := schema("type", "integer")
+	intItems := Schema("type", "integer")
 	args := []*Arg{
-		schemaArg("context", false, schema("description", "Scope under which the request is made; determines fields present in response.",
-			"type", "string", "enum", strList("view", "embed", "edit"), "default", "view"), nil),
-		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), absint),
-		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
-			"default", 10, "minimum", 1, "maximum", 100), absint),
-		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"), sanitizeTextParam),
+		SchemaArg("context", false, Schema("description", "Scope under which the request is made; determines fields present in response.",
+			"type", "string", "enum", StrList("view", "embed", "edit"), "default", "view"), nil),
+		SchemaArg("page", false, Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), Absint),
+		SchemaArg("per_page", false, Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"default", 10, "minimum", 1, "maximum", 100), Absint),
+		SchemaArg("search", false, Schema("description", "Limit results to those matching a string.", "type", "string"), SanitizeTextParam),
 		listDateArg("after", "Limit response to posts published after a given ISO8601 compliant date."),
 		listDateArg("modified_after", "Limit response to posts modified after a given ISO8601 compliant date."),
-		schemaArg("author", false, schema("description", "Limit result set to posts assigned to specific authors.", "type", "array",
+		SchemaArg("author", false, Schema("description", "Limit result set to posts assigned to specific authors.", "type", "array",
 			"items", intItems, "default", []any{}), nil),
-		schemaArg("author_exclude", false, schema("description", "Ensure result set excludes posts assigned to specific authors.", "type", "array",
+		SchemaArg("author_exclude", false, Schema("description", "Ensure result set excludes posts assigned to specific authors.", "type", "array",
 			"items", intItems, "default", []any{}), nil),
 		listDateArg("before", "Limit response to posts published before a given ISO8601 compliant date."),
 		listDateArg("modified_before", "Limit response to posts modified before a given ISO8601 compliant date."),
-		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("search_semantics", false, schema("description", "How to interpret the search input.", "type", "string", "enum", strList("exact")), nil),
-		schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
-		schemaArg("order", false, schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
-			"enum", strList("asc", "desc")), nil),
-		schemaArg("orderby", false, schema("description", "Sort collection by post attribute.", "type", "string", "default", "date",
-			"enum", strList("author", "date", "id", "include", "modified", "parent", "relevance", "slug", "include_slugs", "title")), nil),
+		SchemaArg("exclude", false, Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		SchemaArg("include", false, Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		SchemaArg("search_semantics", false, Schema("description", "How to interpret the search input.", "type", "string", "enum", StrList("exact")), nil),
+		SchemaArg("offset", false, Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		SchemaArg("order", false, Schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
+			"enum", StrList("asc", "desc")), nil),
+		SchemaArg("orderby", false, Schema("description", "Sort collection by post attribute.", "type", "string", "default", "date",
+			"enum", StrList("author", "date", "id", "include", "modified", "parent", "relevance", "slug", "include_slugs", "title")), nil),
 	}
 	if h.attachment {
 		args = append(args,
-			schemaArg("parent", false, schema("description", "Limit result set to items with particular parent IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-			schemaArg("parent_exclude", false, schema("description", "Limit result set to all items except those of a particular parent ID.", "type", "array",
+			SchemaArg("parent", false, Schema("description", "Limit result set to items with particular parent IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+			SchemaArg("parent_exclude", false, Schema("description", "Limit result set to all items except those of a particular parent ID.", "type", "array",
 				"items", intItems, "default", []any{}), nil))
 	}
 	args = append(args,
-		schemaArg("search_columns", false, schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
-			"items", schema("enum", strList("post_title", "post_content", "post_excerpt"), "type", "string")), nil),
-		schemaArg("slug", false, schema("description", "Limit result set to posts with one or more specific slugs.", "type", "array",
-			"items", schema("type", "string")), nil),
+		SchemaArg("search_columns", false, Schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
+			"items", Schema("enum", StrList("post_title", "post_content", "post_excerpt"), "type", "string")), nil),
+		SchemaArg("slug", false, Schema("description", "Limit result set to posts with one or more specific slugs.", "type", "array",
+			"items", Schema("type", "string")), nil),
 		h.statusArg())
 	if len(h.taxonomies) > 0 {
-		args = append(args, schemaArg("tax_relation", false, schema("description", "Limit result set based on relationship between multiple taxonomies.",
-			"type", "string", "enum", strList("AND", "OR")), nil))
+		args = append(args, SchemaArg("tax_relation", false, Schema("description", "Limit result set based on relationship between multiple taxonomies.",
+			"type", "string", "enum", StrList("AND", "OR")), nil))
 		for _, tax := range h.taxonomies {
 			args = append(args, listTaxArg(tax, false), listTaxArg(tax, true))
 		}
@@ -76,7 +76,7 @@ func (h *corePosts) collectionArgs() []*Arg {
 
 // listDateArg is a date-time string argument: rest_parse_date must accept it.
 func listDateArg(name, desc string) *Arg {
-	a := schemaArg(name, false, schema("description", desc, "type", "string", "format", "date-time"), nil)
+	a := SchemaArg(name, false, Schema("description", desc, "type", "string", "format", "date-time"), nil)
 	validate := a.Validate
 	a.Validate = func(r *Request, v any) error {
 		if err := validate(r, v); err != nil {
@@ -122,9 +122,9 @@ func (h *corePosts) statusArg() *Arg {
 	if h.attachment {
 		def, enum = "inherit", []string{"inherit", "private", "trash"}
 	}
-	s := schema("default", def, "description", "Limit result set to posts assigned one or more statuses.", "type", "array",
-		"items", schema("enum", strList(enum...), "type", "string"))
-	a := schemaArg("status", false, s, nil)
+	s := Schema("default", def, "description", "Limit result set to posts assigned one or more statuses.", "type", "array",
+		"items", Schema("enum", StrList(enum...), "type", "string"))
+	a := SchemaArg("status", false, s, nil)
 	a.Validate = nil
 	caps := calendard.CapsOf(h.postType)
 	a.Sanitize = func(r *Request, v any) (any, error) {
@@ -134,7 +134,7 @@ func (h *corePosts) statusArg() *Arg {
 				continue
 			}
 			if r.User.Can(caps.Edit) || (st == "private" && r.User.Can(caps.ReadPrivate)) {
-				if err := restValidateValue(st, s, "status"); err != nil {
+				if err := RestValidateValue(st, s, "status"); err != nil {
 					return nil, err
 				}
 				continue
@@ -154,7 +154,7 @@ func (h *corePosts) statusArg() *Arg {
 func wpParseSlugList(v any) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, it := range restSanitizeArray(v) {
+	for _, it := range RestSanitizeArray(v) {
 		s, _ := php.String(it)
 		s = wptext.SanitizeTitle(s)
 		if !seen[s] {
@@ -173,22 +173,22 @@ func listTaxArg(tax coreTaxonomy, exclude bool) *Arg {
 	if exclude {
 		name, desc = tax.base+"_exclude", "Limit result set to items except those with specific terms assigned in the "+tax.base+" taxonomy."
 	}
-	intItems := schema("type", "integer")
-	props := schema("terms", schema("description", "Term IDs.", "type", "array", "items", intItems, "default", []any{}))
+	intItems := Schema("type", "integer")
+	props := Schema("terms", Schema("description", "Term IDs.", "type", "array", "items", intItems, "default", []any{}))
 	hierarchical := tax.name == calendard.TaxonomyCategory
 	if hierarchical {
-		props.Set("include_children", schema("description", "Whether to include child terms in the terms limiting the result set.",
+		props.Set("include_children", Schema("description", "Whether to include child terms in the terms limiting the result set.",
 			"type", "boolean", "default", false))
 	}
 	if !exclude {
-		props.Set("operator", schema("description", "Whether items must be assigned all or any of the specified terms.",
-			"type", "string", "enum", strList("AND", "OR"), "default", "OR"))
+		props.Set("operator", Schema("description", "Whether items must be assigned all or any of the specified terms.",
+			"type", "string", "enum", StrList("AND", "OR"), "default", "OR"))
 	}
-	list := schema("title", "Term ID List", "description", "Match terms with the listed IDs.", "type", "array", "items", intItems)
-	object := schema("title", "Term ID Taxonomy Query", "description", "Perform an advanced term query.", "type", "object",
+	list := Schema("title", "Term ID List", "description", "Match terms with the listed IDs.", "type", "array", "items", intItems)
+	object := Schema("title", "Term ID Taxonomy Query", "description", "Perform an advanced term query.", "type", "object",
 		"properties", props, "additionalProperties", false)
-	s := schema("description", desc, "type", strList("object", "array"), "oneOf", []any{list, object})
-	a := schemaArg(name, false, s, nil)
+	s := Schema("description", desc, "type", StrList("object", "array"), "oneOf", []any{list, object})
+	a := SchemaArg(name, false, s, nil)
 	a.Type = ""
 	a.Validate = func(_ *Request, v any) error {
 		_, err := listOneOf(v, name, list, object, props)
@@ -204,22 +204,22 @@ func listTaxArg(tax coreTaxonomy, exclude bool) *Arg {
 // value is an object when rest_is_object says so, else a list; exactly one of the two schemas
 // must match it, and the error of the one that fails for a reason other than its type is shown.
 func listOneOf(v any, param string, list, object, props *phpjson.Object) (any, error) {
-	if !restIsObject(v) && !restIsArray(v) {
-		return nil, typeError(param, "object,array")
+	if !RestIsObject(v) && !RestIsArray(v) {
+		return nil, TypeError(param, "object,array")
 	}
 	asList := func() (any, error) {
-		if !restIsArray(v) {
-			return nil, typeError(param, "array")
+		if !RestIsArray(v) {
+			return nil, TypeError(param, "array")
 		}
-		if err := restValidateValue(v, list, param); err != nil {
+		if err := RestValidateValue(v, list, param); err != nil {
 			return nil, err
 		}
-		return restSanitizeValue(v, list), nil
+		return RestSanitizeValue(v, list), nil
 	}
 	asObject := func() (any, error) {
 		o, ok := v.(*phpjson.Object)
-		if !ok || !restIsObject(v) {
-			return nil, typeError(param, "object")
+		if !ok || !RestIsObject(v) {
+			return nil, TypeError(param, "object")
 		}
 		out := phpjson.NewObject()
 		for _, k := range o.Keys() {
@@ -229,10 +229,10 @@ func listOneOf(v any, param string, list, object, props *phpjson.Object) (any, e
 					Message: fmt.Sprintf("%s is not a valid property of Object.", k), HasRawData: true}
 			}
 			val, _ := o.Get(k)
-			if err := restValidateValue(val, ps.(*phpjson.Object), param+"["+k+"]"); err != nil {
+			if err := RestValidateValue(val, ps.(*phpjson.Object), param+"["+k+"]"); err != nil {
 				return nil, err
 			}
-			out.Set(k, restSanitizeValue(val, ps.(*phpjson.Object)))
+			out.Set(k, RestSanitizeValue(val, ps.(*phpjson.Object)))
 		}
 		return out, nil
 	}
@@ -306,7 +306,7 @@ var eventQueryDateKeys = regexp.MustCompile(`_Event(Start|End)Date(UTC)?`)
 // intList is a list parameter's values as integers (wp_parse_id_list-like, after the schema).
 func intList(r *Request, name string) []int64 {
 	var out []int64
-	for _, v := range restSanitizeArray(r.Value(name)) {
+	for _, v := range RestSanitizeArray(r.Value(name)) {
 		out = append(out, php.Int(v))
 	}
 	return out
@@ -315,7 +315,7 @@ func intList(r *Request, name string) []int64 {
 // stringList is a list parameter's values as strings.
 func stringList(r *Request, name string) []string {
 	var out []string
-	for _, v := range restSanitizeArray(r.Value(name)) {
+	for _, v := range RestSanitizeArray(r.Value(name)) {
 		s, _ := php.String(v)
 		out = append(out, s)
 	}
@@ -334,7 +334,7 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 	if h.attachment {
 		q.ParentIn, q.ParentNotIn = ints("parent"), ints("parent_exclude")
 	}
-	for _, v := range restSanitizeArray(r.Value("slug")) {
+	for _, v := range RestSanitizeArray(r.Value("slug")) {
 		s, _ := php.String(v)
 		q.Slugs = append(q.Slugs, wptext.SanitizeTitle(s))
 	}
@@ -344,14 +344,14 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 		q.SearchAnonymous = !r.User.LoggedIn()
 		q.SearchExact = r.Value("search_semantics") == "exact"
 		q.SearchFilename = h.attachment
-		for _, c := range restSanitizeArray(r.Value("search_columns")) {
+		for _, c := range RestSanitizeArray(r.Value("search_columns")) {
 			if s, _ := c.(string); s == "post_title" || s == "post_excerpt" || s == "post_content" {
 				q.SearchColumns = append(q.SearchColumns, s)
 			}
 		}
 	}
 	statuses := map[string]bool{}
-	for _, v := range restSanitizeArray(r.Value("status")) {
+	for _, v := range RestSanitizeArray(r.Value("status")) {
 		s, _ := v.(string)
 		statuses[s] = true
 	}
@@ -397,13 +397,13 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 	q.Desc = r.Value("order") != "asc"
 	perPage := php.Int(r.Value("per_page"))
 	page := max(php.Int(r.Value("page")), 1)
-	q.Limit, q.Offset = int(perPage), rowsBefore(page, perPage)
+	q.Limit, q.Offset = int(perPage), RowsBefore(page, perPage)
 	if off, ok := r.Param("offset"); ok {
-		q.Offset = queryOffset(php.Int(off)) // an offset given, even 0, takes precedence over the page
+		q.Offset = QueryOffset(php.Int(off)) // an offset given, even 0, takes precedence over the page
 	}
 	if h.postType == calendard.PostTypeEvent && !eventQueryDateKeys.MatchString(search+strings.Join(q.Slugs, " ")) {
 		// Dates::immutable('now'): the plugin's site zone (PHP's region on an offset-only site).
-		now := r.Now.In(pluginSiteZone(r.Site)).Format(time.DateTime)
+		now := r.Now.In(PluginSiteZone(r.Site)).Format(time.DateTime)
 		q.EndsFrom = &now
 	}
 	return q, nil
@@ -424,7 +424,7 @@ func (h *corePosts) taxClause(r *Request, tax coreTaxonomy, v any, exclude bool)
 		terms = x
 	case *phpjson.Object:
 		t, _ := x.Get("terms")
-		terms = restSanitizeArray(t)
+		terms = RestSanitizeArray(t)
 		ic, _ := x.Get("include_children")
 		children = !php.Empty(ic)
 		if op, _ := x.Get("operator"); op == "AND" && !exclude {
@@ -439,7 +439,7 @@ func (h *corePosts) taxClause(r *Request, tax coreTaxonomy, v any, exclude bool)
 	if exclude {
 		operator = "NOT IN"
 	}
-	idx, err := r.taxonomy(tax.name)
+	idx, err := r.Taxonomy(tax.name)
 	if err != nil {
 		return nil, err
 	}
@@ -455,13 +455,13 @@ func (h *corePosts) taxClause(r *Request, tax coreTaxonomy, v any, exclude bool)
 		addID(php.Int(t))
 	}
 	if children && tax.name == calendard.TaxonomyCategory {
-		for _, id := range idx.tree.WithDescendants(append([]int64(nil), ids...)) {
+		for _, id := range idx.Tree.WithDescendants(append([]int64(nil), ids...)) {
 			addID(id)
 		}
 	}
 	clause := &calendard.CoreTaxClause{Taxonomy: tax.name, IncludeChildren: children, Operator: operator}
 	for _, id := range ids {
-		if t := idx.byID(id); t != nil {
+		if t := idx.ByID(id); t != nil {
 			clause.Terms = append(clause.Terms, t.TaxonomyID)
 		}
 	}
@@ -545,14 +545,14 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 // Link prev/next pages of the request's own query (add_query_arg over urlencode_deep'd
 // parameters; prev is at most the last page).
 func pagedResponse(r *Request, items []any, route string, page, maxPages, total int64) *Response {
-	resp := ok(items).Header("X-WP-Total", itoa(total)).Header("X-WP-TotalPages", itoa(maxPages))
-	base := addQueryArg(restURL(r.Site, route), objectKVs(urlencodeDeep(r.QueryParams())))
+	resp := Ok(items).Header("X-WP-Total", Itoa(total)).Header("X-WP-TotalPages", Itoa(maxPages))
+	base := AddQueryArg(RestURL(r.Site, route), objectKVs(UrlencodeDeep(r.QueryParams())))
 	var links []string
 	if page > 1 {
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(min(page-1, maxPages))}})+`>; rel="prev"`)
+		links = append(links, "<"+AddQueryArg(base, []calendard.KV{{Key: "page", Value: Itoa(min(page-1, maxPages))}})+`>; rel="prev"`)
 	}
 	if maxPages > page {
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(page + 1)}})+`>; rel="next"`)
+		links = append(links, "<"+AddQueryArg(base, []calendard.KV{{Key: "page", Value: Itoa(page + 1)}})+`>; rel="next"`)
 	}
 	if len(links) > 0 {
 		resp.Header("Link", strings.Join(links, ", "))

@@ -58,10 +58,10 @@ func mediaCreatePermission(r *Request) error {
 // does not carry, so a request that uses them is answered 501 rather than with an unfiltered list.
 func mediaTypeArgs() []*Arg {
 	return []*Arg{
-		schemaArg("media_type", false, schema("default", nil, "description", "Limit result set to attachments of a particular media type or media types.",
-			"type", "array", "items", schema("type", "string", "enum", strList("image", "video", "text", "application", "audio"))), nil),
-		schemaArg("mime_type", false, schema("default", nil, "description", "Limit result set to attachments of a particular MIME type or MIME types.",
-			"type", "array", "items", schema("type", "string")), nil),
+		SchemaArg("media_type", false, Schema("default", nil, "description", "Limit result set to attachments of a particular media type or media types.",
+			"type", "array", "items", Schema("type", "string", "enum", StrList("image", "video", "text", "application", "audio"))), nil),
+		SchemaArg("mime_type", false, Schema("default", nil, "description", "Limit result set to attachments of a particular MIME type or MIME types.",
+			"type", "array", "items", Schema("type", "string")), nil),
 	}
 }
 
@@ -71,7 +71,7 @@ func (h *corePosts) mediaGet(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := ok(h.mediaItem(r, p, viewContext(r)))
+	resp := Ok(h.mediaItem(r, p, viewContext(r)))
 	resp.Header("Link", "<"+attachmentLink(r, p.Post)+`>; rel="alternate"; type=text/html`)
 	return resp, nil
 }
@@ -115,7 +115,7 @@ func attachmentLink(r *Request, p *calendard.Post) string {
 		return r.Site.HomeURL + "/?attachment_id=" + strconv.FormatInt(p.ID, 10)
 	}
 	if parent := attachmentParent(r, p); parent != nil && isCalendarType(parent.Type) {
-		link := r.permalink(parent)
+		link := r.Permalink(parent)
 		if strings.Contains(link, "?") {
 			return r.Site.HomeURL + "/?attachment_id=" + strconv.FormatInt(p.ID, 10)
 		}
@@ -188,9 +188,9 @@ func (h *corePosts) mediaItem(r *Request, cp *calendard.CorePost, ctx string) *p
 // attachmentFileURL is wp_get_attachment_url: the file's URL under the uploads, else the GUID.
 func attachmentFileURL(r *Request, p *calendard.Post, file string) string {
 	if file != "" {
-		return r.uploadURL(file)
+		return r.UploadURL(file)
 	}
-	return r.sslFrontEnd(p.GUID) // wp_get_attachment_url's GUID fallback takes the https step too
+	return r.SSLFrontEnd(p.GUID) // wp_get_attachment_url's GUID fallback takes the https step too
 }
 
 // imageExts are the extensions wp_attachment_is counts as images for a MIME type of "import".
@@ -223,12 +223,12 @@ func mediaDetails(r *Request, p *calendard.Post, url string, isImage bool) any {
 	if err != nil || !isArr || meta.Len() == 0 {
 		return phpjson.Raw("{}")
 	}
-	o, isObj := serialToJSON(meta).(*phpjson.Object)
+	o, isObj := SerialToJSON(meta).(*phpjson.Object)
 	if !isObj {
 		// A list-shaped array becomes an object once "sizes" is added.
 		o = phpjson.NewObject()
 		for _, e := range meta.Entries() {
-			o.Set(keyString(e.Key), serialToJSON(e.Value))
+			o.Set(KeyString(e.Key), SerialToJSON(e.Value))
 		}
 	}
 	sizes, _ := meta.Get("sizes")
@@ -239,20 +239,20 @@ func mediaDetails(r *Request, p *calendard.Post, url string, isImage bool) any {
 	}
 	out := phpjson.NewObject()
 	for _, e := range sizeArr.Entries() {
-		name := keyString(e.Key)
+		name := KeyString(e.Key)
 		size, ok := e.Value.(*phpserial.Array)
 		if !ok {
-			out.Set(name, serialToJSON(e.Value))
+			out.Set(name, SerialToJSON(e.Value))
 			continue
 		}
 		so := phpjson.NewObject()
 		var mime any
 		hasMime := false
 		for _, se := range size.Entries() {
-			if k := keyString(se.Key); k == "mime-type" {
-				mime, hasMime = serialToJSON(se.Value), true
+			if k := KeyString(se.Key); k == "mime-type" {
+				mime, hasMime = SerialToJSON(se.Value), true
 			} else {
-				so.Set(k, serialToJSON(se.Value))
+				so.Set(k, SerialToJSON(se.Value))
 			}
 		}
 		if hasMime {

@@ -206,9 +206,9 @@ func (h *corePosts) get(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp := ok(h.item(r, p, viewContext(r), true))
+	resp := Ok(h.item(r, p, viewContext(r), true))
 	if h.viewable {
-		resp.Header("Link", "<"+r.permalink(p.Post)+`>; rel="alternate"; type=text/html`)
+		resp.Header("Link", "<"+r.Permalink(p.Post)+`>; rel="alternate"; type=text/html`)
 	}
 	return resp, nil
 }
@@ -219,19 +219,19 @@ func (h *corePosts) delete(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	force := restBool(r.Value("force"))
+	force := RestBool(r.Value("force"))
 	if force {
 		previous := h.item(r, p, "edit", false)
-		err := r.write(func(tx calendard.WriteTx) error { return calendard.DeletePost(r.Context(), tx, p.ID) })
+		err := r.Write(func(tx calendard.WriteTx) error { return calendard.DeletePost(r.Context(), tx, p.ID) })
 		if err != nil {
 			return nil, err
 		}
-		return ok(phpjson.Obj("deleted", true, "previous", previous)), nil
+		return Ok(phpjson.Obj("deleted", true, "previous", previous)), nil
 	}
 	if p.Status == "trash" {
 		return nil, &calendard.Error{Code: "rest_already_trashed", Message: "The post has already been deleted.", Status: 410}
 	}
-	err = r.write(func(tx calendard.WriteTx) error {
+	err = r.Write(func(tx calendard.WriteTx) error {
 		if h.postType == calendard.PostTypeEvent {
 			return calendard.TrashEvent(r.Context(), tx, r.Site, r.User, p.ID)
 		}
@@ -254,7 +254,7 @@ func (h *corePosts) delete(r *Request) (*Response, error) {
 	if p, err = h.post(r); err != nil {
 		return nil, err
 	}
-	return ok(h.item(r, p, "edit", true)), nil
+	return Ok(h.item(r, p, "edit", true)), nil
 }
 
 // restDate is mysql_to_rfc3339.
@@ -289,7 +289,7 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 	defer func() { r.Render.PostID = savedID }()
 	canEdit := canEdit(r, p)
 	o := phpjson.NewObject()
-	postHead(r, o, p, ctx, r.permalink(p), true)
+	postHead(r, o, p, ctx, r.Permalink(p), true)
 
 	// can_access_password_content: editors in the edit context, or the right ?password=.
 	protected := p.Password != ""
@@ -428,7 +428,7 @@ func (h *corePosts) generatedSlug(r *Request, p *calendard.Post) string {
 	case "draft", "pending", "auto-draft":
 	default:
 		for n := 2; ; n++ {
-			taken, err := r.posts().PostsByName(r.Context(), slug, p.Type)
+			taken, err := r.Posts().PostsByName(r.Context(), slug, p.Type)
 			if err != nil {
 				break // the slug is shown as is; the answer does not depend on it elsewhere
 			}
@@ -530,15 +530,15 @@ func prepareMetaValue(v, typ string) any {
 		if v == "" {
 			return false
 		}
-		if !isRESTBoolean(v) {
+		if !IsRESTBoolean(v) {
 			return nil
 		}
-		return restBool(v)
+		return RestBool(v)
 	case "integer":
 		if v == "" {
 			return 0
 		}
-		if !isRESTInteger(v) {
+		if !IsRESTInteger(v) {
 			return nil
 		}
 		return json.Number(strconv.FormatInt(php.Int(v), 10))
@@ -550,7 +550,7 @@ func prepareMetaValue(v, typ string) any {
 // targetHints, as the response carries them.
 func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjson.Object {
 	p := cp.Post
-	self := restURL(r.Site, "/wp/v2/"+h.base+"/"+strconv.FormatInt(p.ID, 10))
+	self := RestURL(r.Site, "/wp/v2/"+h.base+"/"+strconv.FormatInt(p.ID, 10))
 	allow := []any{"GET"}
 	if canEdit(r, p) {
 		allow = append(allow, "POST", "PUT", "PATCH")
@@ -560,33 +560,33 @@ func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjso
 	}
 	l := phpjson.NewObject()
 	l.Set("self", []any{phpjson.Obj("href", self, "targetHints", phpjson.Obj("allow", allow))})
-	l.Set("collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+h.base))})
-	l.Set("about", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/types/"+h.postType))})
+	l.Set("collection", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/"+h.base))})
+	l.Set("about", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/types/"+h.postType))})
 	if p.Author != 0 {
-		l.Set("author", []any{phpjson.Obj("embeddable", true, "href", restURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(p.Author, 10)))})
+		l.Set("author", []any{phpjson.Obj("embeddable", true, "href", RestURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(p.Author, 10)))})
 	}
 	if h.attachment {
 		// Attachments support comments and no revisions.
-		l.Set("replies", []any{phpjson.Obj("embeddable", true, "href", withID(restURL(r.Site, "/wp/v2/comments"), "post", p.ID))})
+		l.Set("replies", []any{phpjson.Obj("embeddable", true, "href", withID(RestURL(r.Site, "/wp/v2/comments"), "post", p.ID))})
 	} else {
 		revBase := "/wp/v2/" + h.postType + "/" + strconv.FormatInt(p.ID, 10) + "/revisions"
-		l.Set("version-history", []any{phpjson.Obj("count", cp.Revisions, "href", restURL(r.Site, revBase))})
+		l.Set("version-history", []any{phpjson.Obj("count", cp.Revisions, "href", RestURL(r.Site, revBase))})
 		if cp.Revisions > 0 {
 			l.Set("predecessor-version", []any{phpjson.Obj("id", cp.LatestRevision,
-				"href", restURL(r.Site, revBase+"/"+strconv.FormatInt(cp.LatestRevision, 10)))})
+				"href", RestURL(r.Site, revBase+"/"+strconv.FormatInt(cp.LatestRevision, 10)))})
 		}
 	}
 	if thumb := php.Int(p.Meta.Value("_thumbnail_id")); thumb > 0 {
-		l.Set("wp:featuredmedia", []any{phpjson.Obj("embeddable", true, "href", restURL(r.Site, "/wp/v2/media/"+strconv.FormatInt(thumb, 10)))})
+		l.Set("wp:featuredmedia", []any{phpjson.Obj("embeddable", true, "href", RestURL(r.Site, "/wp/v2/media/"+strconv.FormatInt(thumb, 10)))})
 	}
 	if !h.attachment {
-		l.Set("wp:attachment", []any{phpjson.Obj("href", withID(restURL(r.Site, "/wp/v2/media"), "parent", p.ID))})
+		l.Set("wp:attachment", []any{phpjson.Obj("href", withID(RestURL(r.Site, "/wp/v2/media"), "parent", p.ID))})
 	}
 	if len(h.taxonomies) > 0 {
 		terms := []any{}
 		for _, tax := range h.taxonomies {
 			terms = append(terms, phpjson.Obj("taxonomy", tax.name, "embeddable", true,
-				"href", withID(restURL(r.Site, "/wp/v2/"+tax.base), "post", p.ID)))
+				"href", withID(RestURL(r.Site, "/wp/v2/"+tax.base), "post", p.ID)))
 		}
 		l.Set("wp:term", terms)
 	}
@@ -607,7 +607,7 @@ func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjso
 
 // withID is add_query_arg(key, id, url).
 func withID(u, key string, id int64) string {
-	return addQueryArg(u, []calendard.KV{{Key: key, Value: strconv.FormatInt(id, 10)}})
+	return AddQueryArg(u, []calendard.KV{{Key: key, Value: strconv.FormatInt(id, 10)}})
 }
 
 // actions is get_available_actions for the edit context.

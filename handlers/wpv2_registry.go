@@ -349,7 +349,7 @@ func postTypeEntry(d postTypeDef, taxonomies []string) *phpjson.Object {
 	return phpjson.Obj("capabilities", postTypeCaps(d, mapMeta), "description", d.description, "hierarchical", d.hierarchical,
 		"has_archive", false, "visibility", phpjson.Obj("show_in_nav_menus", orDefault(d.showInNavMenus, d.public), "show_ui", showUI),
 		"viewable", publiclyQueryable || (d.builtin && d.public), "labels", labels, "name", name, "slug", d.name, "icon", d.menuIcon,
-		"supports", emptyObject(supports), "taxonomies", strList(taxonomies...), "rest_base", restBase, "rest_namespace", "wp/v2",
+		"supports", emptyObject(supports), "taxonomies", StrList(taxonomies...), "rest_base", restBase, "rest_namespace", "wp/v2",
 		"template", []any{}, "template_lock", false)
 }
 
@@ -375,7 +375,7 @@ func taxonomyEntryOf(d taxonomyDef, types []string) *phpjson.Object {
 		restBase = d.name
 	}
 	return phpjson.Obj("name", name, "slug", d.name, "capabilities", caps, "description", d.description, "labels", labels,
-		"types", strList(types...), "show_cloud", orDefault(d.showTagcloud, showUI), "hierarchical", d.hierarchical,
+		"types", StrList(types...), "show_cloud", orDefault(d.showTagcloud, showUI), "hierarchical", d.hierarchical,
 		"rest_base", restBase, "rest_namespace", "wp/v2",
 		"visibility", phpjson.Obj("public", d.public, "publicly_queryable", orDefault(d.publiclyQueryable, d.public),
 			"show_admin_column", d.showAdminColumn, "show_in_nav_menus", orDefault(d.showInNavMenus, d.public),

@@ -15,21 +15,21 @@ import (
 // post types (the plugin registers them with revisions support).
 
 func (h *corePosts) revisionsArgs() []*Arg {
-	intItems := schema("type", "integer")
+	intItems := Schema("type", "integer")
 	return []*Arg{
-		schemaArg("parent", false, schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
+		SchemaArg("parent", false, Schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
 		registryContextArg(),
-		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), absint),
-		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
-			"minimum", 1, "maximum", 100), absint),
-		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"), sanitizeTextParam),
-		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
-		schemaArg("order", false, schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
-			"enum", strList("asc", "desc")), nil),
-		schemaArg("orderby", false, schema("description", "Sort collection by object attribute.", "type", "string", "default", "date",
-			"enum", strList("date", "id", "include", "relevance", "slug", "include_slugs", "title")), nil),
+		SchemaArg("page", false, Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), Absint),
+		SchemaArg("per_page", false, Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"minimum", 1, "maximum", 100), Absint),
+		SchemaArg("search", false, Schema("description", "Limit results to those matching a string.", "type", "string"), SanitizeTextParam),
+		SchemaArg("exclude", false, Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		SchemaArg("include", false, Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		SchemaArg("offset", false, Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		SchemaArg("order", false, Schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
+			"enum", StrList("asc", "desc")), nil),
+		SchemaArg("orderby", false, Schema("description", "Sort collection by object attribute.", "type", "string", "default", "date",
+			"enum", StrList("date", "id", "include", "relevance", "slug", "include_slugs", "title")), nil),
 	}
 }
 
@@ -97,9 +97,9 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 	case !paged:
 		q.Limit = math.MaxInt32
 	case hasOffset:
-		q.Limit, q.Offset = int(perPage), queryOffset(offset)
+		q.Limit, q.Offset = int(perPage), QueryOffset(offset)
 	default:
-		q.Limit, q.Offset = int(perPage), rowsBefore(page, perPage)
+		q.Limit, q.Offset = int(perPage), RowsBefore(page, perPage)
 	}
 	ids, total, err := lister.CorePostIDs(r.Context(), r.Site, q)
 	if err != nil {
@@ -182,7 +182,7 @@ func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx st
 	if !embed {
 		o.Set("meta", h.metaObject(rev))
 	}
-	o.Set("_links", phpjson.Obj("parent", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)))}))
+	o.Set("_links", phpjson.Obj("parent", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)))}))
 	return o
 }
 
@@ -192,8 +192,8 @@ func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx st
 // revisionArgs are the single revision route's own arguments with an endpoint's.
 func revisionArgs(more ...*Arg) []*Arg {
 	return append([]*Arg{
-		schemaArg("parent", false, schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
-		schemaArg("id", false, schema("description", "Unique identifier for the revision.", "type", "integer"), nil),
+		SchemaArg("parent", false, Schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
+		SchemaArg("id", false, Schema("description", "Unique identifier for the revision.", "type", "integer"), nil),
 	}, more...)
 }
 
@@ -226,7 +226,7 @@ func (h *corePosts) revisionGet(r *Request) (*Response, error) {
 		return nil, &calendard.Error{Code: "rest_revision_parent_id_mismatch",
 			Message: fmt.Sprintf("The revision does not belong to the specified parent with id of \"%d\"", parent.ID), Status: 404}
 	}
-	return ok(h.revisionItem(r, rev.Post, parent.Post, viewContext(r))), nil
+	return Ok(h.revisionItem(r, rev.Post, parent.Post, viewContext(r))), nil
 }
 
 // revisionDeletePermission is delete_item_permissions_check: delete_post on the parent, the
@@ -252,7 +252,7 @@ func (h *corePosts) revisionDeletePermission(r *Request) error {
 // revisionDelete is delete_item, past a permission check no user passes: revisions are not
 // trashed, only deleted with force.
 func (h *corePosts) revisionDelete(r *Request) (*Response, error) {
-	if !restBool(r.Value("force")) {
+	if !RestBool(r.Value("force")) {
 		return nil, &calendard.Error{Code: "rest_trash_not_supported", Message: "Revisions do not support trashing. Set 'force=true' to delete.", Status: 501}
 	}
 	return nil, &calendard.Error{Code: "rest_cannot_delete", Message: "The post cannot be deleted.", Status: 500}

@@ -17,8 +17,8 @@ type coreServices struct {
 // table, so they list exactly what is served.
 func coreRouteTable(s *Server, cfg Config, deps Deps) []*Route {
 	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users}
-	plugin := newPluginServices(cfg, deps)
-	routes := []*Route{{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.namespaceIndex,
+	plugin := NewPluginServices(cfg, deps)
+	routes := []*Route{{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.NamespaceIndex,
 		Args: []*Arg{
 			{Name: "namespace", HasDefault: true, Default: func(*Request) any { return NamespaceCore }},
 			{Name: "context", HasDefault: true, Default: func(*Request) any { return "view" }},
@@ -77,7 +77,7 @@ func coreIDArg() *Arg {
 func coreTyped(name, typ, desc string, def any) *Arg {
 	a := &Arg{Name: name, Type: typ, Description: desc,
 		Validate: func(_ *Request, v any) error {
-			_, err := coerce(name, typ, v)
+			_, err := Coerce(name, typ, v)
 			return err
 		}}
 	if def != nil {
@@ -99,7 +99,7 @@ func coreContextArg() *Arg {
 				}
 				return &calendard.Error{Code: "rest_not_in_enum", Message: "context is not one of view, embed, and edit.", HasRawData: true}
 			}
-			return typeError("context", "string")
+			return TypeError("context", "string")
 		}}
 }
 

@@ -66,7 +66,7 @@ func (c *coreServices) settings(r *Request) (*Response, error) {
 		}
 		o.Set(s.name, prepareSetting(v, has, s.typ))
 	}
-	return ok(o), nil
+	return Ok(o), nil
 }
 
 // prepareSetting is WP_REST_Settings_Controller::prepare_value on get_option's answer: a missing
@@ -80,7 +80,7 @@ func prepareSetting(v string, has bool, typ string) any {
 	}
 	switch typ {
 	case "integer":
-		if !isRESTInteger(v) {
+		if !IsRESTInteger(v) {
 			return nil
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -92,10 +92,10 @@ func prepareSetting(v string, has bool, typ string) any {
 		if v == "" {
 			return false
 		}
-		if !isRESTBoolean(v) {
+		if !IsRESTBoolean(v) {
 			return nil
 		}
-		return restBool(v)
+		return RestBool(v)
 	}
 	return v
 }

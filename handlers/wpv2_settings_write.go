@@ -50,7 +50,7 @@ func settingSchema(s coreSetting) *phpjson.Object {
 		o.Set("format", d.format)
 	}
 	if d.enum != nil {
-		o.Set("enum", strList(d.enum...))
+		o.Set("enum", StrList(d.enum...))
 	}
 	return o
 }
@@ -76,21 +76,21 @@ func settingsArgs() []*Arg {
 			doc.Set("format", d.format)
 		}
 		if d.enum != nil {
-			doc.Set("enum", strList(d.enum...))
+			doc.Set("enum", StrList(d.enum...))
 		}
 		args = append(args, &Arg{Name: s.name, Type: s.typ, Schema: doc,
 			Validate: func(_ *Request, v any) error {
 				if v == nil {
 					return nil
 				}
-				_, err := coerce(s.name, s.typ, v)
+				_, err := Coerce(s.name, s.typ, v)
 				return err
 			},
 			Sanitize: func(_ *Request, v any) (any, error) {
 				if v == nil {
 					return nil, nil
 				}
-				return coerce(s.name, s.typ, v)
+				return Coerce(s.name, s.typ, v)
 			}})
 	}
 	return args
@@ -117,7 +117,7 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 		changes = append(changes, change{option: s.option, value: &stored})
 	}
 	if len(changes) > 0 {
-		err := r.write(func(tx calendard.WriteTx) error {
+		err := r.Write(func(tx calendard.WriteTx) error {
 			for _, c := range changes {
 				old, exists, err := tx.Option(r.Context(), c.option)
 				if err != nil {
@@ -150,7 +150,7 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 
 // hasParam is array_key_exists on get_params(): sent, even as null.
 func hasParam(r *Request, name string) bool {
-	for _, src := range r.sources() {
+	for _, src := range r.Sources() {
 		if src.Has(name) {
 			return true
 		}

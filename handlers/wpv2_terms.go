@@ -17,7 +17,7 @@ type coreTerms struct {
 	base         string // rest_base
 	hierarchical bool
 	caps         termCaps
-	terms        *termsHandler // the plugin's handler of the taxonomy: its writes are shared
+	terms        *TermsHandler // the plugin's handler of the taxonomy: its writes are shared
 }
 
 // termCaps are a taxonomy's capabilities after map_meta_cap (edit_term and delete_term map to
@@ -45,24 +45,24 @@ var (
 	termViewableTypes = map[string]bool{"post": true, calendard.PostTypeEvent: true, "tec_calendar_embed": true}
 )
 
-func newCoreTerms(taxonomy string, svc *pluginServices) *coreTerms {
-	h := &coreTerms{taxonomy: taxonomy, base: termRESTBase(taxonomy), caps: termCapsOf(taxonomy)}
+func newCoreTerms(taxonomy string, svc *PluginServices) *coreTerms {
+	h := &coreTerms{taxonomy: taxonomy, base: TermRESTBase(taxonomy), caps: termCapsOf(taxonomy)}
 	if taxonomy == calendard.TaxonomyCategory {
 		h.hierarchical = true
-		h.terms = &termsHandler{svc: svc, taxonomy: taxonomy, kind: "category", plural: "categories", hierarchical: true}
+		h.terms = &TermsHandler{Svc: svc, Taxonomy: taxonomy, Kind: "category", Plural: "categories", Hierarchical: true}
 	} else {
-		h.terms = &termsHandler{svc: svc, taxonomy: taxonomy, kind: "tag", plural: "tags"}
+		h.terms = &TermsHandler{Svc: svc, Taxonomy: taxonomy, Kind: "tag", Plural: "tags"}
 	}
 	return h
 }
 
 // coreTermRoutes registers the term routes of the calendar's taxonomies in WordPress' order (core's
 // tags first, then the plugin's event categories).
-func coreTermRoutes(svc *pluginServices) []*Route {
+func coreTermRoutes(svc *PluginServices) []*Route {
 	var routes []*Route
 	for _, h := range []*coreTerms{newCoreTerms(calendard.TaxonomyTag, svc), newCoreTerms(calendard.TaxonomyCategory, svc)} {
-		id := schemaArg("id", false, schema("description", "Unique identifier for the term.", "type", "integer"), nil)
-		force := schemaArg("force", false, schema("type", "boolean", "default", false,
+		id := SchemaArg("id", false, Schema("description", "Unique identifier for the term.", "type", "integer"), nil)
+		force := SchemaArg("force", false, Schema("type", "boolean", "default", false,
 			"description", "Required to be true, as terms do not support trashing."), nil)
 		routes = append(routes,
 			&Route{Path: "/" + h.base, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
@@ -81,9 +81,9 @@ func coreTermRoutes(svc *pluginServices) []*Route {
 
 // coreTermContextArg is get_context_param over the term schema's contexts.
 func coreTermContextArg(def string) *Arg {
-	return schemaArg("context", false, schema(
+	return SchemaArg("context", false, Schema(
 		"description", "Scope under which the request is made; determines fields present in response.",
-		"type", "string", "enum", strList("view", "embed", "edit"), "default", def), sanitizeKeyParam)
+		"type", "string", "enum", StrList("view", "embed", "edit"), "default", def), SanitizeKeyParam)
 }
 
 // collectionArgs are get_collection_params: the controller's common ones (context, page, per_page,
@@ -91,38 +91,38 @@ func coreTermContextArg(def string) *Arg {
 func (h *coreTerms) collectionArgs() []*Arg {
 	args := []*Arg{
 		coreTermContextArg("view"),
-		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer",
-			"default", int64(1), "minimum", int64(1)), absint),
-		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.",
-			"type", "integer", "default", int64(10), "minimum", int64(1), "maximum", int64(100)), absint),
-		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"),
-			sanitizeTextParam),
-		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array",
-			"items", schema("type", "integer"), "default", []any{}), nil),
-		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array",
-			"items", schema("type", "integer"), "default", []any{}), nil),
+		SchemaArg("page", false, Schema("description", "Current page of the collection.", "type", "integer",
+			"default", int64(1), "minimum", int64(1)), Absint),
+		SchemaArg("per_page", false, Schema("description", "Maximum number of items to be returned in result set.",
+			"type", "integer", "default", int64(10), "minimum", int64(1), "maximum", int64(100)), Absint),
+		SchemaArg("search", false, Schema("description", "Limit results to those matching a string.", "type", "string"),
+			SanitizeTextParam),
+		SchemaArg("exclude", false, Schema("description", "Ensure result set excludes specific IDs.", "type", "array",
+			"items", Schema("type", "integer"), "default", []any{}), nil),
+		SchemaArg("include", false, Schema("description", "Limit result set to specific IDs.", "type", "array",
+			"items", Schema("type", "integer"), "default", []any{}), nil),
 	}
 	if !h.hierarchical {
-		args = append(args, schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.",
+		args = append(args, SchemaArg("offset", false, Schema("description", "Offset the result set by a specific number of items.",
 			"type", "integer"), nil))
 	}
 	args = append(args,
-		schemaArg("order", false, schema("description", "Order sort attribute ascending or descending.", "type", "string",
-			"default", "asc", "enum", strList("asc", "desc")), nil),
-		schemaArg("orderby", false, schema("description", "Sort collection by term attribute.", "type", "string",
-			"default", "name", "enum", strList("id", "include", "name", "slug", "include_slugs", "term_group", "description", "count")), nil),
-		schemaArg("hide_empty", false, schema("description", "Whether to hide terms not assigned to any posts.", "type", "boolean",
+		SchemaArg("order", false, Schema("description", "Order sort attribute ascending or descending.", "type", "string",
+			"default", "asc", "enum", StrList("asc", "desc")), nil),
+		SchemaArg("orderby", false, Schema("description", "Sort collection by term attribute.", "type", "string",
+			"default", "name", "enum", StrList("id", "include", "name", "slug", "include_slugs", "term_group", "description", "count")), nil),
+		SchemaArg("hide_empty", false, Schema("description", "Whether to hide terms not assigned to any posts.", "type", "boolean",
 			"default", false), nil),
 	)
 	if h.hierarchical {
-		args = append(args, schemaArg("parent", false, schema("description", "Limit result set to terms assigned to a specific parent.",
+		args = append(args, SchemaArg("parent", false, Schema("description", "Limit result set to terms assigned to a specific parent.",
 			"type", "integer"), nil))
 	}
 	return append(args,
-		schemaArg("post", false, schema("description", "Limit result set to terms assigned to a specific post.", "type", "integer",
+		SchemaArg("post", false, Schema("description", "Limit result set to terms assigned to a specific post.", "type", "integer",
 			"default", nil), nil),
-		schemaArg("slug", false, schema("description", "Limit result set to terms with one or more specific slugs.", "type", "array",
-			"items", schema("type", "string")), nil),
+		SchemaArg("slug", false, Schema("description", "Limit result set to terms with one or more specific slugs.", "type", "array",
+			"items", Schema("type", "string")), nil),
 	)
 }
 
@@ -131,18 +131,18 @@ func (h *coreTerms) collectionArgs() []*Arg {
 // (WP_REST_Meta_Fields::check_meta_is_array) and changes nothing.
 func (h *coreTerms) itemArgs(creating bool) []*Arg {
 	args := []*Arg{
-		schemaArg("description", false, schema("description", "HTML description of the term.", "type", "string"), nil),
-		schemaArg("name", creating, schema("description", "HTML title for the term.", "type", "string"), sanitizeTextParam),
-		schemaArg("slug", false, schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string"),
-			sanitizeSlugParam),
+		SchemaArg("description", false, Schema("description", "HTML description of the term.", "type", "string"), nil),
+		SchemaArg("name", creating, Schema("description", "HTML title for the term.", "type", "string"), SanitizeTextParam),
+		SchemaArg("slug", false, Schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string"),
+			SanitizeSlugParam),
 	}
 	if h.hierarchical {
-		args = append(args, schemaArg("parent", false, schema("description", "The parent term ID.", "type", "integer"), nil))
+		args = append(args, SchemaArg("parent", false, Schema("description", "The parent term ID.", "type", "integer"), nil))
 	}
-	meta := &Arg{Name: "meta", Type: "object", Schema: schema("description", "Meta fields.", "type", "object", "properties", []any{}),
+	meta := &Arg{Name: "meta", Type: "object", Schema: Schema("description", "Meta fields.", "type", "object", "properties", []any{}),
 		Validate: func(_ *Request, v any) error {
 			if !php.IsArray(v) {
-				return errInvalid
+				return ErrInvalid
 			}
 			return nil
 		}}
@@ -151,25 +151,25 @@ func (h *coreTerms) itemArgs(creating bool) []*Arg {
 
 // itemSchema is get_item_schema (OPTIONS).
 func (h *coreTerms) itemSchema(*Request) *phpjson.Object {
-	all, view, viewEdit := strList("view", "embed", "edit"), strList("view", "embed", "edit"), strList("view", "edit")
+	all, view, viewEdit := StrList("view", "embed", "edit"), StrList("view", "embed", "edit"), StrList("view", "edit")
 	title := h.taxonomy
 	if h.taxonomy == calendard.TaxonomyTag {
 		title = "tag"
 	}
 	props := phpjson.Obj(
-		"id", schema("description", "Unique identifier for the term.", "type", "integer", "context", all, "readonly", true),
-		"count", schema("description", "Number of published posts for the term.", "type", "integer", "context", viewEdit, "readonly", true),
-		"description", schema("description", "HTML description of the term.", "type", "string", "context", viewEdit),
-		"link", schema("description", "URL of the term.", "type", "string", "format", "uri", "context", view, "readonly", true),
-		"name", schema("description", "HTML title for the term.", "type", "string", "context", all, "required", true),
-		"slug", schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string", "context", all),
-		"taxonomy", schema("description", "Type attribution for the term.", "type", "string", "enum", strList(h.taxonomy),
+		"id", Schema("description", "Unique identifier for the term.", "type", "integer", "context", all, "readonly", true),
+		"count", Schema("description", "Number of published posts for the term.", "type", "integer", "context", viewEdit, "readonly", true),
+		"description", Schema("description", "HTML description of the term.", "type", "string", "context", viewEdit),
+		"link", Schema("description", "URL of the term.", "type", "string", "format", "uri", "context", view, "readonly", true),
+		"name", Schema("description", "HTML title for the term.", "type", "string", "context", all, "required", true),
+		"slug", Schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string", "context", all),
+		"taxonomy", Schema("description", "Type attribution for the term.", "type", "string", "enum", StrList(h.taxonomy),
 			"context", all, "readonly", true),
 	)
 	if h.hierarchical {
-		props.Set("parent", schema("description", "The parent term ID.", "type", "integer", "context", viewEdit))
+		props.Set("parent", Schema("description", "The parent term ID.", "type", "integer", "context", viewEdit))
 	}
-	props.Set("meta", schema("description", "Meta fields.", "type", "object", "context", viewEdit, "properties", []any{}))
+	props.Set("meta", Schema("description", "Meta fields.", "type", "object", "context", viewEdit, "properties", []any{}))
 	return phpjson.Obj("$schema", "http://json-schema.org/draft-04/schema#", "title", title, "type", "object", "properties", props)
 }
 
@@ -177,16 +177,16 @@ func (h *coreTerms) itemSchema(*Request) *phpjson.Object {
 var errTermInvalid = &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
 
 // term is get_term: the term of this taxonomy with the route's ID.
-func (h *coreTerms) term(r *Request) (*calendard.Term, *termIndex, error) {
+func (h *coreTerms) term(r *Request) (*calendard.Term, *TermIndex, error) {
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
 		return nil, nil, errTermInvalid
 	}
-	idx, err := r.taxonomy(h.taxonomy)
+	idx, err := r.Taxonomy(h.taxonomy)
 	if err != nil {
 		return nil, nil, err
 	}
-	t := idx.byID(id)
+	t := idx.ByID(id)
 	if t == nil {
 		return nil, nil, errTermInvalid
 	}
@@ -203,7 +203,7 @@ func (h *coreTerms) listPermission(r *Request) error {
 	if php.Empty(post) {
 		return nil
 	}
-	p, err := r.posts().PostByID(r.Context(), php.Int(post))
+	p, err := r.Posts().PostByID(r.Context(), php.Int(post))
 	if err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func (h *coreTerms) canReadTermsOf(r *Request, p *calendard.Post) (bool, error) 
 	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
 	if p.Status == "trash" {
 		var err error
-		if ref.TrashedFrom, err = r.posts().TrashedFrom(r.Context(), p.ID); err != nil {
+		if ref.TrashedFrom, err = r.Posts().TrashedFrom(r.Context(), p.ID); err != nil {
 			return false, err
 		}
 	}
@@ -292,13 +292,13 @@ func (h *coreTerms) deletePermission(r *Request) error {
 
 // item is prepare_item_for_response: the fields of the context (embed leaves out count,
 // description, parent and meta), with the links the plugin's routes give a single term.
-func (h *coreTerms) item(r *Request, t *calendard.Term, idx *termIndex, context string, links bool) *phpjson.Object {
+func (h *coreTerms) item(r *Request, t *calendard.Term, idx *TermIndex, context string, links bool) *phpjson.Object {
 	full := context != "embed"
 	o := phpjson.Obj("id", t.ID)
 	if full {
 		o.Set("count", t.Count).Set("description", t.Description)
 	}
-	o.Set("link", r.termLink(t, idx)).Set("name", t.Name).Set("slug", t.Slug).Set("taxonomy", t.Taxonomy)
+	o.Set("link", r.TermLink(t, idx)).Set("name", t.Name).Set("slug", t.Slug).Set("taxonomy", t.Taxonomy)
 	if full {
 		if h.hierarchical {
 			o.Set("parent", t.Parent)
@@ -307,14 +307,14 @@ func (h *coreTerms) item(r *Request, t *calendard.Term, idx *termIndex, context 
 		o.Set("meta", []any{})
 	}
 	if links {
-		o.Set("_links", r.termLinks(t, idx))
+		o.Set("_links", r.TermLinks(t, idx))
 	}
 	return o
 }
 
 // list is GET /wp/v2/<taxonomy>: get_items over the same term query as the plugin's archives.
 func (h *coreTerms) list(r *Request) (*Response, error) {
-	idx, err := r.taxonomy(h.taxonomy)
+	idx, err := r.Taxonomy(h.taxonomy)
 	if err != nil {
 		return nil, err
 	}
@@ -325,28 +325,28 @@ func (h *coreTerms) list(r *Request) (*Response, error) {
 	page := php.Int(r.Value("page"))
 	// The query reads absint of an offset parameter (WP_Term_Query); the Link page comes from
 	// the parameter as given.
-	offset := rowsBefore(page, perPage)
+	offset := RowsBefore(page, perPage)
 	given := int64(offset)
 	if v := r.Value("offset"); !h.hierarchical && !php.Empty(v) {
 		given = php.Int(v)
-		offset = queryOffset(given)
+		offset = QueryOffset(given)
 	}
-	a := termListQuery{taxonomy: h.taxonomy, hierarchical: h.hierarchical, number: perPage, offset: offset,
-		post: r.Value("post"), include: r.Value("include"), exclude: r.Value("exclude"), slug: r.Value("slug"),
-		hideEmpty: restBool(r.Value("hide_empty"))}
+	a := TermListQuery{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical, Number: perPage, Offset: offset,
+		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
+		HideEmpty: RestBool(r.Value("hide_empty"))}
 	if h.hierarchical {
-		a.parent = r.Value("parent")
+		a.Parent = r.Value("parent")
 	}
-	a.search, _ = r.Value("search").(string)
-	a.orderby, _ = r.Value("orderby").(string)
-	a.order, _ = r.Value("order").(string)
-	plan := a.plan(idx)
+	a.Search, _ = r.Value("search").(string)
+	a.Orderby, _ = r.Value("orderby").(string)
+	a.Order, _ = r.Value("order").(string)
+	plan := a.Plan(idx)
 
-	terms, err := plan.run(r, idx, h.terms.svc.termQuery)
+	terms, err := plan.Run(r, idx, h.terms.Svc.TermQuery)
 	if err != nil {
 		return nil, err
 	}
-	total, err := plan.count(r, h.terms.svc.termQuery)
+	total, err := plan.Count(r, h.terms.Svc.TermQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -371,12 +371,12 @@ func (h *coreTerms) get(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ok(h.item(r, t, idx, viewContext(r), true)), nil
+	return Ok(h.item(r, t, idx, viewContext(r), true)), nil
 }
 
 // setFirstParam is WP_REST_Request::set_param: the value goes to the first source in parameter order.
 func setFirstParam(r *Request, name string, v any) {
-	for _, src := range r.sources() {
+	for _, src := range r.Sources() {
 		if src != nil {
 			src.Set(name, v)
 			return
@@ -387,17 +387,17 @@ func setFirstParam(r *Request, name string, v any) {
 // create is POST /wp/v2/<taxonomy>: create_item. The answer is the term in the edit context with
 // its links, 201 and a Location.
 func (h *coreTerms) create(r *Request) (*Response, error) {
-	parent, err := h.terms.parentParam(r)
+	parent, err := h.terms.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	t, idx, err := h.terms.insertTerm(r, h.terms.newTermArgs(r, parent), parent)
+	t, idx, err := h.terms.InsertTerm(r, h.terms.NewTermArgs(r, parent), parent)
 	if err != nil {
 		return nil, err
 	}
 	setFirstParam(r, "context", "edit")
 	resp := &Response{Status: 201, Body: h.item(r, t, idx, "edit", true)}
-	return resp.Header("Location", restURL(r.Site, "/"+NamespaceCore+"/"+h.base+"/"+itoa(t.ID))), nil
+	return resp.Header("Location", RestURL(r.Site, "/"+NamespaceCore+"/"+h.base+"/"+Itoa(t.ID))), nil
 }
 
 // update is POST/PUT/PATCH /wp/v2/<taxonomy>/<id>: update_item (wp_update_term runs even with nothing
@@ -407,18 +407,18 @@ func (h *coreTerms) update(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent, err := h.terms.parentParam(r)
+	parent, err := h.terms.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	u := calendard.TermUpdate{Name: termTextParam(r, "name"), Slug: termTextParam(r, "slug"),
-		Description: termTextParam(r, "description"), Parent: parent}
-	t, idx, err := h.terms.updateTerm(r, cur.ID, u)
+	u := calendard.TermUpdate{Name: TermTextParam(r, "name"), Slug: TermTextParam(r, "slug"),
+		Description: TermTextParam(r, "description"), Parent: parent}
+	t, idx, err := h.terms.UpdateTerm(r, cur.ID, u)
 	if err != nil {
 		return nil, err
 	}
 	setFirstParam(r, "context", "edit")
-	return ok(h.item(r, t, idx, "edit", true)), nil
+	return Ok(h.item(r, t, idx, "edit", true)), nil
 }
 
 // errTrashNotSupported is delete_item's answer without force: terms have no trash.
@@ -432,16 +432,16 @@ func (h *coreTerms) delete(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !restBool(r.Value("force")) {
+	if !RestBool(r.Value("force")) {
 		return nil, errTrashNotSupported
 	}
 	setFirstParam(r, "context", "view")
 	var previous *phpjson.Object
-	err = h.terms.deleteTerm(r, cur.ID, func(t *calendard.Term, idx *termIndex) {
+	err = h.terms.DeleteTerm(r, cur.ID, func(t *calendard.Term, idx *TermIndex) {
 		previous = h.item(r, t, idx, "view", false)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return ok(phpjson.Obj("deleted", true, "previous", previous)), nil
+	return Ok(phpjson.Obj("deleted", true, "previous", previous)), nil
 }

@@ -119,8 +119,8 @@ func registryItem(r *Request, entry *phpjson.Object, contexts map[string][]strin
 	base, _ := entry.Get("rest_base")
 	b, _ := base.(string)
 	o.Set("_links", phpjson.Obj(
-		"collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+collection))},
-		"wp:items", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+b))},
+		"collection", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/"+collection))},
+		"wp:items", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/"+b))},
 		"curies", []any{phpjson.Obj("name", "wp", "href", "https://api.w.org/{rel}", "templated", true)}))
 	return o
 }
@@ -134,8 +134,8 @@ func emptyObject(o *phpjson.Object) any {
 }
 
 func registryContextArg() *Arg {
-	return schemaArg("context", false, schema("description", "Scope under which the request is made; determines fields present in response.",
-		"type", "string", "enum", strList("view", "embed", "edit"), "default", "view"), nil)
+	return SchemaArg("context", false, Schema("description", "Scope under which the request is made; determines fields present in response.",
+		"type", "string", "enum", StrList("view", "embed", "edit"), "default", "view"), nil)
 }
 
 func typeEntry(name string) *phpjson.Object {
@@ -173,7 +173,7 @@ func typesList(r *Request) (*Response, error) {
 		}
 		out.Set(name, registryItem(r, typeEntry(name), typeFieldContexts, ctx, "types"))
 	}
-	return ok(emptyObject(out)), nil
+	return Ok(emptyObject(out)), nil
 }
 
 // typeGet is GET /wp/v2/types/<type>.
@@ -186,7 +186,7 @@ func typeGet(r *Request) (*Response, error) {
 	if viewContext(r) == "edit" && !r.User.Can(typeEditCap(name)) {
 		return nil, &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit posts in this post type.", Status: authCode(r)}
 	}
-	return ok(registryItem(r, entry, typeFieldContexts, viewContext(r), "types")), nil
+	return Ok(registryItem(r, entry, typeFieldContexts, viewContext(r), "types")), nil
 }
 
 // taxonomiesOfRequest is get_taxonomies(), or get_object_taxonomies(type) when type is given.
@@ -260,7 +260,7 @@ func taxonomiesList(r *Request) (*Response, error) {
 		}
 		out.Set(name, registryItem(r, taxonomyEntry(name), taxonomyFieldContexts, ctx, "taxonomies"))
 	}
-	return ok(emptyObject(out)), nil
+	return Ok(emptyObject(out)), nil
 }
 
 // taxonomyPermission is WP_REST_Taxonomies_Controller::get_item_permissions_check.
@@ -282,7 +282,7 @@ func taxonomyGet(r *Request) (*Response, error) {
 	if entry == nil {
 		return nil, &calendard.Error{Code: "rest_taxonomy_invalid", Message: "Invalid taxonomy.", Status: 404}
 	}
-	return ok(registryItem(r, entry, taxonomyFieldContexts, viewContext(r), "taxonomies")), nil
+	return Ok(registryItem(r, entry, taxonomyFieldContexts, viewContext(r), "taxonomies")), nil
 }
 
 // registryRoutes are the types and taxonomies routes, registered after the post types' routes as
@@ -292,13 +292,13 @@ func registryRoutes() []*Route {
 		{Path: "/types", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{registryContextArg()},
 			Permission: typesPermission, Handler: typesList}}},
 		{Path: `/types/(?P<type>[\w-]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{
-			schemaArg("type", false, schema("description", "An alphanumeric identifier for the post type.", "type", "string"), nil),
+			SchemaArg("type", false, Schema("description", "An alphanumeric identifier for the post type.", "type", "string"), nil),
 			registryContextArg()}, Handler: typeGet}}},
 		{Path: "/taxonomies", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{registryContextArg(),
-			schemaArg("type", false, schema("description", "Limit results to taxonomies associated with a specific post type.", "type", "string"), nil)},
+			SchemaArg("type", false, Schema("description", "Limit results to taxonomies associated with a specific post type.", "type", "string"), nil)},
 			Permission: taxonomiesPermission, Handler: taxonomiesList}}},
 		{Path: `/taxonomies/(?P<taxonomy>[\w-]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{
-			schemaArg("taxonomy", false, schema("description", "An alphanumeric identifier for the taxonomy.", "type", "string"), nil),
+			SchemaArg("taxonomy", false, Schema("description", "An alphanumeric identifier for the taxonomy.", "type", "string"), nil),
 			registryContextArg()}, Permission: taxonomyPermission, Handler: taxonomyGet}}},
 	}
 }

@@ -20,7 +20,7 @@ func usersRoutes(svc *coreServices) []*Route {
 	return []*Route{
 		{Path: "/users", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: usersListArgs(), Permission: usersListPermission, Handler: svc.usersList}}},
 		{Path: `/users/(?P<id>[\d]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"},
-			Args: []*Arg{schemaArg("id", false, schema("description", "Unique identifier for the user.", "type", "integer"), nil),
+			Args: []*Arg{SchemaArg("id", false, Schema("description", "Unique identifier for the user.", "type", "integer"), nil),
 				registryContextArg()},
 			Permission: svc.userReadPermission, Handler: svc.userGet}}},
 	}
@@ -89,7 +89,7 @@ func (c *coreServices) userGet(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ok(o), nil
+	return Ok(o), nil
 }
 
 // userItem is WP_REST_Users_Controller::prepare_item_for_response, fields in its order, each in
@@ -136,7 +136,7 @@ func (c *coreServices) userItem(r *Request, u *calendard.CoreUser, ctx string) (
 	}
 	o.Set("slug", u.Nicename)
 	if edit {
-		o.Set("roles", strList(ed.Roles...))
+		o.Set("roles", StrList(ed.Roles...))
 		o.Set("registered_date", registeredDate(ed.Registered))
 		o.Set("capabilities", capsObject(ed.AllCaps))
 		o.Set("extra_capabilities", capsObject(ed.Caps))
@@ -157,8 +157,8 @@ func (c *coreServices) userItem(r *Request, u *calendard.CoreUser, ctx string) (
 		allow = append(allow, "DELETE")
 	}
 	o.Set("_links", phpjson.Obj(
-		"self", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(u.ID, 10)), "targetHints", phpjson.Obj("allow", allow))},
-		"collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/users"))}))
+		"self", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(u.ID, 10)), "targetHints", phpjson.Obj("allow", allow))},
+		"collection", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/users"))}))
 	return o, nil
 }
 
@@ -175,7 +175,7 @@ func registeredDate(stored string) string {
 func capsObject(caps []calendard.KV) any {
 	o := phpjson.NewObject()
 	for _, c := range caps {
-		o.Set(c.Key, serialToJSON(c.Value))
+		o.Set(c.Key, SerialToJSON(c.Value))
 	}
 	return emptyObject(o)
 }
@@ -191,7 +191,7 @@ func persistedPreferences(stored string) any {
 		if a.Len() == 0 {
 			return []any{}
 		}
-		return serialToJSON(a)
+		return SerialToJSON(a)
 	}
 	return nil
 }

@@ -15,31 +15,31 @@ import (
 
 // usersListArgs is the users controller's get_collection_params, in its order.
 func usersListArgs() []*Arg {
-	strItems := schema("type", "string")
-	intItems := schema("type", "integer")
+	strItems := Schema("type", "string")
+	intItems := Schema("type", "integer")
 	return []*Arg{
 		registryContextArg(),
-		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), absint),
-		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
-			"default", 10, "minimum", 1, "maximum", 100), absint),
-		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"), sanitizeTextParam),
-		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
-		schemaArg("order", false, schema("default", "asc", "description", "Order sort attribute ascending or descending.", "enum", strList("asc", "desc"),
+		SchemaArg("page", false, Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), Absint),
+		SchemaArg("per_page", false, Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"default", 10, "minimum", 1, "maximum", 100), Absint),
+		SchemaArg("search", false, Schema("description", "Limit results to those matching a string.", "type", "string"), SanitizeTextParam),
+		SchemaArg("exclude", false, Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		SchemaArg("include", false, Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		SchemaArg("offset", false, Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		SchemaArg("order", false, Schema("default", "asc", "description", "Order sort attribute ascending or descending.", "enum", StrList("asc", "desc"),
 			"type", "string"), nil),
-		schemaArg("orderby", false, schema("default", "name", "description", "Sort collection by user attribute.",
-			"enum", strList("id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"), "type", "string"), nil),
-		schemaArg("slug", false, schema("description", "Limit result set to users with one or more specific slugs.", "type", "array", "items", strItems), nil),
-		schemaArg("roles", false, schema("description", "Limit result set to users matching at least one specific role provided. Accepts csv list or single role.",
+		SchemaArg("orderby", false, Schema("default", "name", "description", "Sort collection by user attribute.",
+			"enum", StrList("id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"), "type", "string"), nil),
+		SchemaArg("slug", false, Schema("description", "Limit result set to users with one or more specific slugs.", "type", "array", "items", strItems), nil),
+		SchemaArg("roles", false, Schema("description", "Limit result set to users matching at least one specific role provided. Accepts csv list or single role.",
 			"type", "array", "items", strItems), nil),
-		schemaArg("capabilities", false, schema("description", "Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.",
+		SchemaArg("capabilities", false, Schema("description", "Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.",
 			"type", "array", "items", strItems), nil),
-		schemaArg("who", false, schema("description", "Limit result set to users who are considered authors.", "type", "string", "enum", strList("authors")), nil),
-		schemaArg("has_published_posts", false, schema("description", "Limit result set to users who have published posts.",
-			"type", strList("boolean", "array"), "items", schema("type", "string", "enum", strList(coreRegistry.types.Keys()...))), nil),
-		schemaArg("search_columns", false, schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
-			"items", schema("enum", strList("email", "name", "id", "username", "slug"), "type", "string")), nil),
+		SchemaArg("who", false, Schema("description", "Limit result set to users who are considered authors.", "type", "string", "enum", StrList("authors")), nil),
+		SchemaArg("has_published_posts", false, Schema("description", "Limit result set to users who have published posts.",
+			"type", StrList("boolean", "array"), "items", Schema("type", "string", "enum", StrList(coreRegistry.types.Keys()...))), nil),
+		SchemaArg("search_columns", false, Schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
+			"items", Schema("enum", StrList("email", "name", "id", "username", "slug"), "type", "string")), nil),
 	}
 }
 
@@ -96,15 +96,15 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 	// header is derived back from it.
 	offset := php.Int(r.Value("offset"))
 	if offset != 0 {
-		q.Offset = int(min(offset, maxRowOffset))
+		q.Offset = int(min(offset, MaxRowOffset))
 		if offset < 0 {
 			// WP_User_Query writes "LIMIT -1, 10": an SQL error, so no users. SELECT FOUND_ROWS()
 			// then reports the statement before it; taken as 0, the controller counts again
 			// without the limit: the store's total.
-			q.Offset = maxRowOffset
+			q.Offset = MaxRowOffset
 		}
 	} else {
-		q.Offset = rowsBefore(php.Int(r.Value("page")), perPage)
+		q.Offset = RowsBefore(php.Int(r.Value("page")), perPage)
 		offset = int64(q.Offset)
 	}
 	listUsers := r.User.Can("list_users")
@@ -116,8 +116,8 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 		q.PublishedIn = coreRegistry.types.Keys()
 	}
 	// has_published_posts is a boolean or a list of post types (rest_get_best_type_for_value).
-	if isRESTBoolean(published) {
-		if restBool(published) {
+	if IsRESTBoolean(published) {
+		if RestBool(published) {
 			q.PublishedIn = coreRegistry.types.Keys()
 		}
 	} else if !php.Empty(published) {

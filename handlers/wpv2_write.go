@@ -35,7 +35,7 @@ func (h *corePosts) writeArgs(update bool) []*Arg {
 		coreDateArg("date", "The date the post was published, in the site's timezone."),
 		coreDateArg("date_gmt", "The date the post was published, as GMT."),
 		&Arg{Name: "slug", Type: "string", Description: "An alphanumeric identifier for the post unique to its type.",
-			Validate: func(_ *Request, v any) error { _, err := coerce("slug", "string", v); return err },
+			Validate: func(_ *Request, v any) error { _, err := Coerce("slug", "string", v); return err },
 			Sanitize: func(_ *Request, v any) (any, error) {
 				s, _ := php.String(v)
 				return wptext.SanitizeTitle(s), nil
@@ -51,7 +51,7 @@ func (h *corePosts) writeArgs(update bool) []*Arg {
 		&Arg{Name: "meta", Description: "Meta fields.", Validate: func(_ *Request, v any) error {
 			// check_meta_is_array
 			if !php.IsArray(v) {
-				return errInvalid
+				return ErrInvalid
 			}
 			return nil
 		}},
@@ -72,8 +72,8 @@ func (h *corePosts) writeArgs(update bool) []*Arg {
 // the posts schema without its context, readonly and default keywords.
 func (h *corePosts) writeArgSchema(name string) *phpjson.Object {
 	text := func(what, raw, rendered string, extra ...any) *phpjson.Object {
-		props := phpjson.Obj("raw", phpjson.Obj("description", raw, "type", "string", "context", strList("edit")),
-			"rendered", phpjson.Obj("description", rendered, "type", "string", "context", strList("view", "edit", "embed"), "readonly", true))
+		props := phpjson.Obj("raw", phpjson.Obj("description", raw, "type", "string", "context", StrList("edit")),
+			"rendered", phpjson.Obj("description", rendered, "type", "string", "context", StrList("view", "edit", "embed"), "readonly", true))
 		for i := 0; i+1 < len(extra); i += 2 {
 			props.Set(extra[i].(string), extra[i+1])
 		}
@@ -81,17 +81,17 @@ func (h *corePosts) writeArgSchema(name string) *phpjson.Object {
 	}
 	protected := func(what string) *phpjson.Object {
 		return phpjson.Obj("description", "Whether the "+what+" is protected with a password.", "type", "boolean",
-			"context", strList("view", "edit", "embed"), "readonly", true)
+			"context", StrList("view", "edit", "embed"), "readonly", true)
 	}
 	switch name {
 	case "date":
-		return phpjson.Obj("description", "The date the post was published, in the site's timezone.", "type", strList("string", "null"), "format", "date-time")
+		return phpjson.Obj("description", "The date the post was published, in the site's timezone.", "type", StrList("string", "null"), "format", "date-time")
 	case "date_gmt":
-		return phpjson.Obj("description", "The date the post was published, as GMT.", "type", strList("string", "null"), "format", "date-time")
+		return phpjson.Obj("description", "The date the post was published, as GMT.", "type", StrList("string", "null"), "format", "date-time")
 	case "slug":
 		return phpjson.Obj("description", "An alphanumeric identifier for the post unique to its type.", "type", "string")
 	case "status":
-		return phpjson.Obj("description", "A named status for the post.", "type", "string", "enum", strList(coreWritableStatuses...))
+		return phpjson.Obj("description", "A named status for the post.", "type", "string", "enum", StrList(coreWritableStatuses...))
 	case "password":
 		return phpjson.Obj("description", "A password to protect access to the content and excerpt.", "type", "string")
 	case "title":
@@ -99,11 +99,11 @@ func (h *corePosts) writeArgSchema(name string) *phpjson.Object {
 	case "content":
 		o := text("content", "Content for the post, as it exists in the database.", "HTML content for the post, transformed for display.",
 			"block_version", phpjson.Obj("description", "Version of the content block format used by the post.", "type", "integer",
-				"context", strList("edit"), "readonly", true),
+				"context", StrList("edit"), "readonly", true),
 			"protected", protected("content"))
 		rendered, _ := o.Get("properties")
 		r, _ := rendered.(*phpjson.Object).Get("rendered")
-		r.(*phpjson.Object).Set("context", strList("view", "edit"))
+		r.(*phpjson.Object).Set("context", StrList("view", "edit"))
 		return o
 	case "excerpt":
 		return text("excerpt", "Excerpt for the post, as it exists in the database.", "HTML excerpt for the post, transformed for display.",
@@ -145,7 +145,7 @@ func coreDateArg(name, desc string) *Arg {
 		}
 		s, ok := v.(string)
 		if !ok {
-			return typeError(name, "string,null")
+			return TypeError(name, "string,null")
 		}
 		if _, ok := restParseDate(s); !ok {
 			return &calendard.Error{Code: "rest_invalid_date", Message: "Invalid date.", HasRawData: true}
@@ -162,11 +162,11 @@ func coreTermListArg(base, taxonomy string) *Arg {
 		Validate: func(_ *Request, v any) error {
 			items, ok := restArray(v)
 			if !ok {
-				return typeError(base, "array")
+				return TypeError(base, "array")
 			}
 			for i, it := range items {
-				if !isRESTInteger(it) {
-					return typeError(fmt.Sprintf("%s[%d]", base, i), "integer")
+				if !IsRESTInteger(it) {
+					return TypeError(fmt.Sprintf("%s[%d]", base, i), "integer")
 				}
 			}
 			return nil
@@ -214,10 +214,10 @@ func restArray(v any) ([]any, bool) {
 func (h *corePosts) validStatus(r *Request, v any) error {
 	s, ok := v.(string)
 	if !ok {
-		return typeError("status", "string")
+		return TypeError("status", "string")
 	}
 	if id := php.Int(r.Value("id")); id > 0 {
-		if p, err := r.posts().PostByID(r.Context(), id); err != nil {
+		if p, err := r.Posts().PostByID(r.Context(), id); err != nil {
 			return err
 		} else if p != nil && p.Type == h.postType && p.Status == s {
 			return nil
@@ -237,7 +237,7 @@ func (h *corePosts) validStatus(r *Request, v any) error {
 func (h *corePosts) validTemplate(r *Request, v any) error {
 	s, ok := v.(string)
 	if !ok {
-		return typeError("template", "string")
+		return TypeError("template", "string")
 	}
 	if s == "" {
 		return nil
@@ -344,7 +344,7 @@ func (h *corePosts) create(r *Request) (*Response, error) {
 		return nil, err
 	}
 	var id int64
-	err = r.write(func(tx calendard.WriteTx) error {
+	err = r.Write(func(tx calendard.WriteTx) error {
 		p, err := calendard.SaveCorePost(r.Context(), tx, r.Site, r.User, w)
 		if p != nil {
 			id = p.ID
@@ -359,7 +359,7 @@ func (h *corePosts) create(r *Request) (*Response, error) {
 		return nil, err
 	}
 	body := h.item(r, cp, "edit", true)
-	return (&Response{Status: 201, Body: body}).Header("Location", restURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(id, 10))), nil
+	return (&Response{Status: 201, Body: body}).Header("Location", RestURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(id, 10))), nil
 }
 
 // update is POST/PUT/PATCH /wp/v2/<type>/<id>.
@@ -372,7 +372,7 @@ func (h *corePosts) update(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.write(func(tx calendard.WriteTx) error {
+	if err := r.Write(func(tx calendard.WriteTx) error {
 		_, err := calendard.SaveCorePost(r.Context(), tx, r.Site, r.User, w)
 		return err
 	}); err != nil {
@@ -382,7 +382,7 @@ func (h *corePosts) update(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ok(h.item(r, cp, "edit", true)), nil
+	return Ok(h.item(r, cp, "edit", true)), nil
 }
 
 // prepare is prepare_item_for_database plus what the controller hands wp_insert_post and the meta
@@ -553,7 +553,7 @@ func (h *corePosts) prepareMeta(r *Request, v any) ([]calendard.CoreMeta, error)
 			continue
 		}
 		param := "meta." + k.key
-		if val == nil || (k.multi && isEmptyList(val)) {
+		if val == nil || (k.multi && IsEmptyList(val)) {
 			// delete_meta_value checks delete_post_meta first.
 			if err := metaAuthError(r, k.key, "rest_cannot_delete"); err != nil {
 				return nil, err
@@ -592,10 +592,10 @@ func (h *corePosts) prepareMeta(r *Request, v any) ([]calendard.CoreMeta, error)
 		var stored string
 		switch k.typ {
 		case "boolean":
-			if !isRESTBoolean(val) {
+			if !IsRESTBoolean(val) {
 				return nil, metaTypeError(param, "boolean")
 			}
-			if restBool(val) {
+			if RestBool(val) {
 				stored = "1"
 			}
 		default:
