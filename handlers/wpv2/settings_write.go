@@ -1,10 +1,11 @@
-package handlers
+package wpv2
 
 import (
 	"strconv"
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
@@ -50,13 +51,13 @@ func settingSchema(s coreSetting) *phpjson.Object {
 		o.Set("format", d.format)
 	}
 	if d.enum != nil {
-		o.Set("enum", StrList(d.enum...))
+		o.Set("enum", handlers.StrList(d.enum...))
 	}
 	return o
 }
 
 // settingsSchema is WP_REST_Settings_Controller::get_item_schema (OPTIONS).
-func settingsSchema(*Request) *phpjson.Object {
+func settingsSchema(*handlers.Request) *phpjson.Object {
 	props := phpjson.NewObject()
 	for _, s := range coreSettings {
 		props.Set(s.name, settingSchema(s))
@@ -66,8 +67,8 @@ func settingsSchema(*Request) *phpjson.Object {
 
 // settingsArgs are the settings schema as endpoint arguments (get_endpoint_args_for_item_schema
 // drops the defaults): each setting's type, null allowed (it resets the option).
-func settingsArgs() []*Arg {
-	args := make([]*Arg, 0, len(coreSettings))
+func settingsArgs() []*handlers.Arg {
+	args := make([]*handlers.Arg, 0, len(coreSettings))
 	for _, s := range coreSettings {
 		s := s
 		d := settingDocs[s.name]
@@ -76,21 +77,21 @@ func settingsArgs() []*Arg {
 			doc.Set("format", d.format)
 		}
 		if d.enum != nil {
-			doc.Set("enum", StrList(d.enum...))
+			doc.Set("enum", handlers.StrList(d.enum...))
 		}
-		args = append(args, &Arg{Name: s.name, Type: s.typ, Schema: doc,
-			Validate: func(_ *Request, v any) error {
+		args = append(args, &handlers.Arg{Name: s.name, Type: s.typ, Schema: doc,
+			Validate: func(_ *handlers.Request, v any) error {
 				if v == nil {
 					return nil
 				}
-				_, err := Coerce(s.name, s.typ, v)
+				_, err := handlers.Coerce(s.name, s.typ, v)
 				return err
 			},
-			Sanitize: func(_ *Request, v any) (any, error) {
+			Sanitize: func(_ *handlers.Request, v any) (any, error) {
 				if v == nil {
 					return nil, nil
 				}
-				return Coerce(s.name, s.typ, v)
+				return handlers.Coerce(s.name, s.typ, v)
 			}})
 	}
 	return args
@@ -98,7 +99,7 @@ func settingsArgs() []*Arg {
 
 // settingsUpdate is WP_REST_Settings_Controller::update_item: update_option (or delete_option for
 // null) for every registered setting sent, then the settings as GET answers them.
-func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
+func (c *coreServices) settingsUpdate(r *handlers.Request) (*handlers.Response, error) {
 	type change struct {
 		option string
 		value  *string // nil deletes
@@ -149,7 +150,7 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 }
 
 // hasParam is array_key_exists on get_params(): sent, even as null.
-func hasParam(r *Request, name string) bool {
+func hasParam(r *handlers.Request, name string) bool {
 	for _, src := range r.Sources() {
 		if src.Has(name) {
 			return true

@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 )
 
@@ -14,37 +15,37 @@ import (
 // and search only the public columns.
 
 // usersListArgs is the users controller's get_collection_params, in its order.
-func usersListArgs() []*Arg {
-	strItems := Schema("type", "string")
-	intItems := Schema("type", "integer")
-	return []*Arg{
+func usersListArgs() []*handlers.Arg {
+	strItems := handlers.Schema("type", "string")
+	intItems := handlers.Schema("type", "integer")
+	return []*handlers.Arg{
 		registryContextArg(),
-		SchemaArg("page", false, Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), Absint),
-		SchemaArg("per_page", false, Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
-			"default", 10, "minimum", 1, "maximum", 100), Absint),
-		SchemaArg("search", false, Schema("description", "Limit results to those matching a string.", "type", "string"), SanitizeTextParam),
-		SchemaArg("exclude", false, Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		SchemaArg("include", false, Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		SchemaArg("offset", false, Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
-		SchemaArg("order", false, Schema("default", "asc", "description", "Order sort attribute ascending or descending.", "enum", StrList("asc", "desc"),
+		handlers.SchemaArg("page", false, handlers.Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), handlers.Absint),
+		handlers.SchemaArg("per_page", false, handlers.Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"default", 10, "minimum", 1, "maximum", 100), handlers.Absint),
+		handlers.SchemaArg("search", false, handlers.Schema("description", "Limit results to those matching a string.", "type", "string"), handlers.SanitizeTextParam),
+		handlers.SchemaArg("exclude", false, handlers.Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("include", false, handlers.Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("offset", false, handlers.Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		handlers.SchemaArg("order", false, handlers.Schema("default", "asc", "description", "Order sort attribute ascending or descending.", "enum", handlers.StrList("asc", "desc"),
 			"type", "string"), nil),
-		SchemaArg("orderby", false, Schema("default", "name", "description", "Sort collection by user attribute.",
-			"enum", StrList("id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"), "type", "string"), nil),
-		SchemaArg("slug", false, Schema("description", "Limit result set to users with one or more specific slugs.", "type", "array", "items", strItems), nil),
-		SchemaArg("roles", false, Schema("description", "Limit result set to users matching at least one specific role provided. Accepts csv list or single role.",
+		handlers.SchemaArg("orderby", false, handlers.Schema("default", "name", "description", "Sort collection by user attribute.",
+			"enum", handlers.StrList("id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"), "type", "string"), nil),
+		handlers.SchemaArg("slug", false, handlers.Schema("description", "Limit result set to users with one or more specific slugs.", "type", "array", "items", strItems), nil),
+		handlers.SchemaArg("roles", false, handlers.Schema("description", "Limit result set to users matching at least one specific role provided. Accepts csv list or single role.",
 			"type", "array", "items", strItems), nil),
-		SchemaArg("capabilities", false, Schema("description", "Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.",
+		handlers.SchemaArg("capabilities", false, handlers.Schema("description", "Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.",
 			"type", "array", "items", strItems), nil),
-		SchemaArg("who", false, Schema("description", "Limit result set to users who are considered authors.", "type", "string", "enum", StrList("authors")), nil),
-		SchemaArg("has_published_posts", false, Schema("description", "Limit result set to users who have published posts.",
-			"type", StrList("boolean", "array"), "items", Schema("type", "string", "enum", StrList(coreRegistry.types.Keys()...))), nil),
-		SchemaArg("search_columns", false, Schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
-			"items", Schema("enum", StrList("email", "name", "id", "username", "slug"), "type", "string")), nil),
+		handlers.SchemaArg("who", false, handlers.Schema("description", "Limit result set to users who are considered authors.", "type", "string", "enum", handlers.StrList("authors")), nil),
+		handlers.SchemaArg("has_published_posts", false, handlers.Schema("description", "Limit result set to users who have published posts.",
+			"type", handlers.StrList("boolean", "array"), "items", handlers.Schema("type", "string", "enum", handlers.StrList(coreRegistry.types.Keys()...))), nil),
+		handlers.SchemaArg("search_columns", false, handlers.Schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
+			"items", handlers.Schema("enum", handlers.StrList("email", "name", "id", "username", "slug"), "type", "string")), nil),
 	}
 }
 
 // usersListPermission is get_items_permissions_check.
-func usersListPermission(r *Request) error {
+func usersListPermission(r *handlers.Request) error {
 	refuse := func(code, msg string) error {
 		return &calendard.Error{Code: code, Message: msg, Status: authCode(r)}
 	}
@@ -76,7 +77,7 @@ func usersListPermission(r *Request) error {
 }
 
 // usersList is GET /wp/v2/users.
-func (c *coreServices) usersList(r *Request) (*Response, error) {
+func (c *coreServices) usersList(r *handlers.Request) (*handlers.Response, error) {
 	lister := c.posts
 	if !php.Empty(r.Value("capabilities")) {
 		// capability__in resolves capabilities through every role's definition and each user's
@@ -96,15 +97,15 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 	// header is derived back from it.
 	offset := php.Int(r.Value("offset"))
 	if offset != 0 {
-		q.Offset = int(min(offset, MaxRowOffset))
+		q.Offset = int(min(offset, handlers.MaxRowOffset))
 		if offset < 0 {
 			// WP_User_Query writes "LIMIT -1, 10": an SQL error, so no users. SELECT FOUND_ROWS()
 			// then reports the statement before it; taken as 0, the controller counts again
 			// without the limit: the store's total.
-			q.Offset = MaxRowOffset
+			q.Offset = handlers.MaxRowOffset
 		}
 	} else {
-		q.Offset = RowsBefore(php.Int(r.Value("page")), perPage)
+		q.Offset = handlers.RowsBefore(php.Int(r.Value("page")), perPage)
 		offset = int64(q.Offset)
 	}
 	listUsers := r.User.Can("list_users")
@@ -116,8 +117,8 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 		q.PublishedIn = coreRegistry.types.Keys()
 	}
 	// has_published_posts is a boolean or a list of post types (rest_get_best_type_for_value).
-	if IsRESTBoolean(published) {
-		if RestBool(published) {
+	if handlers.IsRESTBoolean(published) {
+		if handlers.RestBool(published) {
 			q.PublishedIn = coreRegistry.types.Keys()
 		}
 	} else if !php.Empty(published) {

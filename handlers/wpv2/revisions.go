@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
@@ -14,27 +15,27 @@ import (
 // GET /wp/v2/<type>/<parent>/revisions: WP_REST_Revisions_Controller::get_items for the calendar's
 // post types (the plugin registers them with revisions support).
 
-func (h *corePosts) revisionsArgs() []*Arg {
-	intItems := Schema("type", "integer")
-	return []*Arg{
-		SchemaArg("parent", false, Schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
+func (h *corePosts) revisionsArgs() []*handlers.Arg {
+	intItems := handlers.Schema("type", "integer")
+	return []*handlers.Arg{
+		handlers.SchemaArg("parent", false, handlers.Schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
 		registryContextArg(),
-		SchemaArg("page", false, Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), Absint),
-		SchemaArg("per_page", false, Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
-			"minimum", 1, "maximum", 100), Absint),
-		SchemaArg("search", false, Schema("description", "Limit results to those matching a string.", "type", "string"), SanitizeTextParam),
-		SchemaArg("exclude", false, Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		SchemaArg("include", false, Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		SchemaArg("offset", false, Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
-		SchemaArg("order", false, Schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
-			"enum", StrList("asc", "desc")), nil),
-		SchemaArg("orderby", false, Schema("description", "Sort collection by object attribute.", "type", "string", "default", "date",
-			"enum", StrList("date", "id", "include", "relevance", "slug", "include_slugs", "title")), nil),
+		handlers.SchemaArg("page", false, handlers.Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), handlers.Absint),
+		handlers.SchemaArg("per_page", false, handlers.Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"minimum", 1, "maximum", 100), handlers.Absint),
+		handlers.SchemaArg("search", false, handlers.Schema("description", "Limit results to those matching a string.", "type", "string"), handlers.SanitizeTextParam),
+		handlers.SchemaArg("exclude", false, handlers.Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("include", false, handlers.Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("offset", false, handlers.Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		handlers.SchemaArg("order", false, handlers.Schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
+			"enum", handlers.StrList("asc", "desc")), nil),
+		handlers.SchemaArg("orderby", false, handlers.Schema("description", "Sort collection by object attribute.", "type", "string", "default", "date",
+			"enum", handlers.StrList("date", "id", "include", "relevance", "slug", "include_slugs", "title")), nil),
 	}
 }
 
 // revisionsParent is get_parent: the post of this type the route names.
-func (h *corePosts) revisionsParent(r *Request) (*calendard.CorePost, error) {
+func (h *corePosts) revisionsParent(r *handlers.Request) (*calendard.CorePost, error) {
 	reader := h.svc.posts
 	invalid := &calendard.Error{Code: "rest_post_invalid_parent", Message: "Invalid post parent ID.", Status: 404}
 	id := php.Int(r.Value("parent"))
@@ -52,7 +53,7 @@ func (h *corePosts) revisionsParent(r *Request) (*calendard.CorePost, error) {
 }
 
 // revisionsPermission is get_items_permissions_check: edit_post on the parent.
-func (h *corePosts) revisionsPermission(r *Request) error {
+func (h *corePosts) revisionsPermission(r *handlers.Request) error {
 	p, err := h.revisionsParent(r)
 	if err != nil {
 		return err
@@ -64,7 +65,7 @@ func (h *corePosts) revisionsPermission(r *Request) error {
 }
 
 // revisions is get_items.
-func (h *corePosts) revisions(r *Request) (*Response, error) {
+func (h *corePosts) revisions(r *handlers.Request) (*handlers.Response, error) {
 	parent, err := h.revisionsParent(r)
 	if err != nil {
 		return nil, err
@@ -97,9 +98,9 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 	case !paged:
 		q.Limit = math.MaxInt32
 	case hasOffset:
-		q.Limit, q.Offset = int(perPage), QueryOffset(offset)
+		q.Limit, q.Offset = int(perPage), handlers.QueryOffset(offset)
 	default:
-		q.Limit, q.Offset = int(perPage), RowsBefore(page, perPage)
+		q.Limit, q.Offset = int(perPage), handlers.RowsBefore(page, perPage)
 	}
 	ids, total, err := lister.CorePostIDs(r.Context(), r.Site, q)
 	if err != nil {
@@ -135,7 +136,7 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 
 // revisionItem is WP_REST_Revisions_Controller::prepare_item_for_response: the revision's own
 // fields, the parent type's registered meta, and a link to the parent.
-func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx string) *phpjson.Object {
+func (h *corePosts) revisionItem(r *handlers.Request, rev, parent *calendard.Post, ctx string) *phpjson.Object {
 	savedID := r.Render.PostID
 	r.Render.PostID = int(rev.ID)
 	defer func() { r.Render.PostID = savedID }()
@@ -182,7 +183,7 @@ func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx st
 	if !embed {
 		o.Set("meta", h.metaObject(rev))
 	}
-	o.Set("_links", phpjson.Obj("parent", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)))}))
+	o.Set("_links", phpjson.Obj("parent", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)))}))
 	return o
 }
 
@@ -190,15 +191,15 @@ func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx st
 // and delete_item.
 
 // revisionArgs are the single revision route's own arguments with an endpoint's.
-func revisionArgs(more ...*Arg) []*Arg {
-	return append([]*Arg{
-		SchemaArg("parent", false, Schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
-		SchemaArg("id", false, Schema("description", "Unique identifier for the revision.", "type", "integer"), nil),
+func revisionArgs(more ...*handlers.Arg) []*handlers.Arg {
+	return append([]*handlers.Arg{
+		handlers.SchemaArg("parent", false, handlers.Schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
+		handlers.SchemaArg("id", false, handlers.Schema("description", "Unique identifier for the revision.", "type", "integer"), nil),
 	}, more...)
 }
 
 // revision is get_revision: a revision with the route's ID.
-func revision(r *Request) (*calendard.CorePost, error) {
+func revision(r *handlers.Request) (*calendard.CorePost, error) {
 	invalid := &calendard.Error{Code: "rest_post_invalid_id", Message: "Invalid revision ID.", Status: 404}
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
@@ -213,7 +214,7 @@ func revision(r *Request) (*calendard.CorePost, error) {
 
 // revisionGet is get_item (get_item_permissions_check is the list's): the revision must belong
 // to the parent the route names.
-func (h *corePosts) revisionGet(r *Request) (*Response, error) {
+func (h *corePosts) revisionGet(r *handlers.Request) (*handlers.Response, error) {
 	parent, err := h.revisionsParent(r)
 	if err != nil {
 		return nil, err
@@ -226,13 +227,13 @@ func (h *corePosts) revisionGet(r *Request) (*Response, error) {
 		return nil, &calendard.Error{Code: "rest_revision_parent_id_mismatch",
 			Message: fmt.Sprintf("The revision does not belong to the specified parent with id of \"%d\"", parent.ID), Status: 404}
 	}
-	return Ok(h.revisionItem(r, rev.Post, parent.Post, viewContext(r))), nil
+	return handlers.Ok(h.revisionItem(r, rev.Post, parent.Post, viewContext(r))), nil
 }
 
 // revisionDeletePermission is delete_item_permissions_check: delete_post on the parent, the
 // revision, the list's check, then delete_post on the revision, which map_meta_cap never grants
 // (revisions map to do_not_allow), so a revision is never deleted through the REST API.
-func (h *corePosts) revisionDeletePermission(r *Request) error {
+func (h *corePosts) revisionDeletePermission(r *handlers.Request) error {
 	parent, err := h.revisionsParent(r)
 	if err != nil {
 		return err
@@ -251,8 +252,8 @@ func (h *corePosts) revisionDeletePermission(r *Request) error {
 
 // revisionDelete is delete_item, past a permission check no user passes: revisions are not
 // trashed, only deleted with force.
-func (h *corePosts) revisionDelete(r *Request) (*Response, error) {
-	if !RestBool(r.Value("force")) {
+func (h *corePosts) revisionDelete(r *handlers.Request) (*handlers.Response, error) {
+	if !handlers.RestBool(r.Value("force")) {
 		return nil, &calendard.Error{Code: "rest_trash_not_supported", Message: "Revisions do not support trashing. Set 'force=true' to delete.", Status: 501}
 	}
 	return nil, &calendard.Error{Code: "rest_cannot_delete", Message: "The post cannot be deleted.", Status: 500}

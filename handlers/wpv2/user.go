@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"crypto/sha256"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/phpserial"
@@ -16,11 +17,11 @@ import (
 // GET /wp/v2/users/<id> (WP_REST_Users_Controller::get_item) in the view and embed contexts: the
 // public profile posts link to as their author, and _embed shows.
 
-func usersRoutes(svc *coreServices) []*Route {
-	return []*Route{
-		{Path: "/users", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: usersListArgs(), Permission: usersListPermission, Handler: svc.usersList}}},
-		{Path: `/users/(?P<id>[\d]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"},
-			Args: []*Arg{SchemaArg("id", false, Schema("description", "Unique identifier for the user.", "type", "integer"), nil),
+func usersRoutes(svc *coreServices) []*handlers.Route {
+	return []*handlers.Route{
+		{Path: "/users", Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Args: usersListArgs(), Permission: usersListPermission, Handler: svc.usersList}}},
+		{Path: `/users/(?P<id>[\d]+)`, Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"},
+			Args: []*handlers.Arg{handlers.SchemaArg("id", false, handlers.Schema("description", "Unique identifier for the user.", "type", "integer"), nil),
 				registryContextArg()},
 			Permission: svc.userReadPermission, Handler: svc.userGet}}},
 	}
@@ -29,7 +30,7 @@ func usersRoutes(svc *coreServices) []*Route {
 var errUserInvalidID = &calendard.Error{Code: "rest_user_invalid_id", Message: "Invalid user ID.", Status: 404}
 
 // coreUser is the user the route names, or rest_user_invalid_id.
-func (c *coreServices) coreUser(r *Request) (*calendard.CoreUser, error) {
+func (c *coreServices) coreUser(r *handlers.Request) (*calendard.CoreUser, error) {
 	id := php.Int(r.Value("id"))
 	reader := c.posts
 	if id <= 0 {
@@ -47,7 +48,7 @@ func (c *coreServices) coreUser(r *Request) (*calendard.CoreUser, error) {
 
 // userReadPermission is get_item_permissions_check: oneself, users who may list users, and
 // anyone for an author of published posts.
-func (c *coreServices) userReadPermission(r *Request) error {
+func (c *coreServices) userReadPermission(r *handlers.Request) error {
 	u, err := c.coreUser(r)
 	if err != nil {
 		return err
@@ -69,7 +70,7 @@ func (c *coreServices) userReadPermission(r *Request) error {
 // with the current user's view): published posts, and private ones of a type whose
 // read_private_posts the current user holds (their own private posts only count on their own
 // profile, which needs no count).
-func countsUserPosts(r *Request, u *calendard.CoreUser) bool {
+func countsUserPosts(r *handlers.Request, u *calendard.CoreUser) bool {
 	for _, typ := range coreRegistry.types.Keys() {
 		c := u.Posts[typ]
 		if c.Publish > 0 || (c.Private > 0 && r.User.Can(registryCap(typeEntry(typ), "read_private_posts"))) {
@@ -80,7 +81,7 @@ func countsUserPosts(r *Request, u *calendard.CoreUser) bool {
 }
 
 // userGet answers the profile.
-func (c *coreServices) userGet(r *Request) (*Response, error) {
+func (c *coreServices) userGet(r *handlers.Request) (*handlers.Response, error) {
 	u, err := c.coreUser(r)
 	if err != nil {
 		return nil, err
@@ -89,12 +90,12 @@ func (c *coreServices) userGet(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Ok(o), nil
+	return handlers.Ok(o), nil
 }
 
 // userItem is WP_REST_Users_Controller::prepare_item_for_response, fields in its order, each in
 // the contexts of its schema.
-func (c *coreServices) userItem(r *Request, u *calendard.CoreUser, ctx string) (*phpjson.Object, error) {
+func (c *coreServices) userItem(r *handlers.Request, u *calendard.CoreUser, ctx string) (*phpjson.Object, error) {
 	edit := ctx == "edit"
 	var ed *calendard.CoreUserEdit
 	if edit {
@@ -136,7 +137,7 @@ func (c *coreServices) userItem(r *Request, u *calendard.CoreUser, ctx string) (
 	}
 	o.Set("slug", u.Nicename)
 	if edit {
-		o.Set("roles", StrList(ed.Roles...))
+		o.Set("roles", handlers.StrList(ed.Roles...))
 		o.Set("registered_date", registeredDate(ed.Registered))
 		o.Set("capabilities", capsObject(ed.AllCaps))
 		o.Set("extra_capabilities", capsObject(ed.Caps))
@@ -157,8 +158,8 @@ func (c *coreServices) userItem(r *Request, u *calendard.CoreUser, ctx string) (
 		allow = append(allow, "DELETE")
 	}
 	o.Set("_links", phpjson.Obj(
-		"self", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(u.ID, 10)), "targetHints", phpjson.Obj("allow", allow))},
-		"collection", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/users"))}))
+		"self", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(u.ID, 10)), "targetHints", phpjson.Obj("allow", allow))},
+		"collection", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/users"))}))
 	return o, nil
 }
 
@@ -175,7 +176,7 @@ func registeredDate(stored string) string {
 func capsObject(caps []calendard.KV) any {
 	o := phpjson.NewObject()
 	for _, c := range caps {
-		o.Set(c.Key, SerialToJSON(c.Value))
+		o.Set(c.Key, handlers.SerialToJSON(c.Value))
 	}
 	return emptyObject(o)
 }
@@ -191,7 +192,7 @@ func persistedPreferences(stored string) any {
 		if a.Len() == 0 {
 			return []any{}
 		}
-		return SerialToJSON(a)
+		return handlers.SerialToJSON(a)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
@@ -84,7 +85,7 @@ func newCorePosts(postType string, svc *coreServices) *corePosts {
 var errPostInvalidID = &calendard.Error{Code: "rest_post_invalid_id", Message: "Invalid post ID.", Status: 404}
 
 // authCode is rest_authorization_required_code().
-func authCode(r *Request) int {
+func authCode(r *handlers.Request) int {
 	if r.User.LoggedIn() {
 		return 403
 	}
@@ -92,7 +93,7 @@ func authCode(r *Request) int {
 }
 
 // post is get_post(): the post of this type with the route's ID, or rest_post_invalid_id.
-func (h *corePosts) post(r *Request) (*calendard.CorePost, error) {
+func (h *corePosts) post(r *handlers.Request) (*calendard.CorePost, error) {
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
 		return nil, errPostInvalidID
@@ -101,7 +102,7 @@ func (h *corePosts) post(r *Request) (*calendard.CorePost, error) {
 }
 
 // ref is the post as map_meta_cap sees it.
-func ref(r *Request, p *calendard.Post) (*calendard.PostRef, error) {
+func ref(r *handlers.Request, p *calendard.Post) (*calendard.PostRef, error) {
 	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
 	if p.Status == "trash" {
 		ref.TrashedFrom = p.Meta.Value("_wp_trash_meta_status")
@@ -109,23 +110,23 @@ func ref(r *Request, p *calendard.Post) (*calendard.PostRef, error) {
 	return ref, nil
 }
 
-func canEdit(r *Request, p *calendard.Post) bool {
+func canEdit(r *handlers.Request, p *calendard.Post) bool {
 	ref, _ := ref(r, p)
 	return r.User.CanEditPost(ref)
 }
 
-func canDelete(r *Request, p *calendard.Post) bool {
+func canDelete(r *handlers.Request, p *calendard.Post) bool {
 	ref, _ := ref(r, p)
 	return r.User.CanDeletePost(ref)
 }
 
 // canReadCore is check_read_permission: published, or read_post (which sees an attachment's
 // inherited status); an inheriting post is readable when its parent is, or when it has none.
-func canReadCore(r *Request, p *calendard.Post) bool {
+func canReadCore(r *handlers.Request, p *calendard.Post) bool {
 	return canReadDepth(r, p, 0)
 }
 
-func canReadDepth(r *Request, p *calendard.Post, depth int) bool {
+func canReadDepth(r *handlers.Request, p *calendard.Post, depth int) bool {
 	if p.Status == "publish" {
 		return true
 	}
@@ -148,7 +149,7 @@ func canReadDepth(r *Request, p *calendard.Post, depth int) bool {
 }
 
 // context is the request's context parameter (view by default).
-func viewContext(r *Request) string {
+func viewContext(r *handlers.Request) string {
 	if s, ok := r.Value("context").(string); ok && s != "" {
 		return s
 	}
@@ -156,7 +157,7 @@ func viewContext(r *Request) string {
 }
 
 // readPermission is get_item_permissions_check.
-func (h *corePosts) readPermission(r *Request) error {
+func (h *corePosts) readPermission(r *handlers.Request) error {
 	p, err := h.post(r)
 	if err != nil {
 		return err
@@ -176,7 +177,7 @@ func (h *corePosts) readPermission(r *Request) error {
 }
 
 // deletePermission is delete_item_permissions_check.
-func (h *corePosts) deletePermission(r *Request) error {
+func (h *corePosts) deletePermission(r *handlers.Request) error {
 	p, err := h.post(r)
 	if err != nil {
 		return err
@@ -189,7 +190,7 @@ func (h *corePosts) deletePermission(r *Request) error {
 
 // editPermission is the edit_post part of update_item_permissions_check (updatePermission, and
 // the Allow header and targetHints).
-func (h *corePosts) editPermission(r *Request) error {
+func (h *corePosts) editPermission(r *handlers.Request) error {
 	p, err := h.post(r)
 	if err != nil {
 		return err
@@ -201,12 +202,12 @@ func (h *corePosts) editPermission(r *Request) error {
 }
 
 // get is GET /wp/v2/<type>/<id>.
-func (h *corePosts) get(r *Request) (*Response, error) {
+func (h *corePosts) get(r *handlers.Request) (*handlers.Response, error) {
 	p, err := h.post(r)
 	if err != nil {
 		return nil, err
 	}
-	resp := Ok(h.item(r, p, viewContext(r), true))
+	resp := handlers.Ok(h.item(r, p, viewContext(r), true))
 	if h.viewable {
 		resp.Header("Link", "<"+r.Permalink(p.Post)+`>; rel="alternate"; type=text/html`)
 	}
@@ -214,19 +215,19 @@ func (h *corePosts) get(r *Request) (*Response, error) {
 }
 
 // delete is DELETE /wp/v2/<type>/<id>: the trash, or with force=true wp_delete_post.
-func (h *corePosts) delete(r *Request) (*Response, error) {
+func (h *corePosts) delete(r *handlers.Request) (*handlers.Response, error) {
 	p, err := h.post(r)
 	if err != nil {
 		return nil, err
 	}
-	force := RestBool(r.Value("force"))
+	force := handlers.RestBool(r.Value("force"))
 	if force {
 		previous := h.item(r, p, "edit", false)
 		err := r.Write(func(tx calendard.WriteTx) error { return calendard.DeletePost(r.Context(), tx, p.ID) })
 		if err != nil {
 			return nil, err
 		}
-		return Ok(phpjson.Obj("deleted", true, "previous", previous)), nil
+		return handlers.Ok(phpjson.Obj("deleted", true, "previous", previous)), nil
 	}
 	if p.Status == "trash" {
 		return nil, &calendard.Error{Code: "rest_already_trashed", Message: "The post has already been deleted.", Status: 410}
@@ -254,7 +255,7 @@ func (h *corePosts) delete(r *Request) (*Response, error) {
 	if p, err = h.post(r); err != nil {
 		return nil, err
 	}
-	return Ok(h.item(r, p, "edit", true)), nil
+	return handlers.Ok(h.item(r, p, "edit", true)), nil
 }
 
 // restDate is mysql_to_rfc3339.
@@ -277,7 +278,7 @@ func gmtFromLocal(site *calendard.Site, local string) string {
 
 // item is prepare_item_for_response in a context; links adds _links as the response does (the
 // "previous" of a permanent delete is the data alone).
-func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links bool) *phpjson.Object {
+func (h *corePosts) item(r *handlers.Request, cp *calendard.CorePost, ctx string, links bool) *phpjson.Object {
 	if h.attachment {
 		return h.mediaItem(r, cp, ctx)
 	}
@@ -369,7 +370,7 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 
 // theExcerpt is the excerpt through get_the_excerpt (wp_trim_excerpt makes one from the content
 // when there is none) and the_excerpt.
-func theExcerpt(r *Request, p *calendard.Post) string {
+func theExcerpt(r *handlers.Request, p *calendard.Post) string {
 	text := p.Excerpt
 	if text == "" {
 		text = wptext.TrimExcerpt(p.Content, r.Render)
@@ -379,7 +380,7 @@ func theExcerpt(r *Request, p *calendard.Post) string {
 
 // postHead sets the fields every post type's answer starts with, in prepare_item_for_response's
 // order: id, dates, guid, password (types whose schema keeps it), slug, status, type, link, title.
-func postHead(r *Request, o *phpjson.Object, p *calendard.Post, ctx, link string, password bool) {
+func postHead(r *handlers.Request, o *phpjson.Object, p *calendard.Post, ctx, link string, password bool) {
 	edit, embed := ctx == "edit", ctx == "embed"
 	o.Set("id", p.ID)
 	o.Set("date", restDate(p.Date))
@@ -421,7 +422,7 @@ func postHead(r *Request, o *phpjson.Object, p *calendard.Post, ctx, link string
 // generatedSlug is get_sample_permalink($id, $title, ”)'s slug: the sanitized title made unique
 // among the type's other posts by wp_unique_post_slug (drafts and pending posts keep it as is),
 // shown decoded.
-func (h *corePosts) generatedSlug(r *Request, p *calendard.Post) string {
+func (h *corePosts) generatedSlug(r *handlers.Request, p *calendard.Post) string {
 	base := wptext.SanitizeTitle(p.Title)
 	slug := base
 	switch p.Status {
@@ -530,15 +531,15 @@ func prepareMetaValue(v, typ string) any {
 		if v == "" {
 			return false
 		}
-		if !IsRESTBoolean(v) {
+		if !handlers.IsRESTBoolean(v) {
 			return nil
 		}
-		return RestBool(v)
+		return handlers.RestBool(v)
 	case "integer":
 		if v == "" {
 			return 0
 		}
-		if !IsRESTInteger(v) {
+		if !handlers.IsRESTInteger(v) {
 			return nil
 		}
 		return json.Number(strconv.FormatInt(php.Int(v), 10))
@@ -548,9 +549,9 @@ func prepareMetaValue(v, typ string) any {
 
 // links is prepare_links plus the available actions of the edit context and the self link's
 // targetHints, as the response carries them.
-func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjson.Object {
+func (h *corePosts) links(r *handlers.Request, cp *calendard.CorePost, edit bool) *phpjson.Object {
 	p := cp.Post
-	self := RestURL(r.Site, "/wp/v2/"+h.base+"/"+strconv.FormatInt(p.ID, 10))
+	self := handlers.RestURL(r.Site, "/wp/v2/"+h.base+"/"+strconv.FormatInt(p.ID, 10))
 	allow := []any{"GET"}
 	if canEdit(r, p) {
 		allow = append(allow, "POST", "PUT", "PATCH")
@@ -560,33 +561,33 @@ func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjso
 	}
 	l := phpjson.NewObject()
 	l.Set("self", []any{phpjson.Obj("href", self, "targetHints", phpjson.Obj("allow", allow))})
-	l.Set("collection", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/"+h.base))})
-	l.Set("about", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/types/"+h.postType))})
+	l.Set("collection", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/"+h.base))})
+	l.Set("about", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/types/"+h.postType))})
 	if p.Author != 0 {
-		l.Set("author", []any{phpjson.Obj("embeddable", true, "href", RestURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(p.Author, 10)))})
+		l.Set("author", []any{phpjson.Obj("embeddable", true, "href", handlers.RestURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(p.Author, 10)))})
 	}
 	if h.attachment {
 		// Attachments support comments and no revisions.
-		l.Set("replies", []any{phpjson.Obj("embeddable", true, "href", withID(RestURL(r.Site, "/wp/v2/comments"), "post", p.ID))})
+		l.Set("replies", []any{phpjson.Obj("embeddable", true, "href", withID(handlers.RestURL(r.Site, "/wp/v2/comments"), "post", p.ID))})
 	} else {
 		revBase := "/wp/v2/" + h.postType + "/" + strconv.FormatInt(p.ID, 10) + "/revisions"
-		l.Set("version-history", []any{phpjson.Obj("count", cp.Revisions, "href", RestURL(r.Site, revBase))})
+		l.Set("version-history", []any{phpjson.Obj("count", cp.Revisions, "href", handlers.RestURL(r.Site, revBase))})
 		if cp.Revisions > 0 {
 			l.Set("predecessor-version", []any{phpjson.Obj("id", cp.LatestRevision,
-				"href", RestURL(r.Site, revBase+"/"+strconv.FormatInt(cp.LatestRevision, 10)))})
+				"href", handlers.RestURL(r.Site, revBase+"/"+strconv.FormatInt(cp.LatestRevision, 10)))})
 		}
 	}
 	if thumb := php.Int(p.Meta.Value("_thumbnail_id")); thumb > 0 {
-		l.Set("wp:featuredmedia", []any{phpjson.Obj("embeddable", true, "href", RestURL(r.Site, "/wp/v2/media/"+strconv.FormatInt(thumb, 10)))})
+		l.Set("wp:featuredmedia", []any{phpjson.Obj("embeddable", true, "href", handlers.RestURL(r.Site, "/wp/v2/media/"+strconv.FormatInt(thumb, 10)))})
 	}
 	if !h.attachment {
-		l.Set("wp:attachment", []any{phpjson.Obj("href", withID(RestURL(r.Site, "/wp/v2/media"), "parent", p.ID))})
+		l.Set("wp:attachment", []any{phpjson.Obj("href", withID(handlers.RestURL(r.Site, "/wp/v2/media"), "parent", p.ID))})
 	}
 	if len(h.taxonomies) > 0 {
 		terms := []any{}
 		for _, tax := range h.taxonomies {
 			terms = append(terms, phpjson.Obj("taxonomy", tax.name, "embeddable", true,
-				"href", withID(RestURL(r.Site, "/wp/v2/"+tax.base), "post", p.ID)))
+				"href", withID(handlers.RestURL(r.Site, "/wp/v2/"+tax.base), "post", p.ID)))
 		}
 		l.Set("wp:term", terms)
 	}
@@ -607,11 +608,11 @@ func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjso
 
 // withID is add_query_arg(key, id, url).
 func withID(u, key string, id int64) string {
-	return AddQueryArg(u, []calendard.KV{{Key: key, Value: strconv.FormatInt(id, 10)}})
+	return handlers.AddQueryArg(u, []calendard.KV{{Key: key, Value: strconv.FormatInt(id, 10)}})
 }
 
 // actions is get_available_actions for the edit context.
-func (h *corePosts) actions(r *Request) []string {
+func (h *corePosts) actions(r *handlers.Request) []string {
 	caps := calendard.CapsOf(h.postType)
 	var rels []string
 	if !h.attachment && r.User.Can(caps.Publish) {
