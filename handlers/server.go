@@ -1,9 +1,13 @@
 // Package handlers serves the plugin's REST API over Gin. It reproduces the WordPress REST server the
 // plugin runs on (route matching, parameter sources and validation order, permission checks, headers,
-// error bodies) and serves two route families on top of it: the plugin's namespaces (routes.go, the
-// handlers of events, venues and organizers, categories and tags) and wp/v2 (wpv2_routes.go). Each
-// family's handlers hold the services they use (pluginServices, coreServices), given once when New
-// builds the routes from Deps; internal/service is the one place Deps is filled.
+// error bodies, _embed, _fields/_envelope, indexes, OPTIONS, /doc) and serves the route families
+// registered into it (RouteFamily, Server.Register; registry.go): the plugin's namespaces (routes.go,
+// the handlers of events, venues and organizers, categories and tags, still in this package) and
+// wp/v2 (package handlers/wpv2). The server imports no route family; internal/service names them
+// and is the one place Deps is filled. request_api.go is what families use of a request beyond its
+// fields; the term archive and write logic both families serve (TermsHandler, TermListQuery,
+// TermPlan) and the record helpers wp/v2 shares (Permalink, SerialToJSON, RowsBefore) are exported
+// here for wp/v2.
 package handlers
 
 import (
@@ -157,7 +161,7 @@ type Server struct {
 	cfg    Config
 	deps   Deps
 	routes []*Route
-	core   []*Route // wp/v2 (wpv2_routes.go)
+	core   []*Route // wp/v2 (Register)
 	log    *slog.Logger
 	bodies *bodyPool
 	logins *loginLimiter

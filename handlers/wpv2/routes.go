@@ -1,3 +1,7 @@
+// Package wpv2 serves WordPress core's wp/v2 routes for the calendar's post types and taxonomies,
+// the types and taxonomies registries, users and settings. Register adds them to a handlers.Server
+// (internal/service does); they use the server's request API and the term logic the plugin's routes
+// share (handlers.TermsHandler, TermPlan).
 package wpv2
 
 import (
