@@ -62,14 +62,14 @@ func localizeDate(v string, site *calendard.Site, now time.Time) (string, bool) 
 			return "", false
 		}
 	}
-	return t.In(pluginSiteZone(site)).Format(calendard.DBDateTime), true
+	return t.In(PluginSiteZone(site)).Format(calendard.DBDateTime), true
 }
 
 // pluginSiteZone is the zone localize_date shows dates in:
 // generate_timezone_string_from_utc_offset(wp_timezone_string()), the site's timezone_string, or for
 // an offset-only site the region PHP names for the offset (UTC-8 is Los Angeles, with its summer
 // time; UTC+6 has none and is UTC), where WordPress itself keeps a fixed offset (Site.Location).
-func pluginSiteZone(site *calendard.Site) *time.Location {
+func PluginSiteZone(site *calendard.Site) *time.Location {
 	if site.TimezoneName != "" && site.Location != nil {
 		return site.Location
 	}
@@ -119,7 +119,7 @@ func endOfDay(v string, site *calendard.Site, now time.Time) string {
 func defaultStartDate(site *calendard.Site, now time.Time) string {
 	u := now.UTC()
 	y := time.Date(u.Year(), u.Month(), u.Day()-1, 23, 59, 0, 0, time.UTC)
-	return y.In(pluginSiteZone(site)).Format(calendard.DBDateTime)
+	return y.In(PluginSiteZone(site)).Format(calendard.DBDateTime)
 }
 
 // defaultEndDate is date(DB, strtotime('+24 months')): the UTC clock two years ahead, PHP overflow rules.
@@ -138,4 +138,4 @@ func strictDates(v string) bool {
 }
 
 // itoa formats an int64.
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+func Itoa(n int64) string { return strconv.FormatInt(n, 10) }

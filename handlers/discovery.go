@@ -29,14 +29,14 @@ func tecDiscoveryHeaders(site *calendard.Site) []calendard.KV {
 	}
 	return []calendard.KV{
 		{Key: "X-TEC-API-VERSION", Value: "v1"},
-		{Key: "X-TEC-API-ROOT", Value: restURL(site, "/tribe/events/v1/")},
+		{Key: "X-TEC-API-ROOT", Value: RestURL(site, "/tribe/events/v1/")},
 		{Key: "X-TEC-API-ORIGIN", Value: site.HomeURL},
 	}
 }
 
 // discoveryLink is rest_output_link_header's value.
 func discoveryLink(site *calendard.Site) calendard.KV {
-	return calendard.KV{Key: "Link", Value: "<" + restURL(site, "/") + `>; rel="https://api.w.org/"`}
+	return calendard.KV{Key: "Link", Value: "<" + RestURL(site, "/") + `>; rel="https://api.w.org/"`}
 }
 
 // discoveryPage is the HTML of a front-end page: rest_output_link_wp_head's <link> and, when the
@@ -49,11 +49,11 @@ func discoveryPage(site *calendard.Site, status int) string {
 	}
 	b.WriteString("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"" + html.EscapeString(charset(site)) + "\">\n")
 	b.WriteString("<title>" + html.EscapeString(title) + "</title>\n")
-	b.WriteString(`<link rel="https://api.w.org/" href="` + html.EscapeString(restURL(site, "/")) + "\" />\n")
+	b.WriteString(`<link rel="https://api.w.org/" href="` + html.EscapeString(RestURL(site, "/")) + "\" />\n")
 	if !site.RESTDisabled {
 		b.WriteString(`<meta name="tec-api-version" content="v1">`)
 		b.WriteString(`<meta name="tec-api-origin" content="` + html.EscapeString(site.HomeURL) + `">`)
-		b.WriteString(`<link rel="alternate" href="` + html.EscapeString(restURL(site, "/tribe/events/v1/")) + "\" />\n")
+		b.WriteString(`<link rel="alternate" href="` + html.EscapeString(RestURL(site, "/tribe/events/v1/")) + "\" />\n")
 	}
 	b.WriteString("</head>\n<body>\n</body>\n</html>\n")
 	return b.String()

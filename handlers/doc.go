@@ -23,7 +23,7 @@ const noDescription = "No description provided"
 
 // doc is GET /{ns}/doc: the OpenAPI 3.0.0 document of the routes calendard serves.
 func (s *Server) doc(r *Request) (*Response, error) {
-	return ok(s.openAPI(r)), nil
+	return Ok(s.openAPI(r)), nil
 }
 
 // openAPI builds the document for the namespace the client used.

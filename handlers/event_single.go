@@ -20,14 +20,14 @@ func validSlugOf(postType string) func(*Request, any) error {
 	return func(r *Request, v any) error {
 		s, ok := v.(string)
 		if !ok || php.Empty(s) {
-			return errInvalid
+			return ErrInvalid
 		}
 		id, err := r.postBySlugPath(s, postType)
 		if err != nil {
 			return err
 		}
 		if id == 0 {
-			return errInvalid
+			return ErrInvalid
 		}
 		return nil
 	}
@@ -47,7 +47,7 @@ func (r *Request) postBySlugPath(path, postType string) (int64, error) {
 	if slug == "" {
 		return 0, nil
 	}
-	posts, err := r.posts().PostsByName(r.ctx, slug, postType)
+	posts, err := r.Posts().PostsByName(r.ctx, slug, postType)
 	if err != nil {
 		return 0, err
 	}
@@ -93,7 +93,7 @@ func (h *eventsHandler) getBySlug(r *Request) (*Response, error) {
 }
 
 func (h *eventsHandler) getByID(r *Request, id int64) (*Response, error) {
-	post, err := r.posts().PostByID(r.ctx, id)
+	post, err := r.Posts().PostByID(r.ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -120,5 +120,5 @@ func (h *eventsHandler) getByID(r *Request, id int64) (*Response, error) {
 	if e.HasPassword() && !r.unlocked(e.Post) {
 		return nil, &calendard.Error{Code: "event-password-protected", Status: 403, Message: calendard.MsgEventPasswordProtected}
 	}
-	return ok(r.eventRecord(e, true)), nil
+	return Ok(r.eventRecord(e, true)), nil
 }

@@ -19,7 +19,7 @@ import (
 // create is POST /events: 201 with the new event's record.
 func (h *eventsHandler) create(r *Request) (*Response, error) {
 	var id int64
-	err := r.write(func(tx calendard.WriteTx) error {
+	err := r.Write(func(tx calendard.WriteTx) error {
 		w, err := h.prepare(r, tx, 0)
 		if err != nil {
 			return err
@@ -56,7 +56,7 @@ func (h *eventsHandler) updateID(r *Request, id int64) (*Response, error) {
 	if _, err := h.existing(r, id); err != nil {
 		return nil, err
 	}
-	err := r.write(func(tx calendard.WriteTx) error {
+	err := r.Write(func(tx calendard.WriteTx) error {
 		w, err := h.prepare(r, tx, id)
 		if err != nil {
 			return err
@@ -95,7 +95,7 @@ func (h *eventsHandler) trash(r *Request, id int64) (*Response, error) {
 	if p.Status == "trash" {
 		return nil, &calendard.Error{Code: "event-is-in-trash", Message: "The event is already trashed", Status: 410}
 	}
-	err = r.write(func(tx calendard.WriteTx) error {
+	err = r.Write(func(tx calendard.WriteTx) error {
 		return calendard.TrashEvent(r.ctx, tx, r.Site, r.User, id)
 	})
 	if err != nil {
@@ -112,7 +112,7 @@ func (h *eventsHandler) idOfSlug(r *Request) (int64, error) {
 
 // existing is the plugin's check before a write: 404 for unknown IDs, 400 for other post types.
 func (h *eventsHandler) existing(r *Request, id int64) (*calendard.Post, error) {
-	p, err := r.posts().PostByID(r.ctx, id)
+	p, err := r.Posts().PostByID(r.ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -447,7 +447,7 @@ func validLinkedOrEmpty(postType string) func(*Request, any) error {
 					return err
 				}
 			default:
-				return errInvalid
+				return ErrInvalid
 			}
 		}
 		return nil
@@ -468,7 +468,7 @@ func orInvalid(err error) error {
 	if err != nil {
 		return err
 	}
-	return errInvalid
+	return ErrInvalid
 }
 
 // validTimezoneOrEmpty is is_timezone_or_empty: empty, anything TEC reads as a UTC offset ("UTC"
@@ -479,13 +479,13 @@ func validTimezoneOrEmpty(_ *Request, v any) error {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return errInvalid
+		return ErrInvalid
 	}
 	if t := strings.TrimSpace(s); strings.HasPrefix(t, "UTC") && len(t) > 3 {
 		return nil
 	}
 	if _, err := strtotime.ParseTimezone(strings.TrimLeft(s, " \t\n\r\v")); err != nil {
-		return errInvalid
+		return ErrInvalid
 	}
 	return nil
 }

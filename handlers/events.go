@@ -11,7 +11,7 @@ import (
 
 // eventsHandler serves /events, /events/{id} and /events/by-slug/{slug}.
 type eventsHandler struct {
-	svc *pluginServices
+	svc *PluginServices
 	// venues and organizers create the linked posts an event write carries as data.
 	venues, organizers *linkedHandler
 }
@@ -84,7 +84,7 @@ func perPageArg(desc string) *Arg {
 // validPerPage is is_positive_int; a site whose option is -1 fails every list here, as the reference.
 func validPerPage(r *Request, v any) error {
 	if r.Site.PerPageInvalid && !r.QueryHas("per_page") {
-		return errInvalid
+		return ErrInvalid
 	}
 	if s, ok := v.(string); ok && s == "" && !r.QueryHas("per_page") {
 		return nil
@@ -106,7 +106,7 @@ func validTicketed(_ *Request, v any) error {
 func validStatusList(postType string) func(*Request, any) error {
 	return func(r *Request, v any) error {
 		if statusList(r, postType, v) == nil {
-			return errInvalid
+			return ErrInvalid
 		}
 		return nil
 	}
@@ -238,7 +238,7 @@ func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 	startDate := bounded("start_date", true)
 	endDate := bounded("end_date", false)
 
-	f := calendard.EventFilter{Limit: int(perPage), Offset: rowsBefore(page, perPage)}
+	f := calendard.EventFilter{Limit: int(perPage), Offset: RowsBefore(page, perPage)}
 	include, hasInclude := r.Param("include")
 	if hasInclude && !php.Empty(include) {
 		for _, it := range php.ListToArray(include) {
@@ -295,7 +295,7 @@ func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 	}
 	featured, hasFeatured := r.Param("featured")
 	if hasFeatured {
-		b := restBool(featured)
+		b := RestBool(featured)
 		f.Featured = &b
 	}
 	if v, ok := r.Param("post_parent"); ok {
@@ -336,7 +336,7 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 	if hasSearch {
 		params = append(params, calendard.KV{Key: "search", Value: search})
 	}
-	if g, ok := r.Param("geoloc"); ok && restBool(g) {
+	if g, ok := r.Param("geoloc"); ok && RestBool(g) {
 		lat, _ := r.Param("geoloc_lat")
 		lng, _ := r.Param("geoloc_lng")
 		params = append(params, calendard.KV{Key: "geoloc", Value: int64(1)},
@@ -356,7 +356,7 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 		// The plugin joins array values with commas before building the URL.
 		ids := make([]string, len(f.Include))
 		for i, id := range f.Include {
-			ids[i] = itoa(id)
+			ids[i] = Itoa(id)
 		}
 		params = append(params, calendard.KV{Key: "include", Value: strings.Join(ids, ",")})
 	}
@@ -368,10 +368,10 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 			params = append(params, calendard.KV{Key: b.name, Value: *b.v})
 		}
 	}
-	if t, ok := r.Param("ticketed"); ok && restBool(t) {
+	if t, ok := r.Param("ticketed"); ok && RestBool(t) {
 		params = append(params, calendard.KV{Key: "ticketed", Value: true})
 	}
-	restURL := addQueryArg(r.RestURL("events/"), params)
+	restURL := AddQueryArg(r.RestURL("events/"), params)
 	var extra []calendard.KV
 	if v, ok := r.Param("venue"); ok {
 		extra = append(extra, calendard.KV{Key: "venue", Value: toList(v)})
@@ -380,10 +380,10 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 		extra = append(extra, calendard.KV{Key: "organizer", Value: toList(v)})
 	}
 	if hasFeatured {
-		extra = append(extra, calendard.KV{Key: "featured", Value: restBool(featured)})
+		extra = append(extra, calendard.KV{Key: "featured", Value: RestBool(featured)})
 	}
 	if len(extra) > 0 {
-		restURL = addQueryArg(restURL, extra)
+		restURL = AddQueryArg(restURL, extra)
 	}
 	return restURL
 }
@@ -397,16 +397,16 @@ func publishedOnly(statuses []string) bool {
 // pagedList finishes the events, venues and organizers list envelope: next/previous links while
 // the neighbouring page can hold records, total and total_pages, and the X-TEC headers.
 func pagedList(body *phpjson.Object, restURL string, page, perPage int64, total int) *Response {
-	if rowsBefore(page+1, perPage) < total {
+	if RowsBefore(page+1, perPage) < total {
 		body.Set("next_rest_url", pageURL(restURL, page+1))
 	}
-	if page > 1 && rowsBefore(page-1, perPage) < total {
+	if page > 1 && RowsBefore(page-1, perPage) < total {
 		body.Set("previous_rest_url", pageURL(restURL, page-1))
 	}
 	pages := totalPages(total, perPage)
 	body.Set("total", total)
 	body.Set("total_pages", pages)
-	return withTotals(ok(body), total, pages)
+	return withTotals(Ok(body), total, pages)
 }
 
 // pageURL is restURL pointing at page n; page 1 is the URL without a page argument.
@@ -415,28 +415,28 @@ func pageURL(restURL string, n int64) string {
 	if n == 1 {
 		return u
 	}
-	return addQueryArg(u, []calendard.KV{{Key: "page", Value: n}})
+	return AddQueryArg(u, []calendard.KV{{Key: "page", Value: n}})
 }
 
 // withTotals adds the list headers every collection answers with.
 func withTotals(resp *Response, total int, pages int64) *Response {
-	return resp.Header("X-TEC-Total", itoa(int64(total))).Header("X-TEC-TotalPages", itoa(pages))
+	return resp.Header("X-TEC-Total", Itoa(int64(total))).Header("X-TEC-TotalPages", Itoa(pages))
 }
 
 // maxRowOffset bounds the row offset of a list page. (page-1)*per_page saturates here instead of
 // overflowing: no table holds that many rows, so such a page lies past the end on every store, and
 // an offset plus any page size still fits an int.
-const maxRowOffset = math.MaxInt64 / 4
+const MaxRowOffset = math.MaxInt64 / 4
 
 // rowsBefore is the offset of a page, (page-1)*perPage, saturated at maxRowOffset. page may be any
 // int64 a client sent (PHP saturates numeric strings at PHP_INT_MAX); page+1 of the largest one
 // wraps to a negative value, which must not count as page 1, so it saturates too.
-func rowsBefore(page, perPage int64) int {
+func RowsBefore(page, perPage int64) int {
 	if perPage <= 0 || page == 1 {
 		return 0
 	}
-	if page < 1 || page-1 > maxRowOffset/perPage {
-		return maxRowOffset
+	if page < 1 || page-1 > MaxRowOffset/perPage {
+		return MaxRowOffset
 	}
 	return int((page - 1) * perPage)
 }
@@ -444,14 +444,14 @@ func rowsBefore(page, perPage int64) int {
 // queryOffset is the row offset WP_Query and WP_Term_Query read from an offset parameter: absint
 // of it, saturated at maxRowOffset. absint(PHP_INT_MIN) is a float, which those queries write into
 // their LIMIT as "9.2233720368547758E+18": an SQL error, hence no rows, which maxRowOffset gives too.
-func queryOffset(n int64) int {
+func QueryOffset(n int64) int {
 	if n == math.MinInt64 {
-		return maxRowOffset
+		return MaxRowOffset
 	}
 	if n < 0 {
 		n = -n
 	}
-	return int(min(n, maxRowOffset))
+	return int(min(n, MaxRowOffset))
 }
 
 func totalPages(total int, perPage int64) int64 {
@@ -521,11 +521,11 @@ func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64,
 		}
 	}
 	if taxonomy == calendard.TaxonomyCategory && len(ids) > 0 {
-		idx, err := r.taxonomy(taxonomy)
+		idx, err := r.Taxonomy(taxonomy)
 		if err != nil {
 			return nil, err
 		}
-		ids = idx.tree.WithDescendants(ids)
+		ids = idx.Tree.WithDescendants(ids)
 	}
 	return ids, nil
 }

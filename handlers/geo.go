@@ -15,7 +15,7 @@ import (
 // geoArgs are the extension parameters of a list of postType (only when their feature is on):
 // orderby on events, geoloc_radius on events and venues, and on venues the geoloc parameters events
 // already declare. Organizers have none.
-func (p *pluginServices) geoArgs(postType string) []*Arg {
+func (p *PluginServices) geoArgs(postType string) []*Arg {
 	var args []*Arg
 	venues := postType == calendard.PostTypeVenue
 	if postType == calendard.PostTypeOrganizer {
@@ -50,12 +50,12 @@ func (p *pluginServices) geoArgs(postType string) []*Arg {
 // does calendard. The parameters only calendard has (geoloc_radius; on venues all of them) are
 // refused instead where they cannot apply: 400 rest_invalid_param naming what is missing, not a
 // filter silently dropped.
-func (p *pluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
+func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
 	if !p.geoFilters() {
 		return nil, nil
 	}
 	g, ok := r.Param("geoloc")
-	on := ok && restBool(g)
+	on := ok && RestBool(g)
 	text := func(name string) (string, bool) {
 		v, ok := r.Param(name)
 		if !ok {
@@ -160,7 +160,7 @@ func narrowIDs(filter, ids []int64) []int64 {
 // restBoolParam reports a parameter that is present and true.
 func restBoolParam(r *Request, name string) bool {
 	v, ok := r.Param(name)
-	return ok && restBool(v)
+	return ok && RestBool(v)
 }
 
 // RankedEvents is an event service that can order a search by relevance (package search, with

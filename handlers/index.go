@@ -35,7 +35,7 @@ func (r *Request) routeData(rt *Route) *phpjson.Object {
 		o.Set("schema", rt.Schema(r))
 	}
 	if !rt.HasVariables() {
-		o.Set("_links", phpjson.Obj("self", []any{phpjson.Obj("href", restURL(r.Site, "/"+r.NS+rt.Path))}))
+		o.Set("_links", phpjson.Obj("self", []any{phpjson.Obj("href", RestURL(r.Site, "/"+r.NS+rt.Path))}))
 	}
 	return o
 }
@@ -70,19 +70,19 @@ func (r *Request) argData(a *Arg) *phpjson.Object {
 }
 
 // namespaceIndex is GET /{ns}: every route of the namespace keyed by its regex.
-func (s *Server) namespaceIndex(r *Request) (*Response, error) {
+func (s *Server) NamespaceIndex(r *Request) (*Response, error) {
 	routes := phpjson.NewObject()
 	for _, rt := range s.namespaceRoutes(r.NS) {
 		routes.Set("/"+r.NS+rt.Path, r.routeData(rt))
 	}
 	body := phpjson.Obj("namespace", r.NS, "routes", routes,
-		"_links", phpjson.Obj("up", []any{phpjson.Obj("href", restURL(r.Site, "/"))}))
-	return ok(body), nil
+		"_links", phpjson.Obj("up", []any{phpjson.Obj("href", RestURL(r.Site, "/"))}))
+	return Ok(body), nil
 }
 
 // optionsResponse is the answer to OPTIONS on a known route: its description.
 func (s *Server) optionsResponse(r *Request) *Response {
-	return ok(r.routeData(r.Route))
+	return Ok(r.routeData(r.Route))
 }
 
 // indentJSON pretty-prints an encoded body (_pretty), keeping PHP's escaping.
@@ -102,7 +102,7 @@ func (s *Server) siteIndex(r *Request) *Response {
 	routes := phpjson.Obj("/", phpjson.Obj("namespace", "", "methods", []any{"GET"},
 		"endpoints", []any{phpjson.Obj("methods", []any{"GET"},
 			"args", phpjson.Obj("context", phpjson.Obj("default", "view", "required", false)))},
-		"_links", phpjson.Obj("self", []any{phpjson.Obj("href", restURL(site, "/"))})))
+		"_links", phpjson.Obj("self", []any{phpjson.Obj("href", RestURL(site, "/"))})))
 	namespaces := []any{}
 	if !site.RESTDisabled {
 		// WordPress registers core's routes after the plugins' (rest_api_init, priority 99).
@@ -115,7 +115,7 @@ func (s *Server) siteIndex(r *Request) *Response {
 			}
 		}
 	}
-	return ok(phpjson.Obj(
+	return Ok(phpjson.Obj(
 		"name", site.Name, "description", site.Description, "url", site.SiteURL, "home", site.HomeURL,
 		"gmt_offset", site.OffsetHours(r.Now), "timezone_string", site.TimezoneName,
 		"namespaces", namespaces, "authentication", []any{}, "routes", routes,

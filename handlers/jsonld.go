@@ -39,7 +39,7 @@ func (r *Request) eventJSONLD(e *calendard.Event) *phpjson.Object {
 	}
 	site := r.Site
 	m := e.Meta
-	permalink := ldLink(r.permalink(e.Post))
+	permalink := ldLink(r.Permalink(e.Post))
 	o := phpjson.Obj("@context", "http://schema.org", "@type", "Event",
 		"name", ldName(e.Post), "description", wptext.JSONLDDescription(e.Excerpt, e.Content))
 	if e.Image != nil {
@@ -103,7 +103,7 @@ func ldName(p *calendard.Post) string {
 // slash, passed through add_query_arg (which re-encodes a query string) and slashed again, so plain
 // permalinks come out as "...&p=35%2F/".
 func ldLink(permalink string) string {
-	return trailingSlash(addQueryArg(trailingSlash(permalink), nil))
+	return trailingSlash(AddQueryArg(trailingSlash(permalink), nil))
 }
 
 func trailingSlash(s string) string { return strings.TrimRight(s, `/\`) + "/" }
@@ -234,9 +234,9 @@ func (r *Request) personJSONLD(org *calendard.Organizer) *phpjson.Object {
 // attachmentURL is wp_get_attachment_url.
 func (r *Request) attachmentURL(a *calendard.Attachment) string {
 	if f := a.Meta.Value("_wp_attached_file"); f != "" {
-		return r.uploadURL(f)
+		return r.UploadURL(f)
 	}
-	return r.sslFrontEnd(a.GUID)
+	return r.SSLFrontEnd(a.GUID)
 }
 
 // venueCountry is tribe_get_country: the stored country, or the last element when the meta holds

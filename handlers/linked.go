@@ -9,7 +9,7 @@ import (
 // linkedHandler serves /venues and /organizers (Archive_Venue/Archive_Organizer and the single
 // endpoints): the two post types behave the same way apart from names and search fields.
 type linkedHandler struct {
-	svc      *pluginServices
+	svc      *PluginServices
 	postType string
 	kind     string // "venue" or "organizer"
 	plural   string // route segment and list key
@@ -51,7 +51,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	if v := r.Value("per_page"); !php.Empty(v) {
 		perPage = php.Int(v)
 	}
-	f := calendard.LinkedFilter{PostType: h.postType, Limit: int(perPage), Offset: rowsBefore(page, perPage)}
+	f := calendard.LinkedFilter{PostType: h.postType, Limit: int(perPage), Offset: RowsBefore(page, perPage)}
 	var statusParam []string
 	if v, ok := r.Param("status"); ok {
 		statusParam = statusList(r, h.postType, v)
@@ -170,7 +170,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 		status = joinComma(statusParam)
 	}
 	params = append(params, calendard.KV{Key: "status", Value: status})
-	restURL := addQueryArg(r.RestURL(h.plural+"/"), params)
+	restURL := AddQueryArg(r.RestURL(h.plural+"/"), params)
 
 	body := phpjson.Obj(h.plural, records, "rest_url", restURL)
 	return pagedList(body, restURL, page, perPage, total), nil
@@ -240,7 +240,7 @@ func (h *linkedHandler) getArgs() []*Arg {
 			return err
 		}
 		if !ok {
-			return errInvalid
+			return ErrInvalid
 		}
 		return nil
 	}
@@ -276,5 +276,5 @@ func (h *linkedHandler) getByID(r *Request, id int64) (*Response, error) {
 		return nil, &calendard.Error{Code: h.kind + "-not-accessible", Status: 403,
 			Message: "The requested " + h.kind + " is not accessible"}
 	}
-	return ok(h.record(r, p, true)), nil
+	return Ok(h.record(r, p, true)), nil
 }

@@ -18,7 +18,7 @@ func (h *linkedHandler) create(r *Request) (*Response, error) {
 		return nil, err
 	}
 	var id int64
-	err = r.write(func(tx calendard.WriteTx) error {
+	err = r.Write(func(tx calendard.WriteTx) error {
 		var err error
 		if id, err = calendard.CreateLinked(r.ctx, tx, r.Site, r.User, h.postType, data, true); err != nil {
 			return err
@@ -53,7 +53,7 @@ func (h *linkedHandler) updateID(r *Request, id int64) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = r.write(func(tx calendard.WriteTx) error {
+	err = r.Write(func(tx calendard.WriteTx) error {
 		p, err := tx.LockPost(r.ctx, id)
 		if err != nil {
 			return err
@@ -85,7 +85,7 @@ func (h *linkedHandler) deleteBySlug(r *Request) (*Response, error) {
 }
 
 func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
-	err := r.write(func(tx calendard.WriteTx) error {
+	err := r.Write(func(tx calendard.WriteTx) error {
 		p, err := tx.LockPost(r.ctx, id)
 		if err != nil {
 			return err
@@ -152,7 +152,7 @@ func (h *linkedHandler) saveInline(r *Request, tx calendard.WriteTx, data *phpjs
 		return php.Int(idv), nil
 	}
 	if err := validLinkedEntry(r, h.postType, data); err != nil {
-		if err != errInvalid {
+		if err != ErrInvalid {
 			return 0, err
 		}
 		return 0, invalidParams(phpjson.Obj(h.kind, "Invalid parameter."), phpjson.NewObject())
@@ -270,7 +270,7 @@ func (r *Request) uploadImage(get func(string) (any, bool)) (any, error) {
 	if !php.IsNumeric(v) {
 		return false, nil
 	}
-	p, err := r.posts().PostByID(r.ctx, php.Int(v))
+	p, err := r.Posts().PostByID(r.ctx, php.Int(v))
 	if err != nil || p == nil || p.Type != calendard.PostTypeAttach {
 		return false, err
 	}
@@ -303,7 +303,7 @@ func linkedCreateChecks(postType string) (name string, checks map[string]func(*R
 func validLinkedEntry(r *Request, postType string, o *phpjson.Object) error {
 	name, checks := linkedCreateChecks(postType)
 	if v, ok := o.Get(name); !ok || v == nil {
-		return errInvalid
+		return ErrInvalid
 	}
 	for _, k := range o.Keys() {
 		check := checks[k]
@@ -312,11 +312,11 @@ func validLinkedEntry(r *Request, postType string, o *phpjson.Object) error {
 			continue
 		}
 		if err := check(r, v); err != nil {
-			if err == errInvalid {
-				return errInvalid
+			if err == ErrInvalid {
+				return ErrInvalid
 			}
 			if _, isWP := err.(*calendard.Error); isWP {
-				return errInvalid
+				return ErrInvalid
 			}
 			return err
 		}
@@ -332,7 +332,7 @@ func validURLOrEmpty(_ *Request, v any) error {
 	if s, ok := php.String(v); ok && !php.IsArray(v) && php.FilterValidateURL(s) {
 		return nil
 	}
-	return errInvalid
+	return ErrInvalid
 }
 
 // validStringOrEmpty is is_string_or_empty: empty, or a non-empty string.
@@ -359,7 +359,7 @@ func validLinkedID(postType string) func(*Request, any) error {
 			return err
 		}
 		if !ok {
-			return errInvalid
+			return ErrInvalid
 		}
 		return nil
 	}
@@ -370,7 +370,7 @@ func validLinkedID(postType string) func(*Request, any) error {
 // answers do_not_allow, which is what the Allow header of such a request shows.
 func (h *linkedHandler) linkedPermission(action string) func(*Request) error {
 	return func(r *Request) error {
-		post, err := r.posts().PostByID(r.ctx, php.Int(r.Value("id")))
+		post, err := r.Posts().PostByID(r.ctx, php.Int(r.Value("id")))
 		if err != nil {
 			return err
 		}

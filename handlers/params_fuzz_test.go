@@ -65,7 +65,7 @@ func FuzzParseQuery(f *testing.F) {
 		// What WordPress rebuilds links from (add_query_arg, remove_query_arg) never panics either.
 		_ = buildQuery(q, "")
 		for _, uri := range []string{"http://example.test/wp-json/x?" + raw, raw, "https://h/p#" + raw} {
-			out := addQueryArg(uri, []calendard.KV{{Key: "page", Value: 2}, {Key: "x", Value: nil}, {Key: "y", Value: true}})
+			out := AddQueryArg(uri, []calendard.KV{{Key: "page", Value: 2}, {Key: "x", Value: nil}, {Key: "y", Value: true}})
 			_ = removeQueryArg(out, "page")
 		}
 		for _, c := range urlencode(raw) {
@@ -153,7 +153,7 @@ func FuzzValidators(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, v := range fzValues(s) {
 			for _, typ := range []string{"integer", "boolean", "string", "number", "array", ""} {
-				out, err := coerce("p", typ, v)
+				out, err := Coerce("p", typ, v)
 				if err != nil {
 					var e *calendard.Error
 					if !errors.As(err, &e) || e.Code != "rest_invalid_type" {
@@ -184,7 +184,7 @@ func FuzzValidators(f *testing.F) {
 					t.Fatalf("coerce(%q, %#v) = %#v does not encode: %v", typ, v, out, err)
 				}
 			}
-			if isRESTBoolean(v) && !isRESTInteger(v) {
+			if IsRESTBoolean(v) && !IsRESTInteger(v) {
 				switch v.(type) {
 				case json.Number, string:
 					if s, _ := php.String(v); s == "0" || s == "1" {
@@ -192,12 +192,12 @@ func FuzzValidators(f *testing.F) {
 					}
 				}
 			}
-			_ = restBool(v)
+			_ = RestBool(v)
 			if isPositiveInt(v) && php.Int(v) <= 0 {
 				t.Fatalf("isPositiveInt(%#v) but (int) is %d", v, php.Int(v))
 			}
 			for _, fn := range []func(*Request, any) error{validPositiveInt, validString, validTime, validPositiveIntList} {
-				if err := fn(req, v); err != nil && err != errInvalid {
+				if err := fn(req, v); err != nil && err != ErrInvalid {
 					t.Fatalf("validator failed on %#v with %v", v, err)
 				}
 			}

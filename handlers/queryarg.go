@@ -13,7 +13,7 @@ import (
 // values are appended raw (not URL-encoded), while a query string already on the URL is decoded and
 // re-encoded (urlencode_deep), so adding to a URL that has parameters form-encodes the old ones.
 // A false value removes the key, nil values are skipped, true becomes "1".
-func addQueryArg(uri string, args []calendard.KV) string {
+func AddQueryArg(uri string, args []calendard.KV) string {
 	frag := ""
 	if i := strings.IndexByte(uri, '#'); i >= 0 {
 		uri, frag = uri[:i], uri[i:]
@@ -38,7 +38,7 @@ func addQueryArg(uri string, args []calendard.KV) string {
 
 	qs := phpjson.NewObject()
 	if query != "" {
-		qs = urlencodeDeep(parseQuery(query))
+		qs = UrlencodeDeep(parseQuery(query))
 	}
 	for _, kv := range args {
 		qs.Set(kv.Key, kv.Value)
@@ -55,7 +55,7 @@ func addQueryArg(uri string, args []calendard.KV) string {
 
 // removeQueryArg is remove_query_arg($key, $url): add_query_arg with the key set to false.
 func removeQueryArg(uri, key string) string {
-	return addQueryArg(uri, []calendard.KV{{Key: key, Value: false}})
+	return AddQueryArg(uri, []calendard.KV{{Key: key, Value: false}})
 }
 
 // emptyValueRe drops "=" before "&" or the end: "a=&b" -> "a&b" (preg_replace('#=(&|$)#', '$1')).
@@ -109,13 +109,13 @@ func buildQuery(o *phpjson.Object, prefix string) string {
 }
 
 // urlencodeDeep applies PHP urlencode to every scalar value.
-func urlencodeDeep(o *phpjson.Object) *phpjson.Object {
+func UrlencodeDeep(o *phpjson.Object) *phpjson.Object {
 	out := phpjson.NewObject()
 	for _, k := range o.Keys() {
 		v, _ := o.Get(k)
 		switch x := v.(type) {
 		case *phpjson.Object:
-			out.Set(k, urlencodeDeep(x))
+			out.Set(k, UrlencodeDeep(x))
 		case string:
 			out.Set(k, urlencode(x))
 		default:

@@ -34,7 +34,7 @@ func TestAddQueryArg(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := addQueryArg(tc.url, tc.args); got != tc.want {
+			if got := AddQueryArg(tc.url, tc.args); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})

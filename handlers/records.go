@@ -50,14 +50,14 @@ func (r *Request) eventRecord(e *calendard.Event, single bool) *phpjson.Object {
 	o.Set("id", e.ID)
 	o.Set("global_id", site.GlobalID(e.ID))
 	o.Set("global_id_lineage", lineage(site, e.Post))
-	o.Set("author", itoa(e.Author))
+	o.Set("author", Itoa(e.Author))
 	o.Set("status", e.Status)
 	o.Set("date", e.Date)
 	o.Set("date_utc", e.DateGMT)
 	o.Set("modified", e.Modified)
 	o.Set("modified_utc", e.ModifiedGMT)
-	o.Set("url", r.permalink(e.Post))
-	o.Set("rest_url", r.RestURL("events/"+itoa(e.ID)))
+	o.Set("url", r.Permalink(e.Post))
+	o.Set("rest_url", r.RestURL("events/"+Itoa(e.ID)))
 	o.Set("title", wptext.Title(e.Title))
 	o.Set("description", wptext.Content(e.Content, r.Render))
 	o.Set("excerpt", wptext.Excerpt(e.Excerpt))
@@ -96,7 +96,7 @@ func (r *Request) eventRecord(e *calendard.Event, single bool) *phpjson.Object {
 	if w, has := m.Get("_EventURL"); has {
 		o.Set("website", wptext.EscHTML(w))
 	} else {
-		o.Set("website", r.permalink(e.Post))
+		o.Set("website", r.Permalink(e.Post))
 	}
 	o.Set("show_map", mapFlag(m, "_EventShowMap"))
 	o.Set("show_map_link", mapFlag(m, "_EventShowMapLink"))
@@ -158,7 +158,7 @@ func dateDetails(v string) *phpjson.Object {
 }
 
 // permalink is get_permalink as seen by the requesting user.
-func (r *Request) permalink(p *calendard.Post) string {
+func (r *Request) Permalink(p *calendard.Post) string {
 	canRead := p.Status == "private" && r.User.CanReadPost(&calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author})
 	return r.Site.Permalink(p, canRead)
 }
@@ -198,9 +198,9 @@ func (r *Request) termURLs(t *calendard.Term, hasParent bool) *phpjson.Object {
 	if t.Taxonomy == calendard.TaxonomyTag {
 		base = "tags"
 	}
-	u := phpjson.Obj("self", r.RestURL(base+"/"+itoa(t.ID)), "collection", r.RestURL(base))
+	u := phpjson.Obj("self", r.RestURL(base+"/"+Itoa(t.ID)), "collection", r.RestURL(base))
 	if hasParent && t.Parent != 0 {
-		u.Set("up", r.RestURL(base+"/"+itoa(t.Parent)))
+		u.Set("up", r.RestURL(base+"/"+Itoa(t.Parent)))
 	}
 	return u
 }
@@ -259,13 +259,13 @@ func (r *Request) organizerRecord(org *calendard.Organizer, single bool) *phpjso
 // linkedPostHead writes the keys venues and organizers share, up to the image.
 func (r *Request) linkedPostHead(o *phpjson.Object, p *calendard.Post, nameKey string, img *calendard.Attachment) {
 	o.Set("id", p.ID)
-	o.Set("author", itoa(p.Author))
+	o.Set("author", Itoa(p.Author))
 	o.Set("status", p.Status)
 	o.Set("date", p.Date)
 	o.Set("date_utc", p.DateGMT)
 	o.Set("modified", p.Modified)
 	o.Set("modified_utc", p.ModifiedGMT)
-	o.Set("url", r.permalink(p))
+	o.Set("url", r.Permalink(p))
 	o.Set(nameKey, wptext.Title(p.Title))
 	o.Set("description", wptext.Content(p.Content, r.Render))
 	o.Set("excerpt", wptext.Excerpt(p.Excerpt))
@@ -353,9 +353,9 @@ func redact(o *phpjson.Object) {
 // imageRecord builds the featured image object (§4.4).
 func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
 	file := a.Meta.Value("_wp_attached_file")
-	url := r.uploadURL(file)
+	url := r.UploadURL(file)
 	if file == "" {
-		url = r.sslFrontEnd(a.GUID)
+		url = r.SSLFrontEnd(a.GUID)
 	}
 	ext := strings.TrimPrefix(path.Ext(file), ".")
 	o := phpjson.Obj("url", url, "id", a.ID, "extension", ext)
@@ -376,7 +376,7 @@ func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
 		if k == "" || k == "file" || k == "image_meta" {
 			continue
 		}
-		v := serialToJSON(e.Value)
+		v := SerialToJSON(e.Value)
 		if k == "sizes" {
 			v = sizesRecord(e.Value, dir)
 		}
@@ -392,7 +392,7 @@ func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
 func sizesRecord(v any, dir string) any {
 	sizes, ok := v.(*phpserial.Array)
 	if !ok {
-		return serialToJSON(v)
+		return SerialToJSON(v)
 	}
 	out := phpjson.NewObject()
 	for _, e := range sizes.Entries() {
@@ -403,21 +403,21 @@ func sizesRecord(v any, dir string) any {
 		so := phpjson.NewObject()
 		file := ""
 		for _, se := range size.Entries() {
-			k := keyString(se.Key)
+			k := KeyString(se.Key)
 			if k == "file" {
 				file, _ = se.Value.(string)
 				continue
 			}
-			so.Set(k, serialToJSON(se.Value))
+			so.Set(k, SerialToJSON(se.Value))
 		}
 		so.Set("url", dir+file)
-		out.Set(keyString(e.Key), so)
+		out.Set(KeyString(e.Key), so)
 	}
 	return out
 }
 
 // serialToJSON converts a decoded PHP value to its JSON form.
-func serialToJSON(v any) any {
+func SerialToJSON(v any) any {
 	switch x := v.(type) {
 	case *phpserial.Array:
 		list := true
@@ -430,20 +430,20 @@ func serialToJSON(v any) any {
 		if list {
 			out := make([]any, 0, x.Len())
 			for _, e := range x.Entries() {
-				out = append(out, serialToJSON(e.Value))
+				out = append(out, SerialToJSON(e.Value))
 			}
 			return out
 		}
 		o := phpjson.NewObject()
 		for _, e := range x.Entries() {
-			o.Set(keyString(e.Key), serialToJSON(e.Value))
+			o.Set(KeyString(e.Key), SerialToJSON(e.Value))
 		}
 		return o
 	}
 	return v
 }
 
-func keyString(k any) string {
+func KeyString(k any) string {
 	s, _ := php.String(k)
 	return s
 }
@@ -452,13 +452,13 @@ func keyString(k any) string {
 // wp-content/uploads is re-rooted at the uploads URL (its part after that, then its base name),
 // anything else is taken as relative to the uploads URL. A path under the uploads directory is
 // re-rooted only when that directory is known (Site.UploadsDir): calendard does not know ABSPATH.
-func (r *Request) uploadURL(file string) string {
-	return r.sslFrontEnd(r.uploadPathURL(file))
+func (r *Request) UploadURL(file string) string {
+	return r.SSLFrontEnd(r.uploadPathURL(file))
 }
 
 // sslFrontEnd is wp_get_attachment_url's last step: on an HTTPS request (is_ssl(), not the admin),
 // set_url_scheme makes the URL https, whatever scheme it had.
-func (r *Request) sslFrontEnd(url string) string {
+func (r *Request) SSLFrontEnd(url string) string {
 	if !r.Secure {
 		return url
 	}

@@ -47,7 +47,7 @@ type Arg struct {
 }
 
 // errInvalid is a validator's plain "false".
-var errInvalid = errors.New("invalid parameter")
+var ErrInvalid = errors.New("invalid parameter")
 
 // Endpoint is one handler of a route.
 type Endpoint struct {
@@ -99,7 +99,7 @@ type Response struct {
 }
 
 // ok returns a 200 response.
-func ok(body any) *Response { return &Response{Status: 200, Body: body} }
+func Ok(body any) *Response { return &Response{Status: 200, Body: body} }
 
 // Header adds a response header.
 func (r *Response) Header(k, v string) *Response {
@@ -130,11 +130,11 @@ type Request struct {
 	url      *phpjson.Object
 	defaults *phpjson.Object
 
-	termCache map[string]*termIndex
+	termCache map[string]*TermIndex
 }
 
 // sources returns the parameter sources in WordPress' lookup order.
-func (r *Request) sources() []*phpjson.Object {
+func (r *Request) Sources() []*phpjson.Object {
 	var out []*phpjson.Object
 	if r.isJSON {
 		out = append(out, r.json)
@@ -148,7 +148,7 @@ func (r *Request) sources() []*phpjson.Object {
 
 // Param returns the first non-null value of a parameter across the sources (WP_REST_Request::get_param).
 func (r *Request) Param(name string) (any, bool) {
-	for _, src := range r.sources() {
+	for _, src := range r.Sources() {
 		if v, ok := src.Get(name); ok && v != nil {
 			return v, true
 		}
@@ -168,11 +168,11 @@ func (r *Request) setParam(src *phpjson.Object, name string, v any) { src.Set(na
 // RestURL returns the URL of a namespace-relative REST path in the form WordPress emits for this
 // site (pretty /wp-json/ URLs when permalinks are on, index.php?rest_route= otherwise).
 func (r *Request) RestURL(path string) string {
-	return restURL(r.Site, "/"+r.NS+"/"+strings.TrimPrefix(path, "/"))
+	return RestURL(r.Site, "/"+r.NS+"/"+strings.TrimPrefix(path, "/"))
 }
 
 // restURL is get_rest_url for an absolute route such as "/tribe/events/v1/events".
-func restURL(site *calendard.Site, route string) string {
+func RestURL(site *calendard.Site, route string) string {
 	if site.PrettyPermalinks {
 		return site.HomeURL + "/wp-json" + route
 	}

@@ -8,12 +8,12 @@ import (
 // pluginServices are what the plugin's route handlers use beyond the request, given to them when
 // the routes are built (New): their events, venues and organizers, terms, writes and the geo
 // filters' settings.
-type pluginServices struct {
+type PluginServices struct {
 	events calendard.EventService
 	// ranked orders event searches by relevance (nil: orderby=relevance is ignored).
 	ranked    RankedEvents
 	linked    calendard.LinkedService
-	termQuery calendard.TermQueryService
+	TermQuery calendard.TermQueryService
 	writer    calendard.Writer
 	// geo finds venues by coordinates; the geo filters are on only with geoOn and a geo service.
 	geo         calendard.GeoService
@@ -23,26 +23,26 @@ type pluginServices struct {
 	strictReads bool
 }
 
-func newPluginServices(cfg Config, d Deps) *pluginServices {
-	return &pluginServices{events: d.Events, ranked: d.Ranked, linked: d.Linked, termQuery: d.TermQuery, writer: d.Writer,
+func NewPluginServices(cfg Config, d Deps) *PluginServices {
+	return &PluginServices{events: d.Events, ranked: d.Ranked, linked: d.Linked, TermQuery: d.TermQuery, writer: d.Writer,
 		geo: d.Geo, geoOn: cfg.Geo, geoRadiusKM: cfg.GeoRadiusKM, strictReads: cfg.StrictReads}
 }
 
 // geoFilters reports whether the geoloc filters are served.
-func (p *pluginServices) geoFilters() bool { return p.geoOn && p.geo != nil }
+func (p *PluginServices) geoFilters() bool { return p.geoOn && p.geo != nil }
 
 // routeTable registers the plugin's routes in its registration order (which the namespace index and
 // /doc follow). Each route is served under both namespaces.
-func (s *Server) routeTable(svc *pluginServices) []*Route {
+func (s *Server) routeTable(svc *PluginServices) []*Route {
 	venues := &linkedHandler{svc: svc, postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
 	organizers := &linkedHandler{svc: svc, postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
 	ev := &eventsHandler{svc: svc, venues: venues, organizers: organizers}
-	cats := &termsHandler{svc: svc, taxonomy: calendard.TaxonomyCategory, kind: "category", plural: "categories", hierarchical: true}
-	tags := &termsHandler{svc: svc, taxonomy: calendard.TaxonomyTag, kind: "tag", plural: "tags"}
+	cats := &TermsHandler{Svc: svc, Taxonomy: calendard.TaxonomyCategory, Kind: "category", Plural: "categories", Hierarchical: true}
+	tags := &TermsHandler{Svc: svc, Taxonomy: calendard.TaxonomyTag, Kind: "tag", Plural: "tags"}
 	evCaps := calendard.CapsOf(calendard.PostTypeEvent)
 
 	routes := []*Route{
-		{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.namespaceIndex,
+		{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.NamespaceIndex,
 			Args: []*Arg{
 				{Name: "namespace", HasDefault: true, Default: func(r *Request) any { return r.NS }},
 				{Name: "context", HasDefault: true, Default: func(*Request) any { return "view" }},
@@ -87,24 +87,26 @@ func (s *Server) routeTable(svc *pluginServices) []*Route {
 					Permission: canDo(caps.Edit), Handler: lh.updateBySlug},
 			}})
 	}
-	for _, th := range []*termsHandler{cats, tags} {
-		manage := canDo(evCaps.Edit, termManageCap(th.taxonomy))
+	for _, th := range []*TermsHandler{cats, tags} {
+		manage := canDo(evCaps.Edit, termManageCap(th.Taxonomy))
 		routes = append(routes,
-			&Route{Path: "/" + th.plural, Endpoints: []*Endpoint{
+			&Route{Path: "/" + th.Plural, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: th.listArgs(), Handler: th.list},
-				{Methods: []string{"POST"}, Args: termWriteArgs(th.kind, true, th.hierarchical), Permission: manage, Handler: th.create},
+				{Methods: []string{"POST"}, Args: termWriteArgs(th.Kind, true, th.Hierarchical), Permission: manage, Handler: th.create},
 			}},
-			&Route{Path: "/" + th.plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{
+			&Route{Path: "/" + th.Plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: []*Arg{th.idArg()}, Handler: th.get},
-				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{th.idArg()}, termWriteArgs(th.kind, false, th.hierarchical)...),
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{th.idArg()}, termWriteArgs(th.Kind, false, th.Hierarchical)...),
 					Permission: manage, Handler: th.update},
 				{Methods: []string{"DELETE"}, Args: []*Arg{th.idArg()}, Permission: manage, Handler: th.delete},
 			}})
 	}
-	for _, rt := range routes {
-		rt.compile()
-	}
 	return routes
+}
+
+// PluginRoutes registers the plugin's routes under both of its namespaces.
+func PluginRoutes(s *Server, cfg Config, deps Deps) {
+	s.Register(NamespaceTribe, s.routeTable(NewPluginServices(cfg, deps)))
 }
 
 // termManageCap is the taxonomy's manage_terms capability: publish_tribe_events for event
@@ -137,7 +139,7 @@ func canPost(postType, action string) func(*Request) error {
 // canPostID is the edit_post/delete_post check for one post ID.
 func canPostID(r *Request, postType, action string, id int64) error {
 	caps := calendard.CapsOf(postType)
-	post, err := r.posts().PostByID(r.ctx, id)
+	post, err := r.Posts().PostByID(r.ctx, id)
 	if err != nil {
 		return err
 	}
@@ -150,7 +152,7 @@ func canPostID(r *Request, postType, action string, id int64) error {
 	}
 	ref := &calendard.PostRef{ID: post.ID, Type: post.Type, Status: post.Status, Author: post.Author}
 	if post.Status == "trash" {
-		if ref.TrashedFrom, err = r.posts().TrashedFrom(r.ctx, post.ID); err != nil {
+		if ref.TrashedFrom, err = r.Posts().TrashedFrom(r.ctx, post.ID); err != nil {
 			return err
 		}
 	}
@@ -162,24 +164,4 @@ func canPostID(r *Request, postType, action string, id int64) error {
 		return calendard.ErrForbidden(r.User.LoggedIn())
 	}
 	return nil
-}
-
-// posts returns the post lookups.
-func (r *Request) posts() calendard.PostService { return r.srv.deps.Posts }
-
-// taxonomy loads a taxonomy once per request for validators and filters.
-func (r *Request) taxonomy(tax string) (*termIndex, error) {
-	if idx, ok := r.termCache[tax]; ok {
-		return idx, nil
-	}
-	terms, err := r.srv.deps.Terms.TermsOf(r.ctx, tax)
-	if err != nil {
-		return nil, err
-	}
-	idx := newTermIndex(terms)
-	if r.termCache == nil {
-		r.termCache = map[string]*termIndex{}
-	}
-	r.termCache[tax] = idx
-	return idx, nil
 }

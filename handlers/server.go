@@ -1,9 +1,13 @@
 // Package handlers serves the plugin's REST API over Gin. It reproduces the WordPress REST server the
 // plugin runs on (route matching, parameter sources and validation order, permission checks, headers,
-// error bodies) and serves two route families on top of it: the plugin's namespaces (routes.go, the
-// handlers of events, venues and organizers, categories and tags) and wp/v2 (wpv2_routes.go). Each
-// family's handlers hold the services they use (pluginServices, coreServices), given once when New
-// builds the routes from Deps; internal/service is the one place Deps is filled.
+// error bodies, _embed, _fields/_envelope, indexes, OPTIONS, /doc) and serves the route families
+// registered into it (RouteFamily, Server.Register; registry.go): the plugin's namespaces (routes.go,
+// the handlers of events, venues and organizers, categories and tags, still in this package) and
+// wp/v2 (package handlers/wpv2). The server imports no route family; internal/service names them
+// and is the one place Deps is filled. request_api.go is what families use of a request beyond its
+// fields; the term archive and write logic both families serve (TermsHandler, TermListQuery,
+// TermPlan) and the record helpers wp/v2 shares (Permalink, SerialToJSON, RowsBefore) are exported
+// here for wp/v2.
 package handlers
 
 import (
@@ -157,7 +161,7 @@ type Server struct {
 	cfg    Config
 	deps   Deps
 	routes []*Route
-	core   []*Route // wp/v2 (wpv2_routes.go)
+	core   []*Route // wp/v2 (Register)
 	log    *slog.Logger
 	bodies *bodyPool
 	logins *loginLimiter
@@ -172,8 +176,8 @@ type Server struct {
 	plainHTTPWarned atomic.Bool
 }
 
-// New builds the Gin engine serving the API.
-func New(cfg Config, deps Deps) *gin.Engine {
+// New builds the Gin engine serving the API with the routes the families register.
+func New(cfg Config, deps Deps, families ...RouteFamily) *gin.Engine {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
@@ -192,9 +196,9 @@ func New(cfg Config, deps Deps) *gin.Engine {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
 		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
-	plugin := newPluginServices(cfg, deps)
-	s.routes = s.routeTable(plugin)
-	s.core = s.coreRouteTable(plugin)
+	for _, register := range families {
+		register(s, cfg, deps)
+	}
 	setDefault(&cfg.RenderCacheBytes, 64<<20)
 	s.rendered = newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)
 
@@ -639,7 +643,7 @@ func baseHeaders(site *calendard.Site) []calendard.KV {
 		{Key: "Access-Control-Allow-Headers", Value: "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type"},
 	}
 	if site != nil {
-		h = append(h, calendard.KV{Key: "Link", Value: "<" + restURL(site, "/") + `>; rel="https://api.w.org/"`})
+		h = append(h, calendard.KV{Key: "Link", Value: "<" + RestURL(site, "/") + `>; rel="https://api.w.org/"`})
 	}
 	return h
 }

@@ -10,14 +10,14 @@ import (
 
 // termPlan is one term archive request turned into WP_Term_Query arguments the way
 // WP_REST_Terms_Controller::get_items and WP_Term_Query::get_terms do it.
-type termPlan struct {
+type TermPlan struct {
 	q calendard.TermQuery
 	// hierarchical queries (categories) are not limited in SQL: empty terms are dropped in code
 	// first, then the page is sliced.
-	hierarchical bool
-	hideEmpty    bool
+	Hierarchical bool
+	HideEmpty    bool
 	limit        int // the page size ("number")
-	offset       int
+	Offset       int
 	// noTree: a parent without children answers nothing without querying (_get_term_hierarchy check).
 	noTree bool
 	// brokenOrder: orderby term_order without the relationships join is an SQL error in WordPress,
@@ -28,120 +28,120 @@ type termPlan struct {
 // termListQuery are the get_terms arguments WP_REST_Terms_Controller::get_items prepares, as the
 // route serving the list read them from its request (the plugin's /categories and /tags, and the
 // wp/v2 term routes).
-type termListQuery struct {
-	taxonomy     string
-	hierarchical bool
-	post         any // wp_get_object_terms' object when not empty
-	include      any
-	exclude      any
-	slug         any // a string or a list
-	parent       any // the sanitized request value; nil when not sent
-	hideEmpty    bool
-	search       string // "" for none
-	orderby      string // as sent ("" is term_id); routes put in their default (name)
-	order        string // as sent; anything but "asc" sorts descending
-	number       int64  // the page size
-	offset       int
+type TermListQuery struct {
+	Taxonomy     string
+	Hierarchical bool
+	Post         any // wp_get_object_terms' object when not empty
+	Include      any
+	Exclude      any
+	Slug         any // a string or a list
+	Parent       any // the sanitized request value; nil when not sent
+	HideEmpty    bool
+	Search       string // "" for none
+	Orderby      string // as sent ("" is term_id); routes put in their default (name)
+	Order        string // as sent; anything but "asc" sorts descending
+	Number       int64  // the page size
+	Offset       int
 }
 
 // termQuery builds the plan of a plugin list request. Parameters are already validated and coerced.
-func (h *termsHandler) termQuery(r *Request, idx *termIndex, page, perPage int64) *termPlan {
-	a := termListQuery{taxonomy: h.taxonomy, hierarchical: h.hierarchical, number: perPage, offset: rowsBefore(page, perPage),
-		post: r.Value("post"), include: r.Value("include"), exclude: r.Value("exclude"), slug: r.Value("slug"),
-		hideEmpty: restBool(r.Value("hide_empty"))}
+func (h *TermsHandler) termQuery(r *Request, idx *TermIndex, page, perPage int64) *TermPlan {
+	a := TermListQuery{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical, Number: perPage, Offset: RowsBefore(page, perPage),
+		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
+		HideEmpty: RestBool(r.Value("hide_empty"))}
 	// "event" is an alias of "post" and wins when both are given (the plugin copies it over).
 	if ev, ok := r.Param("event"); ok {
-		a.post = ev
+		a.Post = ev
 	}
-	if h.hierarchical {
-		a.parent = r.Value("parent")
+	if h.Hierarchical {
+		a.Parent = r.Value("parent")
 	}
 	if s, ok := r.Value("search").(string); ok {
-		a.search = s
+		a.Search = s
 	}
-	a.orderby = "name"
+	a.Orderby = "name"
 	if v, ok := r.Value("orderby").(string); ok {
-		a.orderby = v
+		a.Orderby = v
 	}
 	if v, ok := r.Param("order"); ok {
-		a.order, _ = v.(string)
+		a.Order, _ = v.(string)
 	} else {
-		a.order = "ASC"
+		a.Order = "ASC"
 	}
-	return a.plan(idx)
+	return a.Plan(idx)
 }
 
 // plan turns the arguments into WP_Term_Query's, as get_terms (or wp_get_object_terms) does.
-func (a termListQuery) plan(idx *termIndex) *termPlan {
-	p := &termPlan{hierarchical: a.hierarchical, limit: int(a.number), offset: a.offset}
+func (a TermListQuery) Plan(idx *TermIndex) *TermPlan {
+	p := &TermPlan{Hierarchical: a.Hierarchical, limit: int(a.Number), Offset: a.Offset}
 	q := &p.q
-	q.Taxonomy = a.taxonomy
+	q.Taxonomy = a.Taxonomy
 
-	if !php.Empty(a.post) {
-		q.ObjectIDs = []int64{php.Int(a.post)}
+	if !php.Empty(a.Post) {
+		q.ObjectIDs = []int64{php.Int(a.Post)}
 	}
 
-	if !php.Empty(a.include) {
+	if !php.Empty(a.Include) {
 		// WordPress drops exclude when include is given; an include list of just 0 is "empty" in PHP.
-		ids := parseIDList(a.include)
+		ids := parseIDList(a.Include)
 		if !(len(ids) == 1 && ids[0] == 0) {
 			q.Include = ids
 		}
-	} else if !php.Empty(a.exclude) {
-		q.Exclude = parseIDList(a.exclude)
+	} else if !php.Empty(a.Exclude) {
+		q.Exclude = parseIDList(a.Exclude)
 	}
 
-	slugList := php.IsArray(a.slug)
-	if !php.Empty(a.slug) {
+	slugList := php.IsArray(a.Slug)
+	if !php.Empty(a.Slug) {
 		if slugList {
-			for _, s := range php.List(a.slug) {
+			for _, s := range php.List(a.Slug) {
 				str, _ := php.String(s)
 				q.Slugs = append(q.Slugs, wptext.SanitizeTitle(str))
 			}
-		} else if s, ok := a.slug.(string); ok {
+		} else if s, ok := a.Slug.(string); ok {
 			q.Slugs = []string{wptext.SanitizeTitle(s)}
 		}
 	}
 
-	if a.hierarchical && a.parent != nil {
-		parent := php.Int(a.parent)
-		if _, isInt := a.parent.(int64); (isInt && parent == 0) || parent != 0 {
+	if a.Hierarchical && a.Parent != nil {
+		parent := php.Int(a.Parent)
+		if _, isInt := a.Parent.(int64); (isInt && parent == 0) || parent != 0 {
 			q.Parent = &parent
 		}
-		if parent != 0 && len(idx.tree.WithDescendants([]int64{parent})) < 2 {
+		if parent != 0 && len(idx.Tree.WithDescendants([]int64{parent})) < 2 {
 			p.noTree = true
 		}
 	}
 
 	// Querying relationships makes hide_empty superfluous (WordPress turns it off).
-	p.hideEmpty = a.hideEmpty && len(q.ObjectIDs) == 0
-	q.NonEmpty = p.hideEmpty && !p.hierarchical
+	p.HideEmpty = a.HideEmpty && len(q.ObjectIDs) == 0
+	q.NonEmpty = p.HideEmpty && !p.Hierarchical
 
-	if !php.Empty(a.search) {
-		q.Search = a.search
+	if !php.Empty(a.Search) {
+		q.Search = a.Search
 	}
 
-	orderby := a.orderby
+	orderby := a.Orderby
 	if orderby == "include_slugs" {
 		orderby = "slug__in"
 	}
 	if orderby == "term_order" && len(q.ObjectIDs) == 0 {
 		orderby = "term_id"
 	}
-	q.OrderBy = parseTermOrderBy(orderby, a.include)
+	q.OrderBy = parseTermOrderBy(orderby, a.Include)
 	if q.OrderBy == calendard.TermOrderByInclude {
-		q.OrderIDs = parseIDList(a.include)
+		q.OrderIDs = parseIDList(a.Include)
 	}
 	if strings.EqualFold(orderby, "slug__in") && slugList && len(q.Slugs) > 0 {
 		q.OrderBy, q.OrderSlugs = calendard.TermOrderBySlugIn, q.Slugs
 	}
 	p.brokenOrder = q.OrderBy == calendard.TermOrderByTermOrder && len(q.ObjectIDs) == 0
 	// parse_order: anything but "asc" (any case) sorts descending.
-	q.Desc = !strings.EqualFold(a.order, "ASC")
+	q.Desc = !strings.EqualFold(a.Order, "ASC")
 
 	// WordPress limits in SQL only flat queries without a parent.
-	if !p.hierarchical && q.Parent == nil {
-		q.Limit, q.Offset = p.limit, p.offset
+	if !p.Hierarchical && q.Parent == nil {
+		q.Limit, q.Offset = p.limit, p.Offset
 	}
 	return p
 }
@@ -197,7 +197,7 @@ func parseIDList(v any) []int64 {
 }
 
 // run fetches the page of terms.
-func (p *termPlan) run(r *Request, idx *termIndex, tq calendard.TermQueryService) ([]*calendard.Term, error) {
+func (p *TermPlan) Run(r *Request, idx *TermIndex, tq calendard.TermQueryService) ([]*calendard.Term, error) {
 	if p.noTree || p.brokenOrder {
 		return nil, nil
 	}
@@ -207,34 +207,34 @@ func (p *termPlan) run(r *Request, idx *termIndex, tq calendard.TermQueryService
 	}
 	var terms []*calendard.Term
 	for _, id := range ids {
-		t := idx.byID(id)
+		t := idx.ByID(id)
 		if t == nil {
 			continue
 		}
 		// An empty category is still listed when some descendant has posts.
-		if p.hierarchical && p.hideEmpty && t.Count == 0 &&
-			!idx.tree.HasDescendantWhere(t.ID, func(d int64) bool { c := idx.byID(d); return c != nil && c.Count != 0 }) {
+		if p.Hierarchical && p.HideEmpty && t.Count == 0 &&
+			!idx.Tree.HasDescendantWhere(t.ID, func(d int64) bool { c := idx.ByID(d); return c != nil && c.Count != 0 }) {
 			continue
 		}
 		terms = append(terms, t)
 	}
-	if p.hierarchical {
-		if p.offset >= len(terms) {
+	if p.Hierarchical {
+		if p.Offset >= len(terms) {
 			return nil, nil
 		}
-		terms = terms[p.offset:min(len(terms), p.offset+p.limit)] // offset+limit fits: see rowsBefore
+		terms = terms[p.Offset:min(len(terms), p.Offset+p.limit)] // offset+limit fits: see rowsBefore
 	}
 	return terms, nil
 }
 
 // count is wp_count_terms over the same arguments: never hierarchical, so hide_empty becomes
 // "tt.count > 0" and empty ancestors the list shows are not counted (reference quirk).
-func (p *termPlan) count(r *Request, tq calendard.TermQueryService) (int, error) {
+func (p *TermPlan) Count(r *Request, tq calendard.TermQueryService) (int, error) {
 	if p.noTree {
 		return 0, nil
 	}
 	q := p.q
-	q.NonEmpty = p.hideEmpty
+	q.NonEmpty = p.HideEmpty
 	q.Limit, q.Offset = 0, 0
 	return tq.CountTerms(r.ctx, q)
 }

@@ -9,7 +9,7 @@ import (
 
 // termRecord is shape (b) of §4.5: the core terms controller's item (view context) after the
 // plugin renamed link to url and added its own urls. parent exists for hierarchical taxonomies only.
-func (r *Request) termRecord(t *calendard.Term, idx *termIndex) *phpjson.Object {
+func (r *Request) termRecord(t *calendard.Term, idx *TermIndex) *phpjson.Object {
 	o := phpjson.Obj("id", t.ID, "count", t.Count, "description", t.Description, "name", t.Name,
 		"slug", t.Slug, "taxonomy", t.Taxonomy)
 	hierarchical := t.Taxonomy != calendard.TaxonomyTag
@@ -18,21 +18,21 @@ func (r *Request) termRecord(t *calendard.Term, idx *termIndex) *phpjson.Object 
 	}
 	// No term meta is registered for the REST API, so meta is an empty PHP array.
 	o.Set("meta", []any{})
-	o.Set("url", r.termLink(t, idx))
+	o.Set("url", r.TermLink(t, idx))
 	o.Set("urls", r.termURLs(t, hierarchical))
 	return o
 }
 
 // termLink is get_term_link: event categories use a hierarchical rewrite, so pretty links carry the
 // ancestors' slugs ("events/category/music/jazz/").
-func (r *Request) termLink(t *calendard.Term, idx *termIndex) string {
+func (r *Request) TermLink(t *calendard.Term, idx *TermIndex) string {
 	if !r.Site.PrettyPermalinks || t.Taxonomy == calendard.TaxonomyTag {
 		return r.Site.TermLink(t)
 	}
 	slugs := []string{t.Slug}
 	for _, id := range termAncestors(t, idx) {
 		slug := ""
-		if a := idx.byID(id); a != nil {
+		if a := idx.ByID(id); a != nil {
 			slug = a.Slug
 		}
 		slugs = append([]string{slug}, slugs...)
@@ -44,7 +44,7 @@ func (r *Request) termLink(t *calendard.Term, idx *termIndex) string {
 
 // termAncestors is get_ancestors for a term, nearest first. Like WordPress it stops at a missing
 // parent (which still counts) or at an ID already seen.
-func termAncestors(t *calendard.Term, idx *termIndex) []int64 {
+func termAncestors(t *calendard.Term, idx *TermIndex) []int64 {
 	var out []int64
 	cur := t
 	for cur != nil && cur.Parent != 0 {
@@ -54,13 +54,13 @@ func termAncestors(t *calendard.Term, idx *termIndex) []int64 {
 			}
 		}
 		out = append(out, cur.Parent)
-		cur = idx.byID(cur.Parent)
+		cur = idx.ByID(cur.Parent)
 	}
 	return out
 }
 
 // termRESTBase is the taxonomy's rest_base in the core API.
-func termRESTBase(taxonomy string) string {
+func TermRESTBase(taxonomy string) string {
 	if taxonomy == calendard.TaxonomyTag {
 		return "tags"
 	}
@@ -79,23 +79,23 @@ func termObjectTypes(taxonomy string) []string {
 // termLinks are the core terms controller's links of a single term (prepare_links), compacted with
 // the "wp" curie as WP_REST_Server emits them. The self link carries targetHints: the methods the
 // user may call on the core route (edit_term / delete_term map to the taxonomy's capability).
-func (r *Request) termLinks(t *calendard.Term, idx *termIndex) *phpjson.Object {
-	base := "/wp/v2/" + termRESTBase(t.Taxonomy)
+func (r *Request) TermLinks(t *calendard.Term, idx *TermIndex) *phpjson.Object {
+	base := "/wp/v2/" + TermRESTBase(t.Taxonomy)
 	allow := []any{"GET"}
 	if r.User.Can(termManageCap(t.Taxonomy)) {
 		allow = append(allow, "POST", "PUT", "PATCH", "DELETE")
 	}
 	links := phpjson.Obj(
-		"self", []any{phpjson.Obj("href", restURL(r.Site, base+"/"+itoa(t.ID)), "targetHints", phpjson.Obj("allow", allow))},
-		"collection", []any{phpjson.Obj("href", restURL(r.Site, base))},
-		"about", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/taxonomies/"+t.Taxonomy))},
+		"self", []any{phpjson.Obj("href", RestURL(r.Site, base+"/"+Itoa(t.ID)), "targetHints", phpjson.Obj("allow", allow))},
+		"collection", []any{phpjson.Obj("href", RestURL(r.Site, base))},
+		"about", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/taxonomies/"+t.Taxonomy))},
 	)
-	if t.Parent != 0 && idx.byID(t.Parent) != nil {
-		links.Set("up", []any{phpjson.Obj("embeddable", true, "href", restURL(r.Site, base+"/"+itoa(t.Parent)))})
+	if t.Parent != 0 && idx.ByID(t.Parent) != nil {
+		links.Set("up", []any{phpjson.Obj("embeddable", true, "href", RestURL(r.Site, base+"/"+Itoa(t.Parent)))})
 	}
 	var types []any
 	for _, pt := range termObjectTypes(t.Taxonomy) {
-		href := addQueryArg(restURL(r.Site, "/wp/v2/"+pt), []calendard.KV{{Key: termRESTBase(t.Taxonomy), Value: t.ID}})
+		href := AddQueryArg(RestURL(r.Site, "/wp/v2/"+pt), []calendard.KV{{Key: TermRESTBase(t.Taxonomy), Value: t.ID}})
 		types = append(types, phpjson.Obj("href", href))
 	}
 	links.Set("wp:post_type", types)

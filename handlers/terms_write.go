@@ -42,8 +42,8 @@ func termWriteError(err error) error {
 
 // write runs fn in one transaction at the request's clock; the taxonomy cached for validation is
 // dropped afterwards.
-func (h *termsHandler) write(r *Request, fn func(tx calendard.WriteTx) error) error {
-	w := h.svc.writer
+func (h *TermsHandler) write(r *Request, fn func(tx calendard.WriteTx) error) error {
+	w := h.Svc.writer
 	if w == nil {
 		return &calendard.Error{Code: "rest_not_implemented", Message: "This endpoint is not implemented by calendard yet.", Status: 501}
 	}
@@ -54,13 +54,13 @@ func (h *termsHandler) write(r *Request, fn func(tx calendard.WriteTx) error) er
 		}
 		return fn(tx)
 	})
-	delete(r.termCache, h.taxonomy)
+	delete(r.termCache, h.Taxonomy)
 	return termWriteError(err)
 }
 
 // loadIndex reads the taxonomy inside the transaction (the records need the ancestors' slugs).
-func (h *termsHandler) loadIndex(r *Request, tx calendard.WriteTx) (*termIndex, error) {
-	terms, err := tx.TermsOfTaxonomy(r.ctx, h.taxonomy)
+func (h *TermsHandler) loadIndex(r *Request, tx calendard.WriteTx) (*TermIndex, error) {
+	terms, err := tx.TermsOfTaxonomy(r.ctx, h.Taxonomy)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (h *termsHandler) loadIndex(r *Request, tx calendard.WriteTx) (*termIndex, 
 }
 
 // termTextParam returns a string parameter the client sent (validated and typed already).
-func termTextParam(r *Request, name string) *string {
+func TermTextParam(r *Request, name string) *string {
 	v, ok := r.Param(name)
 	if !ok {
 		return nil
@@ -78,12 +78,12 @@ func termTextParam(r *Request, name string) *string {
 }
 
 // parentParam is the parent the client sent (isset($request['parent'])): refused on flat taxonomies.
-func (h *termsHandler) parentParam(r *Request) (*int64, error) {
+func (h *TermsHandler) ParentParam(r *Request) (*int64, error) {
 	v, ok := r.Param("parent")
 	if !ok {
 		return nil, nil
 	}
-	if !h.hierarchical {
+	if !h.Hierarchical {
 		return nil, errNotHierarchical
 	}
 	p := php.Int(v)
@@ -91,11 +91,11 @@ func (h *termsHandler) parentParam(r *Request) (*int64, error) {
 }
 
 // checkParent is get_term((int) $request['parent']) inside the transaction.
-func (h *termsHandler) checkParent(r *Request, tx calendard.WriteTx, parent *int64) error {
+func (h *TermsHandler) checkParent(r *Request, tx calendard.WriteTx, parent *int64) error {
 	if parent == nil || *parent == 0 {
 		return nil
 	}
-	t, err := tx.TermByID(r.ctx, *parent, h.taxonomy)
+	t, err := tx.TermByID(r.ctx, *parent, h.Taxonomy)
 	if err != nil {
 		return err
 	}
@@ -106,22 +106,22 @@ func (h *termsHandler) checkParent(r *Request, tx calendard.WriteTx, parent *int
 }
 
 // singleTerm is a term record with the core controller's links.
-func (r *Request) singleTerm(t *calendard.Term, idx *termIndex) *phpjson.Object {
+func (r *Request) singleTerm(t *calendard.Term, idx *TermIndex) *phpjson.Object {
 	rec := r.termRecord(t, idx)
-	rec.Set("_links", r.termLinks(t, idx))
+	rec.Set("_links", r.TermLinks(t, idx))
 	return rec
 }
 
 // newTermArgs is what a create request sends for wp_insert_term (both namespaces).
-func (h *termsHandler) newTermArgs(r *Request, parent *int64) calendard.TermArgs {
-	args := calendard.TermArgs{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical}
-	if s := termTextParam(r, "name"); s != nil {
+func (h *TermsHandler) NewTermArgs(r *Request, parent *int64) calendard.TermArgs {
+	args := calendard.TermArgs{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical}
+	if s := TermTextParam(r, "name"); s != nil {
 		args.Name = *s
 	}
-	if s := termTextParam(r, "slug"); s != nil {
+	if s := TermTextParam(r, "slug"); s != nil {
 		args.Slug = *s
 	}
-	if s := termTextParam(r, "description"); s != nil {
+	if s := TermTextParam(r, "description"); s != nil {
 		args.Description = *s
 	}
 	if parent != nil {
@@ -132,25 +132,25 @@ func (h *termsHandler) newTermArgs(r *Request, parent *int64) calendard.TermArgs
 
 // create is POST /categories and /tags: wp_insert_term, then 201 with the term and a Location on the
 // core route.
-func (h *termsHandler) create(r *Request) (*Response, error) {
-	parent, err := h.parentParam(r)
+func (h *TermsHandler) create(r *Request) (*Response, error) {
+	parent, err := h.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	t, idx, err := h.insertTerm(r, h.newTermArgs(r, parent), parent)
+	t, idx, err := h.InsertTerm(r, h.NewTermArgs(r, parent), parent)
 	if err != nil {
 		return nil, err
 	}
-	location := restURL(r.Site, "/wp/v2/"+termRESTBase(h.taxonomy)+"/"+itoa(t.ID))
+	location := RestURL(r.Site, "/wp/v2/"+TermRESTBase(h.Taxonomy)+"/"+Itoa(t.ID))
 	return (&Response{Status: 201, Body: r.singleTerm(t, idx)}).Header("Location", location), nil
 }
 
 // insertTerm is the write of the core controller's create_item (which the plugin's create wraps):
 // the parent check, wp_insert_term, and the term with its taxonomy as they are afterwards.
-func (h *termsHandler) insertTerm(r *Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *termIndex, error) {
+func (h *TermsHandler) InsertTerm(r *Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *TermIndex, error) {
 	var (
 		term *calendard.Term
-		idx  *termIndex
+		idx  *TermIndex
 	)
 	err := h.write(r, func(tx calendard.WriteTx) error {
 		if err := h.checkParent(r, tx, parent); err != nil {
@@ -163,7 +163,7 @@ func (h *termsHandler) insertTerm(r *Request, args calendard.TermArgs, parent *i
 		if idx, err = h.loadIndex(r, tx); err != nil {
 			return err
 		}
-		if term = idx.byID(t.ID); term == nil {
+		if term = idx.ByID(t.ID); term == nil {
 			return errTermMissing
 		}
 		return nil
@@ -173,30 +173,30 @@ func (h *termsHandler) insertTerm(r *Request, args calendard.TermArgs, parent *i
 
 // update is POST/PUT/PATCH /categories/{id} and /tags/{id}: wp_update_term with the fields sent (an
 // empty request still re-saves the term), then the term as it is now.
-func (h *termsHandler) update(r *Request) (*Response, error) {
+func (h *TermsHandler) update(r *Request) (*Response, error) {
 	id := php.Int(r.Value("id"))
-	parent, err := h.parentParam(r)
+	parent, err := h.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	u := calendard.TermUpdate{Name: termTextParam(r, "name"), Slug: termTextParam(r, "slug"),
-		Description: termTextParam(r, "description"), Parent: parent}
-	t, idx, err := h.updateTerm(r, id, u)
+	u := calendard.TermUpdate{Name: TermTextParam(r, "name"), Slug: TermTextParam(r, "slug"),
+		Description: TermTextParam(r, "description"), Parent: parent}
+	t, idx, err := h.UpdateTerm(r, id, u)
 	if err != nil {
 		return nil, err
 	}
-	return ok(r.singleTerm(t, idx)), nil
+	return Ok(r.singleTerm(t, idx)), nil
 }
 
 // updateTerm is the write of the core controller's update_item: the term must still exist, the
 // parent is checked, wp_update_term runs, and the term and its taxonomy are read back.
-func (h *termsHandler) updateTerm(r *Request, id int64, u calendard.TermUpdate) (*calendard.Term, *termIndex, error) {
+func (h *TermsHandler) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) (*calendard.Term, *TermIndex, error) {
 	var (
 		term *calendard.Term
-		idx  *termIndex
+		idx  *TermIndex
 	)
 	err := h.write(r, func(tx calendard.WriteTx) error {
-		cur, err := tx.TermByID(r.ctx, id, h.taxonomy)
+		cur, err := tx.TermByID(r.ctx, id, h.Taxonomy)
 		if err != nil {
 			return err
 		}
@@ -206,13 +206,13 @@ func (h *termsHandler) updateTerm(r *Request, id int64, u calendard.TermUpdate) 
 		if err := h.checkParent(r, tx, u.Parent); err != nil {
 			return err
 		}
-		if _, err := calendard.UpdateTerm(r.ctx, tx, id, h.taxonomy, h.hierarchical, u); err != nil {
+		if _, err := calendard.UpdateTerm(r.ctx, tx, id, h.Taxonomy, h.Hierarchical, u); err != nil {
 			return err
 		}
 		if idx, err = h.loadIndex(r, tx); err != nil {
 			return err
 		}
-		if term = idx.byID(id); term == nil {
+		if term = idx.ByID(id); term == nil {
 			return errTermMissing
 		}
 		return nil
@@ -222,30 +222,30 @@ func (h *termsHandler) updateTerm(r *Request, id int64, u calendard.TermUpdate) 
 
 // delete is DELETE /categories/{id} and /tags/{id}: always permanent (the plugin forces it); the
 // answer is the term as it was, without links.
-func (h *termsHandler) delete(r *Request) (*Response, error) {
+func (h *TermsHandler) delete(r *Request) (*Response, error) {
 	var body *phpjson.Object
-	err := h.deleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *termIndex) {
+	err := h.DeleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *TermIndex) {
 		body = r.termRecord(t, idx)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return ok(body), nil
+	return Ok(body), nil
 }
 
 // deleteTerm is the write of the core controller's delete_item: wp_delete_term on the term as it is
 // inside the transaction, which before sees first (to answer with the term as it was).
-func (h *termsHandler) deleteTerm(r *Request, id int64, before func(*calendard.Term, *termIndex)) error {
+func (h *TermsHandler) DeleteTerm(r *Request, id int64, before func(*calendard.Term, *TermIndex)) error {
 	return h.write(r, func(tx calendard.WriteTx) error {
 		idx, err := h.loadIndex(r, tx)
 		if err != nil {
 			return err
 		}
-		t := idx.byID(id)
+		t := idx.ByID(id)
 		if t == nil {
 			return errTermMissing
 		}
 		before(t, idx)
-		return calendard.DeleteTerm(r.ctx, tx, t, h.hierarchical)
+		return calendard.DeleteTerm(r.ctx, tx, t, h.Hierarchical)
 	})
 }

@@ -55,7 +55,7 @@ func (r *Request) checkParams() error {
 		}
 		if err := a.Validate(r, v); err != nil {
 			var e *calendard.Error
-			if !errors.Is(err, errInvalid) && !errors.As(err, &e) {
+			if !errors.Is(err, ErrInvalid) && !errors.As(err, &e) {
 				return err // the lookup behind the check failed (the database), not the parameter
 			}
 			note(a.Name, err)
@@ -69,7 +69,7 @@ func (r *Request) checkParams() error {
 	for _, a := range args {
 		byName[a.Name] = a
 	}
-	for _, src := range r.sources() {
+	for _, src := range r.Sources() {
 		for _, k := range src.Keys() {
 			a := byName[k]
 			if a == nil || (a.Sanitize == nil && a.Type == "") {
@@ -83,7 +83,7 @@ func (r *Request) checkParams() error {
 			if a.Sanitize != nil {
 				out, err = a.Sanitize(r, v)
 			} else {
-				out, err = coerce(a.Name, a.Type, v)
+				out, err = Coerce(a.Name, a.Type, v)
 			}
 			if err != nil {
 				note(k, err)
@@ -120,32 +120,32 @@ func errorData(e *calendard.Error) *phpjson.Object {
 }
 
 // typeError is rest_validate_value_from_schema's rest_invalid_type.
-func typeError(param, typ string) *calendard.Error {
+func TypeError(param, typ string) *calendard.Error {
 	return &calendard.Error{Code: "rest_invalid_type", Message: fmt.Sprintf("%s is not of type %s.", param, typ),
 		Data: []calendard.KV{{Key: "param", Value: param}}}
 }
 
 // coerce is rest_parse_request_arg for the scalar types the plugin declares.
-func coerce(param, typ string, v any) (any, error) {
+func Coerce(param, typ string, v any) (any, error) {
 	switch typ {
 	case "integer":
-		if !isRESTInteger(v) {
-			return nil, typeError(param, "integer")
+		if !IsRESTInteger(v) {
+			return nil, TypeError(param, "integer")
 		}
 		return php.Int(v), nil
 	case "boolean":
-		if !isRESTBoolean(v) {
-			return nil, typeError(param, "boolean")
+		if !IsRESTBoolean(v) {
+			return nil, TypeError(param, "boolean")
 		}
-		return restBool(v), nil
+		return RestBool(v), nil
 	case "string":
 		if _, ok := v.(string); !ok {
-			return nil, typeError(param, "string")
+			return nil, TypeError(param, "string")
 		}
 		return v, nil
 	case "number":
 		if !php.IsNumeric(v) {
-			return nil, typeError(param, "number")
+			return nil, TypeError(param, "number")
 		}
 		return php.Float(v), nil
 	}
@@ -153,7 +153,7 @@ func coerce(param, typ string, v any) (any, error) {
 }
 
 // isRESTInteger is rest_is_integer: numeric and integral.
-func isRESTInteger(v any) bool {
+func IsRESTInteger(v any) bool {
 	if _, isBool := v.(bool); isBool || !php.IsNumeric(v) {
 		return false
 	}
@@ -162,7 +162,7 @@ func isRESTInteger(v any) bool {
 }
 
 // isRESTBoolean is rest_is_boolean.
-func isRESTBoolean(v any) bool {
+func IsRESTBoolean(v any) bool {
 	switch x := v.(type) {
 	case bool:
 		return true
@@ -178,7 +178,7 @@ func isRESTBoolean(v any) bool {
 }
 
 // restBool is rest_sanitize_boolean.
-func restBool(v any) bool {
+func RestBool(v any) bool {
 	if s, ok := v.(string); ok {
 		switch strings.ToLower(s) {
 		case "false", "0", "":

@@ -19,7 +19,7 @@ func validPositiveInt(_ *Request, v any) error {
 	if isPositiveInt(v) {
 		return nil
 	}
-	return errInvalid
+	return ErrInvalid
 }
 
 // validString is is_string: a non-empty PHP string.
@@ -27,24 +27,24 @@ func validString(_ *Request, v any) error {
 	if s, ok := v.(string); ok && !php.Empty(s) {
 		return nil
 	}
-	return errInvalid
+	return ErrInvalid
 }
 
 func validTime(r *Request, v any) error {
 	if isTime(v, r.Now) {
 		return nil
 	}
-	return errInvalid
+	return ErrInvalid
 }
 
 func validPositiveIntList(_ *Request, v any) error {
 	list := php.ListToArray(v)
 	if len(list) == 0 {
-		return errInvalid
+		return ErrInvalid
 	}
 	for _, it := range list {
 		if !isPositiveInt(it) {
-			return errInvalid
+			return ErrInvalid
 		}
 	}
 	return nil
@@ -55,7 +55,7 @@ func (r *Request) postType(id int64) (string, error) {
 	if id <= 0 {
 		return "", nil
 	}
-	p, err := r.posts().PostByID(r.ctx, id)
+	p, err := r.Posts().PostByID(r.ctx, id)
 	if err != nil || p == nil {
 		return "", err
 	}
@@ -76,7 +76,7 @@ func validPostIDList(postType string) func(*Request, any) error {
 	return func(r *Request, v any) error {
 		list := php.ListToArray(v)
 		if len(list) == 0 {
-			return errInvalid
+			return ErrInvalid
 		}
 		for _, it := range list {
 			ok, err := r.isPostOfType(it, postType)
@@ -84,7 +84,7 @@ func validPostIDList(postType string) func(*Request, any) error {
 				return err
 			}
 			if !ok {
-				return errInvalid
+				return ErrInvalid
 			}
 		}
 		return nil
@@ -94,14 +94,14 @@ func validPostIDList(postType string) func(*Request, any) error {
 // validEventID is is_event_id: a non-empty ID of an existing event.
 func validEventID(r *Request, v any) error {
 	if php.Empty(v) {
-		return errInvalid
+		return ErrInvalid
 	}
 	ok, err := r.isPostOfType(v, calendard.PostTypeEvent)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errInvalid
+		return ErrInvalid
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func validTermList(taxonomy string) func(*Request, any) error {
 	return func(r *Request, v any) error {
 		list := php.ListToArray(v)
 		if len(list) == 0 {
-			return errInvalid
+			return ErrInvalid
 		}
 		for _, it := range list {
 			t, err := r.termExists(it, taxonomy)
@@ -119,7 +119,7 @@ func validTermList(taxonomy string) func(*Request, any) error {
 				return err
 			}
 			if t == nil {
-				return errInvalid
+				return ErrInvalid
 			}
 		}
 		return nil
@@ -129,12 +129,12 @@ func validTermList(taxonomy string) func(*Request, any) error {
 // termExists is term_exists($term, $taxonomy): integers look up the ID; strings the sanitized slug,
 // then the name (stored HTML-escaped).
 func (r *Request) termExists(v any, taxonomy string) (*calendard.Term, error) {
-	terms, err := r.taxonomy(taxonomy)
+	terms, err := r.Taxonomy(taxonomy)
 	if err != nil {
 		return nil, err
 	}
 	if n, ok := v.(json.Number); ok && php.LooseEqualsInt(n) && !strings.ContainsAny(string(n), ".eE") {
-		return terms.byID(php.Int(n)), nil
+		return terms.ByID(php.Int(n)), nil
 	}
 	s, ok := php.String(v)
 	if !ok {
@@ -152,7 +152,7 @@ func (r *Request) termExists(v any, taxonomy string) (*calendard.Term, error) {
 
 // termBy resolves an item the way the event filter does: get_term_by('slug') then get_term_by('id').
 func (r *Request) termBy(v any, taxonomy string) (*calendard.Term, error) {
-	terms, err := r.taxonomy(taxonomy)
+	terms, err := r.Taxonomy(taxonomy)
 	if err != nil {
 		return nil, err
 	}
@@ -162,33 +162,33 @@ func (r *Request) termBy(v any, taxonomy string) (*calendard.Term, error) {
 			return t, nil
 		}
 	}
-	return terms.byID(php.Int(v)), nil
+	return terms.ByID(php.Int(v)), nil
 }
 
 // termNameForDB applies the pre_term_name filters (sanitize_text_field, then _wp_specialchars).
 func termNameForDB(s string) string { return calendard.TermNameForDB(s) }
 
 // termIndex answers term lookups over one taxonomy, loaded once per request.
-type termIndex struct {
+type TermIndex struct {
 	terms []*calendard.Term
-	tree  *calendard.TermTree
+	Tree  *calendard.TermTree
 	ids   map[int64]*calendard.Term // filters, hierarchy walks and records look terms up by ID often
 }
 
-func newTermIndex(terms []*calendard.Term) *termIndex {
+func newTermIndex(terms []*calendard.Term) *TermIndex {
 	ids := make(map[int64]*calendard.Term, len(terms))
 	for _, t := range terms {
 		if _, dup := ids[t.ID]; !dup {
 			ids[t.ID] = t
 		}
 	}
-	return &termIndex{terms: terms, tree: calendard.NewTermTree(terms), ids: ids}
+	return &TermIndex{terms: terms, Tree: calendard.NewTermTree(terms), ids: ids}
 }
 
-func (ti *termIndex) byID(id int64) *calendard.Term { return ti.ids[id] }
+func (ti *TermIndex) ByID(id int64) *calendard.Term { return ti.ids[id] }
 
 // bySlug compares like the database collation (case-insensitive).
-func (ti *termIndex) bySlug(slug string) *calendard.Term {
+func (ti *TermIndex) bySlug(slug string) *calendard.Term {
 	for _, t := range ti.terms {
 		if strings.EqualFold(t.Slug, slug) {
 			return t
@@ -197,7 +197,7 @@ func (ti *termIndex) bySlug(slug string) *calendard.Term {
 	return nil
 }
 
-func (ti *termIndex) byName(name string) *calendard.Term {
+func (ti *TermIndex) byName(name string) *calendard.Term {
 	for _, t := range ti.terms {
 		if strings.EqualFold(t.Name, name) {
 			return t

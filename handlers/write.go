@@ -13,7 +13,7 @@ import (
 
 // write runs fn in one database transaction at the request's clock: everything a request writes
 // commits together or not at all.
-func (r *Request) write(fn func(tx calendard.WriteTx) error) error {
+func (r *Request) Write(fn func(tx calendard.WriteTx) error) error {
 	if r.srv.deps.Writer == nil {
 		return &calendard.Error{Code: "rest_not_implemented", Message: "This store is read-only.", Status: 501}
 	}
@@ -23,14 +23,14 @@ func (r *Request) write(fn func(tx calendard.WriteTx) error) error {
 // validUserID is is_user_id: numeric and an existing user.
 func validUserID(r *Request, v any) error {
 	if !php.IsNumeric(v) {
-		return errInvalid
+		return ErrInvalid
 	}
 	u, err := r.srv.deps.Users.UserByID(r.ctx, php.Int(v))
 	if err != nil {
 		return err
 	}
 	if u == nil {
-		return errInvalid
+		return ErrInvalid
 	}
 	return nil
 }
@@ -40,7 +40,7 @@ func validPostStatus(_ *Request, v any) error {
 	if s, ok := v.(string); ok && calendard.IsRegisteredStatus(s) {
 		return nil
 	}
-	return errInvalid
+	return ErrInvalid
 }
 
 // sanitizeURL is FILTER_SANITIZE_URL: characters that cannot appear in a URL are removed.
@@ -64,14 +64,14 @@ func validImage(r *Request, v any) error {
 	if !php.IsNumeric(v) && !r.User.Can("upload_files") {
 		// The plugin's is_image considers a URL only from users who may upload files: from anyone
 		// else any non-numeric value is invalid, even the URL of an image already in the library.
-		return errInvalid
+		return ErrInvalid
 	}
 	id, err := r.imageID(v)
 	if err != nil {
 		return err
 	}
 	if id == 0 {
-		return errInvalid
+		return ErrInvalid
 	}
 	return nil
 }
@@ -84,14 +84,14 @@ func (r *Request) imageID(v any) (int64, error) {
 		id = php.Int(v)
 	case php.IsString(v) && php.FilterValidateURL(v.(string)):
 		var err error
-		if id, err = r.posts().AttachmentByURL(r.ctx, v.(string)); err != nil {
+		if id, err = r.Posts().AttachmentByURL(r.ctx, v.(string)); err != nil {
 			return 0, err
 		}
 	}
 	if id <= 0 {
 		return 0, nil
 	}
-	p, err := r.posts().PostByID(r.ctx, id)
+	p, err := r.Posts().PostByID(r.ctx, id)
 	if err != nil || p == nil {
 		return 0, err
 	}

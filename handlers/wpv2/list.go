@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
@@ -23,47 +24,47 @@ var coreStatuses = []string{"publish", "future", "draft", "pending", "private", 
 	"tribe-ea-success", "tribe-ea-failed", "tribe-ea-schedule", "tribe-ea-pending", "tribe-ea-draft", "tribe-ignored"}
 
 // collectionArgs is get_collection_params in its registration order.
-func (h *corePosts) collectionArgs() []*Arg {
-	intItems := schema("type", "integer")
-	args := []*Arg{
-		schemaArg("context", false, schema("description", "Scope under which the request is made; determines fields present in response.",
-			"type", "string", "enum", strList("view", "embed", "edit"), "default", "view"), nil),
-		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), absint),
-		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
-			"default", 10, "minimum", 1, "maximum", 100), absint),
-		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"), sanitizeTextParam),
+func (h *corePosts) collectionArgs() []*handlers.Arg {
+	intItems := handlers.Schema("type", "integer")
+	args := []*handlers.Arg{
+		handlers.SchemaArg("context", false, handlers.Schema("description", "Scope under which the request is made; determines fields present in response.",
+			"type", "string", "enum", handlers.StrList("view", "embed", "edit"), "default", "view"), nil),
+		handlers.SchemaArg("page", false, handlers.Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), handlers.Absint),
+		handlers.SchemaArg("per_page", false, handlers.Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"default", 10, "minimum", 1, "maximum", 100), handlers.Absint),
+		handlers.SchemaArg("search", false, handlers.Schema("description", "Limit results to those matching a string.", "type", "string"), handlers.SanitizeTextParam),
 		listDateArg("after", "Limit response to posts published after a given ISO8601 compliant date."),
 		listDateArg("modified_after", "Limit response to posts modified after a given ISO8601 compliant date."),
-		schemaArg("author", false, schema("description", "Limit result set to posts assigned to specific authors.", "type", "array",
+		handlers.SchemaArg("author", false, handlers.Schema("description", "Limit result set to posts assigned to specific authors.", "type", "array",
 			"items", intItems, "default", []any{}), nil),
-		schemaArg("author_exclude", false, schema("description", "Ensure result set excludes posts assigned to specific authors.", "type", "array",
+		handlers.SchemaArg("author_exclude", false, handlers.Schema("description", "Ensure result set excludes posts assigned to specific authors.", "type", "array",
 			"items", intItems, "default", []any{}), nil),
 		listDateArg("before", "Limit response to posts published before a given ISO8601 compliant date."),
 		listDateArg("modified_before", "Limit response to posts modified before a given ISO8601 compliant date."),
-		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("search_semantics", false, schema("description", "How to interpret the search input.", "type", "string", "enum", strList("exact")), nil),
-		schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
-		schemaArg("order", false, schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
-			"enum", strList("asc", "desc")), nil),
-		schemaArg("orderby", false, schema("description", "Sort collection by post attribute.", "type", "string", "default", "date",
-			"enum", strList("author", "date", "id", "include", "modified", "parent", "relevance", "slug", "include_slugs", "title")), nil),
+		handlers.SchemaArg("exclude", false, handlers.Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("include", false, handlers.Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("search_semantics", false, handlers.Schema("description", "How to interpret the search input.", "type", "string", "enum", handlers.StrList("exact")), nil),
+		handlers.SchemaArg("offset", false, handlers.Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		handlers.SchemaArg("order", false, handlers.Schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
+			"enum", handlers.StrList("asc", "desc")), nil),
+		handlers.SchemaArg("orderby", false, handlers.Schema("description", "Sort collection by post attribute.", "type", "string", "default", "date",
+			"enum", handlers.StrList("author", "date", "id", "include", "modified", "parent", "relevance", "slug", "include_slugs", "title")), nil),
 	}
 	if h.attachment {
 		args = append(args,
-			schemaArg("parent", false, schema("description", "Limit result set to items with particular parent IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-			schemaArg("parent_exclude", false, schema("description", "Limit result set to all items except those of a particular parent ID.", "type", "array",
+			handlers.SchemaArg("parent", false, handlers.Schema("description", "Limit result set to items with particular parent IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+			handlers.SchemaArg("parent_exclude", false, handlers.Schema("description", "Limit result set to all items except those of a particular parent ID.", "type", "array",
 				"items", intItems, "default", []any{}), nil))
 	}
 	args = append(args,
-		schemaArg("search_columns", false, schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
-			"items", schema("enum", strList("post_title", "post_content", "post_excerpt"), "type", "string")), nil),
-		schemaArg("slug", false, schema("description", "Limit result set to posts with one or more specific slugs.", "type", "array",
-			"items", schema("type", "string")), nil),
+		handlers.SchemaArg("search_columns", false, handlers.Schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
+			"items", handlers.Schema("enum", handlers.StrList("post_title", "post_content", "post_excerpt"), "type", "string")), nil),
+		handlers.SchemaArg("slug", false, handlers.Schema("description", "Limit result set to posts with one or more specific slugs.", "type", "array",
+			"items", handlers.Schema("type", "string")), nil),
 		h.statusArg())
 	if len(h.taxonomies) > 0 {
-		args = append(args, schemaArg("tax_relation", false, schema("description", "Limit result set based on relationship between multiple taxonomies.",
-			"type", "string", "enum", strList("AND", "OR")), nil))
+		args = append(args, handlers.SchemaArg("tax_relation", false, handlers.Schema("description", "Limit result set based on relationship between multiple taxonomies.",
+			"type", "string", "enum", handlers.StrList("AND", "OR")), nil))
 		for _, tax := range h.taxonomies {
 			args = append(args, listTaxArg(tax, false), listTaxArg(tax, true))
 		}
@@ -75,10 +76,10 @@ func (h *corePosts) collectionArgs() []*Arg {
 }
 
 // listDateArg is a date-time string argument: rest_parse_date must accept it.
-func listDateArg(name, desc string) *Arg {
-	a := schemaArg(name, false, schema("description", desc, "type", "string", "format", "date-time"), nil)
+func listDateArg(name, desc string) *handlers.Arg {
+	a := handlers.SchemaArg(name, false, handlers.Schema("description", desc, "type", "string", "format", "date-time"), nil)
 	validate := a.Validate
-	a.Validate = func(r *Request, v any) error {
+	a.Validate = func(r *handlers.Request, v any) error {
 		if err := validate(r, v); err != nil {
 			return err
 		}
@@ -116,25 +117,25 @@ func listLocalDate(site *calendard.Site, v string) string {
 // statusArg is the status parameter with sanitize_post_statuses: every status but the default
 // needs the type's edit capability (private also passes with read_private), and each is checked
 // against the whole parameter's schema.
-func (h *corePosts) statusArg() *Arg {
+func (h *corePosts) statusArg() *handlers.Arg {
 	// The attachments controller defaults to inherit and lists only its own statuses.
 	def, enum := "publish", append(append([]string{}, coreStatuses...), "any")
 	if h.attachment {
 		def, enum = "inherit", []string{"inherit", "private", "trash"}
 	}
-	s := schema("default", def, "description", "Limit result set to posts assigned one or more statuses.", "type", "array",
-		"items", schema("enum", strList(enum...), "type", "string"))
-	a := schemaArg("status", false, s, nil)
+	s := handlers.Schema("default", def, "description", "Limit result set to posts assigned one or more statuses.", "type", "array",
+		"items", handlers.Schema("enum", handlers.StrList(enum...), "type", "string"))
+	a := handlers.SchemaArg("status", false, s, nil)
 	a.Validate = nil
 	caps := calendard.CapsOf(h.postType)
-	a.Sanitize = func(r *Request, v any) (any, error) {
+	a.Sanitize = func(r *handlers.Request, v any) (any, error) {
 		statuses := wpParseSlugList(v)
 		for _, st := range statuses {
 			if st == def {
 				continue
 			}
 			if r.User.Can(caps.Edit) || (st == "private" && r.User.Can(caps.ReadPrivate)) {
-				if err := restValidateValue(st, s, "status"); err != nil {
+				if err := handlers.RestValidateValue(st, s, "status"); err != nil {
 					return nil, err
 				}
 				continue
@@ -154,7 +155,7 @@ func (h *corePosts) statusArg() *Arg {
 func wpParseSlugList(v any) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, it := range restSanitizeArray(v) {
+	for _, it := range handlers.RestSanitizeArray(v) {
 		s, _ := php.String(it)
 		s = wptext.SanitizeTitle(s)
 		if !seen[s] {
@@ -168,33 +169,33 @@ func wpParseSlugList(v any) []string {
 // listTaxArg is a taxonomy filter ("tags", "tags_exclude", ...): a list of term IDs, or an object
 // with terms, include_children (hierarchical taxonomies) and operator (includes only), validated
 // as WordPress validates its type list and oneOf.
-func listTaxArg(tax coreTaxonomy, exclude bool) *Arg {
+func listTaxArg(tax coreTaxonomy, exclude bool) *handlers.Arg {
 	name, desc := tax.base, "Limit result set to items with specific terms assigned in the "+tax.base+" taxonomy."
 	if exclude {
 		name, desc = tax.base+"_exclude", "Limit result set to items except those with specific terms assigned in the "+tax.base+" taxonomy."
 	}
-	intItems := schema("type", "integer")
-	props := schema("terms", schema("description", "Term IDs.", "type", "array", "items", intItems, "default", []any{}))
+	intItems := handlers.Schema("type", "integer")
+	props := handlers.Schema("terms", handlers.Schema("description", "Term IDs.", "type", "array", "items", intItems, "default", []any{}))
 	hierarchical := tax.name == calendard.TaxonomyCategory
 	if hierarchical {
-		props.Set("include_children", schema("description", "Whether to include child terms in the terms limiting the result set.",
+		props.Set("include_children", handlers.Schema("description", "Whether to include child terms in the terms limiting the result set.",
 			"type", "boolean", "default", false))
 	}
 	if !exclude {
-		props.Set("operator", schema("description", "Whether items must be assigned all or any of the specified terms.",
-			"type", "string", "enum", strList("AND", "OR"), "default", "OR"))
+		props.Set("operator", handlers.Schema("description", "Whether items must be assigned all or any of the specified terms.",
+			"type", "string", "enum", handlers.StrList("AND", "OR"), "default", "OR"))
 	}
-	list := schema("title", "Term ID List", "description", "Match terms with the listed IDs.", "type", "array", "items", intItems)
-	object := schema("title", "Term ID Taxonomy Query", "description", "Perform an advanced term query.", "type", "object",
+	list := handlers.Schema("title", "Term ID List", "description", "Match terms with the listed IDs.", "type", "array", "items", intItems)
+	object := handlers.Schema("title", "Term ID Taxonomy Query", "description", "Perform an advanced term query.", "type", "object",
 		"properties", props, "additionalProperties", false)
-	s := schema("description", desc, "type", strList("object", "array"), "oneOf", []any{list, object})
-	a := schemaArg(name, false, s, nil)
+	s := handlers.Schema("description", desc, "type", handlers.StrList("object", "array"), "oneOf", []any{list, object})
+	a := handlers.SchemaArg(name, false, s, nil)
 	a.Type = ""
-	a.Validate = func(_ *Request, v any) error {
+	a.Validate = func(_ *handlers.Request, v any) error {
 		_, err := listOneOf(v, name, list, object, props)
 		return err
 	}
-	a.Sanitize = func(_ *Request, v any) (any, error) {
+	a.Sanitize = func(_ *handlers.Request, v any) (any, error) {
 		return listOneOf(v, name, list, object, props)
 	}
 	return a
@@ -204,22 +205,22 @@ func listTaxArg(tax coreTaxonomy, exclude bool) *Arg {
 // value is an object when rest_is_object says so, else a list; exactly one of the two schemas
 // must match it, and the error of the one that fails for a reason other than its type is shown.
 func listOneOf(v any, param string, list, object, props *phpjson.Object) (any, error) {
-	if !restIsObject(v) && !restIsArray(v) {
-		return nil, typeError(param, "object,array")
+	if !handlers.RestIsObject(v) && !handlers.RestIsArray(v) {
+		return nil, handlers.TypeError(param, "object,array")
 	}
 	asList := func() (any, error) {
-		if !restIsArray(v) {
-			return nil, typeError(param, "array")
+		if !handlers.RestIsArray(v) {
+			return nil, handlers.TypeError(param, "array")
 		}
-		if err := restValidateValue(v, list, param); err != nil {
+		if err := handlers.RestValidateValue(v, list, param); err != nil {
 			return nil, err
 		}
-		return restSanitizeValue(v, list), nil
+		return handlers.RestSanitizeValue(v, list), nil
 	}
 	asObject := func() (any, error) {
 		o, ok := v.(*phpjson.Object)
-		if !ok || !restIsObject(v) {
-			return nil, typeError(param, "object")
+		if !ok || !handlers.RestIsObject(v) {
+			return nil, handlers.TypeError(param, "object")
 		}
 		out := phpjson.NewObject()
 		for _, k := range o.Keys() {
@@ -229,10 +230,10 @@ func listOneOf(v any, param string, list, object, props *phpjson.Object) (any, e
 					Message: fmt.Sprintf("%s is not a valid property of Object.", k), HasRawData: true}
 			}
 			val, _ := o.Get(k)
-			if err := restValidateValue(val, ps.(*phpjson.Object), param+"["+k+"]"); err != nil {
+			if err := handlers.RestValidateValue(val, ps.(*phpjson.Object), param+"["+k+"]"); err != nil {
 				return nil, err
 			}
-			out.Set(k, restSanitizeValue(val, ps.(*phpjson.Object)))
+			out.Set(k, handlers.RestSanitizeValue(val, ps.(*phpjson.Object)))
 		}
 		return out, nil
 	}
@@ -292,8 +293,8 @@ func typeErrorParam(e *calendard.Error) string {
 }
 
 // listPermission is get_items_permissions_check.
-func (h *corePosts) listPermission(r *Request) error {
-	if r.context() == "edit" && !r.User.Can(calendard.CapsOf(h.postType).Edit) {
+func (h *corePosts) listPermission(r *handlers.Request) error {
+	if viewContext(r) == "edit" && !r.User.Can(calendard.CapsOf(h.postType).Edit) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit posts in this post type.", Status: authCode(r)}
 	}
 	return nil
@@ -304,18 +305,18 @@ func (h *corePosts) listPermission(r *Request) error {
 var eventQueryDateKeys = regexp.MustCompile(`_Event(Start|End)Date(UTC)?`)
 
 // intList is a list parameter's values as integers (wp_parse_id_list-like, after the schema).
-func (r *Request) intList(name string) []int64 {
+func intList(r *handlers.Request, name string) []int64 {
 	var out []int64
-	for _, v := range restSanitizeArray(r.Value(name)) {
+	for _, v := range handlers.RestSanitizeArray(r.Value(name)) {
 		out = append(out, php.Int(v))
 	}
 	return out
 }
 
 // stringList is a list parameter's values as strings.
-func (r *Request) stringList(name string) []string {
+func stringList(r *handlers.Request, name string) []string {
 	var out []string
-	for _, v := range restSanitizeArray(r.Value(name)) {
+	for _, v := range handlers.RestSanitizeArray(r.Value(name)) {
 		s, _ := php.String(v)
 		out = append(out, s)
 	}
@@ -323,18 +324,18 @@ func (r *Request) stringList(name string) []string {
 }
 
 // listQuery turns the sanitized parameters into the WP_Query of get_items.
-func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
+func (h *corePosts) listQuery(r *handlers.Request) (calendard.CorePostQuery, error) {
 	q := calendard.CorePostQuery{PostType: h.postType}
 	if h.attachment && (!php.Empty(r.Value("media_type")) || !php.Empty(r.Value("mime_type"))) {
 		return q, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not filter media by type.", Status: 501}
 	}
-	ints := r.intList
+	ints := func(name string) []int64 { return intList(r, name) }
 	q.Include, q.Exclude = ints("include"), ints("exclude")
 	q.Authors, q.AuthorsExclude = ints("author"), ints("author_exclude")
 	if h.attachment {
 		q.ParentIn, q.ParentNotIn = ints("parent"), ints("parent_exclude")
 	}
-	for _, v := range restSanitizeArray(r.Value("slug")) {
+	for _, v := range handlers.RestSanitizeArray(r.Value("slug")) {
 		s, _ := php.String(v)
 		q.Slugs = append(q.Slugs, wptext.SanitizeTitle(s))
 	}
@@ -344,14 +345,14 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 		q.SearchAnonymous = !r.User.LoggedIn()
 		q.SearchExact = r.Value("search_semantics") == "exact"
 		q.SearchFilename = h.attachment
-		for _, c := range restSanitizeArray(r.Value("search_columns")) {
+		for _, c := range handlers.RestSanitizeArray(r.Value("search_columns")) {
 			if s, _ := c.(string); s == "post_title" || s == "post_excerpt" || s == "post_content" {
 				q.SearchColumns = append(q.SearchColumns, s)
 			}
 		}
 	}
 	statuses := map[string]bool{}
-	for _, v := range restSanitizeArray(r.Value("status")) {
+	for _, v := range handlers.RestSanitizeArray(r.Value("status")) {
 		s, _ := v.(string)
 		statuses[s] = true
 	}
@@ -397,13 +398,13 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 	q.Desc = r.Value("order") != "asc"
 	perPage := php.Int(r.Value("per_page"))
 	page := max(php.Int(r.Value("page")), 1)
-	q.Limit, q.Offset = int(perPage), rowsBefore(page, perPage)
+	q.Limit, q.Offset = int(perPage), handlers.RowsBefore(page, perPage)
 	if off, ok := r.Param("offset"); ok {
-		q.Offset = queryOffset(php.Int(off)) // an offset given, even 0, takes precedence over the page
+		q.Offset = handlers.QueryOffset(php.Int(off)) // an offset given, even 0, takes precedence over the page
 	}
 	if h.postType == calendard.PostTypeEvent && !eventQueryDateKeys.MatchString(search+strings.Join(q.Slugs, " ")) {
 		// Dates::immutable('now'): the plugin's site zone (PHP's region on an offset-only site).
-		now := r.Now.In(pluginSiteZone(r.Site)).Format(time.DateTime)
+		now := r.Now.In(handlers.PluginSiteZone(r.Site)).Format(time.DateTime)
 		q.EndsFrom = &now
 	}
 	return q, nil
@@ -412,7 +413,7 @@ func (h *corePosts) listQuery(r *Request) (calendard.CorePostQuery, error) {
 // taxClause is prepare_tax_query for one taxonomy filter, with WP_Tax_Query's cleaning: child
 // terms added when asked (hierarchical taxonomies), term IDs turned into term_taxonomy_ids,
 // unknown terms dropped.
-func (h *corePosts) taxClause(r *Request, tax coreTaxonomy, v any, exclude bool) (*calendard.CoreTaxClause, error) {
+func (h *corePosts) taxClause(r *handlers.Request, tax coreTaxonomy, v any, exclude bool) (*calendard.CoreTaxClause, error) {
 	if php.Empty(v) {
 		return nil, nil
 	}
@@ -424,7 +425,7 @@ func (h *corePosts) taxClause(r *Request, tax coreTaxonomy, v any, exclude bool)
 		terms = x
 	case *phpjson.Object:
 		t, _ := x.Get("terms")
-		terms = restSanitizeArray(t)
+		terms = handlers.RestSanitizeArray(t)
 		ic, _ := x.Get("include_children")
 		children = !php.Empty(ic)
 		if op, _ := x.Get("operator"); op == "AND" && !exclude {
@@ -439,7 +440,7 @@ func (h *corePosts) taxClause(r *Request, tax coreTaxonomy, v any, exclude bool)
 	if exclude {
 		operator = "NOT IN"
 	}
-	idx, err := r.taxonomy(tax.name)
+	idx, err := r.Taxonomy(tax.name)
 	if err != nil {
 		return nil, err
 	}
@@ -455,13 +456,13 @@ func (h *corePosts) taxClause(r *Request, tax coreTaxonomy, v any, exclude bool)
 		addID(php.Int(t))
 	}
 	if children && tax.name == calendard.TaxonomyCategory {
-		for _, id := range idx.tree.WithDescendants(append([]int64(nil), ids...)) {
+		for _, id := range idx.Tree.WithDescendants(append([]int64(nil), ids...)) {
 			addID(id)
 		}
 	}
 	clause := &calendard.CoreTaxClause{Taxonomy: tax.name, IncludeChildren: children, Operator: operator}
 	for _, id := range ids {
-		if t := idx.byID(id); t != nil {
+		if t := idx.ByID(id); t != nil {
 			clause.Terms = append(clause.Terms, t.TaxonomyID)
 		}
 	}
@@ -472,7 +473,7 @@ func (h *corePosts) taxClause(r *Request, tax coreTaxonomy, v any, exclude bool)
 }
 
 // list is GET /wp/v2/<type>.
-func (h *corePosts) list(r *Request) (*Response, error) {
+func (h *corePosts) list(r *handlers.Request) (*handlers.Response, error) {
 	orderby, _ := r.Value("orderby").(string)
 	if orderby == "relevance" && php.Empty(r.Value("search")) {
 		return nil, &calendard.Error{Code: "rest_no_search_term_defined", Message: "You need to define a search term to order by relevance.", Status: 400}
@@ -487,7 +488,7 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 	}
 	page := int(php.Int(r.Value("page")))
 	perPage := q.Limit
-	ids, total, err := lister.CorePostIDs(r.ctx, r.Site, q)
+	ids, total, err := lister.CorePostIDs(r.Context(), r.Site, q)
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +502,7 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 				count.Offset = 0
 			}
 			count.Limit = 1
-			again, n, err := lister.CorePostIDs(r.ctx, r.Site, count)
+			again, n, err := lister.CorePostIDs(r.Context(), r.Site, count)
 			if err != nil {
 				return nil, err
 			}
@@ -522,17 +523,17 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 	}
 	items := []any{}
 	if r.Method != "HEAD" && len(ids) > 0 {
-		posts, err := lister.CorePosts(r.ctx, ids)
+		posts, err := lister.CorePosts(r.Context(), ids)
 		if err != nil {
 			return nil, err
 		}
-		ctx := r.context()
+		ctx := viewContext(r)
 		for _, cp := range posts {
 			if ctx == "edit" {
-				if !r.canEdit(cp.Post) {
+				if !canEdit(r, cp.Post) {
 					continue
 				}
-			} else if !r.canReadCore(cp.Post) {
+			} else if !canReadCore(r, cp.Post) {
 				continue
 			}
 			items = append(items, h.item(r, cp, ctx, true))
@@ -544,15 +545,15 @@ func (h *corePosts) list(r *Request) (*Response, error) {
 // pagedResponse is a wp/v2 collection's answer: the items, X-WP-Total and X-WP-TotalPages, and the
 // Link prev/next pages of the request's own query (add_query_arg over urlencode_deep'd
 // parameters; prev is at most the last page).
-func pagedResponse(r *Request, items []any, route string, page, maxPages, total int64) *Response {
-	resp := ok(items).Header("X-WP-Total", itoa(total)).Header("X-WP-TotalPages", itoa(maxPages))
-	base := addQueryArg(restURL(r.Site, route), objectKVs(urlencodeDeep(r.query)))
+func pagedResponse(r *handlers.Request, items []any, route string, page, maxPages, total int64) *handlers.Response {
+	resp := handlers.Ok(items).Header("X-WP-Total", handlers.Itoa(total)).Header("X-WP-TotalPages", handlers.Itoa(maxPages))
+	base := handlers.AddQueryArg(handlers.RestURL(r.Site, route), objectKVs(handlers.UrlencodeDeep(r.QueryParams())))
 	var links []string
 	if page > 1 {
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(min(page-1, maxPages))}})+`>; rel="prev"`)
+		links = append(links, "<"+handlers.AddQueryArg(base, []calendard.KV{{Key: "page", Value: handlers.Itoa(min(page-1, maxPages))}})+`>; rel="prev"`)
 	}
 	if maxPages > page {
-		links = append(links, "<"+addQueryArg(base, []calendard.KV{{Key: "page", Value: itoa(page + 1)}})+`>; rel="next"`)
+		links = append(links, "<"+handlers.AddQueryArg(base, []calendard.KV{{Key: "page", Value: handlers.Itoa(page + 1)}})+`>; rel="next"`)
 	}
 	if len(links) > 0 {
 		resp.Header("Link", strings.Join(links, ", "))

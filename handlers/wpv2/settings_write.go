@@ -1,10 +1,11 @@
-package handlers
+package wpv2
 
 import (
 	"strconv"
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
@@ -50,13 +51,13 @@ func settingSchema(s coreSetting) *phpjson.Object {
 		o.Set("format", d.format)
 	}
 	if d.enum != nil {
-		o.Set("enum", strList(d.enum...))
+		o.Set("enum", handlers.StrList(d.enum...))
 	}
 	return o
 }
 
 // settingsSchema is WP_REST_Settings_Controller::get_item_schema (OPTIONS).
-func settingsSchema(*Request) *phpjson.Object {
+func settingsSchema(*handlers.Request) *phpjson.Object {
 	props := phpjson.NewObject()
 	for _, s := range coreSettings {
 		props.Set(s.name, settingSchema(s))
@@ -66,8 +67,8 @@ func settingsSchema(*Request) *phpjson.Object {
 
 // settingsArgs are the settings schema as endpoint arguments (get_endpoint_args_for_item_schema
 // drops the defaults): each setting's type, null allowed (it resets the option).
-func settingsArgs() []*Arg {
-	args := make([]*Arg, 0, len(coreSettings))
+func settingsArgs() []*handlers.Arg {
+	args := make([]*handlers.Arg, 0, len(coreSettings))
 	for _, s := range coreSettings {
 		s := s
 		d := settingDocs[s.name]
@@ -76,21 +77,21 @@ func settingsArgs() []*Arg {
 			doc.Set("format", d.format)
 		}
 		if d.enum != nil {
-			doc.Set("enum", strList(d.enum...))
+			doc.Set("enum", handlers.StrList(d.enum...))
 		}
-		args = append(args, &Arg{Name: s.name, Type: s.typ, Schema: doc,
-			Validate: func(_ *Request, v any) error {
+		args = append(args, &handlers.Arg{Name: s.name, Type: s.typ, Schema: doc,
+			Validate: func(_ *handlers.Request, v any) error {
 				if v == nil {
 					return nil
 				}
-				_, err := coerce(s.name, s.typ, v)
+				_, err := handlers.Coerce(s.name, s.typ, v)
 				return err
 			},
-			Sanitize: func(_ *Request, v any) (any, error) {
+			Sanitize: func(_ *handlers.Request, v any) (any, error) {
 				if v == nil {
 					return nil, nil
 				}
-				return coerce(s.name, s.typ, v)
+				return handlers.Coerce(s.name, s.typ, v)
 			}})
 	}
 	return args
@@ -98,14 +99,14 @@ func settingsArgs() []*Arg {
 
 // settingsUpdate is WP_REST_Settings_Controller::update_item: update_option (or delete_option for
 // null) for every registered setting sent, then the settings as GET answers them.
-func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
+func (c *coreServices) settingsUpdate(r *handlers.Request) (*handlers.Response, error) {
 	type change struct {
 		option string
 		value  *string // nil deletes
 	}
 	var changes []change
 	for _, s := range coreSettings {
-		if !r.hasParam(s.name) {
+		if !hasParam(r, s.name) {
 			continue
 		}
 		v := r.Value(s.name)
@@ -117,15 +118,15 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 		changes = append(changes, change{option: s.option, value: &stored})
 	}
 	if len(changes) > 0 {
-		err := r.write(func(tx calendard.WriteTx) error {
+		err := r.Write(func(tx calendard.WriteTx) error {
 			for _, c := range changes {
-				old, exists, err := tx.Option(r.ctx, c.option)
+				old, exists, err := tx.Option(r.Context(), c.option)
 				if err != nil {
 					return err
 				}
 				if c.value == nil {
 					if exists {
-						if err := tx.DeleteOption(r.ctx, c.option); err != nil {
+						if err := tx.DeleteOption(r.Context(), c.option); err != nil {
 							return err
 						}
 					}
@@ -135,7 +136,7 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 				if keep || (exists && value == old) {
 					continue
 				}
-				if err := tx.UpdateOption(r.ctx, c.option, value); err != nil {
+				if err := tx.UpdateOption(r.Context(), c.option, value); err != nil {
 					return err
 				}
 			}
@@ -149,8 +150,8 @@ func (c *coreServices) settingsUpdate(r *Request) (*Response, error) {
 }
 
 // hasParam is array_key_exists on get_params(): sent, even as null.
-func (r *Request) hasParam(name string) bool {
-	for _, src := range r.sources() {
+func hasParam(r *handlers.Request, name string) bool {
+	for _, src := range r.Sources() {
 		if src.Has(name) {
 			return true
 		}

@@ -1,6 +1,7 @@
-package handlers
+package wpv2
 
 import (
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
@@ -10,7 +11,7 @@ import (
 // from the arguments create_initial_post_types, create_initial_taxonomies and the pattern
 // category registration pass, plus the plugin's tec_calendar_embed (Calendar_Embeds::
 // register_post_type). The plugin's own three types and its category taxonomy keep their data in
-// wpv2_registry.json. Read from wordpress-develop's sources; where WordPress 6.9 (the reference's
+// registry.json. Read from wordpress-develop's sources; where WordPress 6.9 (the reference's
 // version) differs from the sources read, the 6.9 value is used and marked "6.9".
 
 // postTypeDef is what register_post_type is given (only the arguments that shape the REST answer).
@@ -349,7 +350,7 @@ func postTypeEntry(d postTypeDef, taxonomies []string) *phpjson.Object {
 	return phpjson.Obj("capabilities", postTypeCaps(d, mapMeta), "description", d.description, "hierarchical", d.hierarchical,
 		"has_archive", false, "visibility", phpjson.Obj("show_in_nav_menus", orDefault(d.showInNavMenus, d.public), "show_ui", showUI),
 		"viewable", publiclyQueryable || (d.builtin && d.public), "labels", labels, "name", name, "slug", d.name, "icon", d.menuIcon,
-		"supports", emptyObject(supports), "taxonomies", strList(taxonomies...), "rest_base", restBase, "rest_namespace", "wp/v2",
+		"supports", emptyObject(supports), "taxonomies", handlers.StrList(taxonomies...), "rest_base", restBase, "rest_namespace", "wp/v2",
 		"template", []any{}, "template_lock", false)
 }
 
@@ -375,7 +376,7 @@ func taxonomyEntryOf(d taxonomyDef, types []string) *phpjson.Object {
 		restBase = d.name
 	}
 	return phpjson.Obj("name", name, "slug", d.name, "capabilities", caps, "description", d.description, "labels", labels,
-		"types", strList(types...), "show_cloud", orDefault(d.showTagcloud, showUI), "hierarchical", d.hierarchical,
+		"types", handlers.StrList(types...), "show_cloud", orDefault(d.showTagcloud, showUI), "hierarchical", d.hierarchical,
 		"rest_base", restBase, "rest_namespace", "wp/v2",
 		"visibility", phpjson.Obj("public", d.public, "publicly_queryable", orDefault(d.publiclyQueryable, d.public),
 			"show_admin_column", d.showAdminColumn, "show_in_nav_menus", orDefault(d.showInNavMenus, d.public),

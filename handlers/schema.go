@@ -19,14 +19,14 @@ import (
 
 // schemaArg is an argument with a JSON schema. sanitize, when not nil, is the argument's own
 // sanitize_callback (absint, sanitize_text_field, sanitize_title, ...), which replaces the schema's.
-func schemaArg(name string, required bool, schema *phpjson.Object, sanitize func(any) any) *Arg {
+func SchemaArg(name string, required bool, schema *phpjson.Object, sanitize func(any) any) *Arg {
 	a := &Arg{Name: name, Required: required, Schema: schema,
-		Validate: func(_ *Request, v any) error { return restValidateValue(v, schema, name) },
+		Validate: func(_ *Request, v any) error { return RestValidateValue(v, schema, name) },
 		Sanitize: func(_ *Request, v any) (any, error) {
 			if sanitize != nil {
 				return sanitize(v), nil
 			}
-			return restSanitizeValue(v, schema), nil
+			return RestSanitizeValue(v, schema), nil
 		}}
 	a.Type = schemaString(schema, "type")
 	if d, ok := schema.Get("description"); ok {
@@ -48,10 +48,10 @@ func copyValue(v any) any {
 }
 
 // schema builds an ordered JSON schema from key/value pairs.
-func schema(kv ...any) *phpjson.Object { return phpjson.Obj(kv...) }
+func Schema(kv ...any) *phpjson.Object { return phpjson.Obj(kv...) }
 
 // strList turns strings into a JSON list.
-func strList(items ...string) []any {
+func StrList(items ...string) []any {
 	out := make([]any, len(items))
 	for i, s := range items {
 		out[i] = s
@@ -60,7 +60,7 @@ func strList(items ...string) []any {
 }
 
 // absint is WordPress' absint as a sanitize_callback.
-func absint(v any) any {
+func Absint(v any) any {
 	n := php.Int(v)
 	if n == math.MinInt64 {
 		return int64(math.MaxInt64) // abs(PHP_INT_MIN) is a float past it; the nearest integer
@@ -72,13 +72,13 @@ func absint(v any) any {
 }
 
 // sanitizeTextParam is sanitize_text_field as a sanitize_callback (non-strings are cast).
-func sanitizeTextParam(v any) any {
+func SanitizeTextParam(v any) any {
 	s, _ := php.String(v)
 	return wptext.SanitizeTextField(s)
 }
 
 // sanitizeSlugParam is WP_REST_Controller::sanitize_slug (sanitize_title).
-func sanitizeSlugParam(v any) any {
+func SanitizeSlugParam(v any) any {
 	s, _ := php.String(v)
 	return wptext.SanitizeTitle(s)
 }
@@ -86,7 +86,7 @@ func sanitizeSlugParam(v any) any {
 var keyUnsafe = regexp.MustCompile(`[^a-z0-9_\-]`)
 
 // sanitizeKeyParam is sanitize_key as a sanitize_callback.
-func sanitizeKeyParam(v any) any {
+func SanitizeKeyParam(v any) any {
 	s, ok := php.String(v)
 	if !ok {
 		return ""
@@ -130,7 +130,7 @@ func schemaString(s *phpjson.Object, key string) string {
 }
 
 // restIsArray is rest_is_array: a scalar is a comma or space separated list.
-func restIsArray(v any) bool {
+func RestIsArray(v any) bool {
 	switch x := v.(type) {
 	case []any:
 		return true
@@ -150,7 +150,7 @@ func restIsArray(v any) bool {
 var listSep = regexp.MustCompile(`[\s,]+`)
 
 // restSanitizeArray is rest_sanitize_array: wp_parse_list for scalars, the values otherwise.
-func restSanitizeArray(v any) []any {
+func RestSanitizeArray(v any) []any {
 	switch x := v.(type) {
 	case []any, *phpjson.Object:
 		return append([]any{}, php.List(x)...)
@@ -168,7 +168,7 @@ func restSanitizeArray(v any) []any {
 }
 
 // restIsObject is rest_is_object: an array, an object, or the empty string.
-func restIsObject(v any) bool {
+func RestIsObject(v any) bool {
 	if s, ok := v.(string); ok {
 		return s == ""
 	}
@@ -177,43 +177,43 @@ func restIsObject(v any) bool {
 
 // restValidateValue is rest_validate_value_from_schema for the keywords the wp/v2 routes use: type
 // (array with items, object, integer and number with bounds, string, boolean) and enum.
-func restValidateValue(v any, s *phpjson.Object, param string) error {
+func RestValidateValue(v any, s *phpjson.Object, param string) error {
 	typ := schemaString(s, "type")
 	switch typ {
 	case "array":
-		if !restIsArray(v) {
-			return typeError(param, "array")
+		if !RestIsArray(v) {
+			return TypeError(param, "array")
 		}
 		if items, ok := s.Get("items"); ok {
 			if is, ok := items.(*phpjson.Object); ok {
-				for i, it := range restSanitizeArray(v) {
-					if err := restValidateValue(it, is, fmt.Sprintf("%s[%d]", param, i)); err != nil {
+				for i, it := range RestSanitizeArray(v) {
+					if err := RestValidateValue(it, is, fmt.Sprintf("%s[%d]", param, i)); err != nil {
 						return err
 					}
 				}
 			}
 		}
 	case "object":
-		if !restIsObject(v) {
-			return typeError(param, "object")
+		if !RestIsObject(v) {
+			return TypeError(param, "object")
 		}
 	case "integer", "number":
 		if _, isBool := v.(bool); isBool || !php.IsNumeric(v) {
-			return typeError(param, typ)
+			return TypeError(param, typ)
 		}
 		if err := restValidateBounds(php.Float(v), s, param); err != nil {
 			return err
 		}
-		if typ == "integer" && !isRESTInteger(v) {
-			return typeError(param, "integer")
+		if typ == "integer" && !IsRESTInteger(v) {
+			return TypeError(param, "integer")
 		}
 	case "string":
 		if _, ok := v.(string); !ok {
-			return typeError(param, "string")
+			return TypeError(param, "string")
 		}
 	case "boolean":
-		if !isRESTBoolean(v) {
-			return typeError(param, "boolean")
+		if !IsRESTBoolean(v) {
+			return TypeError(param, "boolean")
 		}
 	}
 	if enum, ok := s.Get("enum"); ok && !php.Empty(enum) {
@@ -267,7 +267,7 @@ func restValidateBounds(f float64, s *phpjson.Object, param string) error {
 
 // restValidateEnum is rest_validate_enum: the sanitized value must equal one of the values.
 func restValidateEnum(v any, s *phpjson.Object, enum []any, param string) error {
-	sv := restSanitizeValue(v, s)
+	sv := RestSanitizeValue(v, s)
 	for _, e := range enum {
 		if restValuesEqual(sv, e) {
 			return nil
@@ -316,13 +316,13 @@ func restValuesEqual(a, b any) bool {
 }
 
 // restSanitizeValue is rest_sanitize_value_from_schema for the same keywords.
-func restSanitizeValue(v any, s *phpjson.Object) any {
+func RestSanitizeValue(v any, s *phpjson.Object) any {
 	switch schemaString(s, "type") {
 	case "array":
-		items := restSanitizeArray(v)
+		items := RestSanitizeArray(v)
 		if is, ok := schemaGet(s, "items").(*phpjson.Object); ok {
 			for i, it := range items {
-				items[i] = restSanitizeValue(it, is)
+				items[i] = RestSanitizeValue(it, is)
 			}
 		}
 		return items
@@ -331,7 +331,7 @@ func restSanitizeValue(v any, s *phpjson.Object) any {
 	case "number":
 		return php.Float(v)
 	case "boolean":
-		return restBool(v)
+		return RestBool(v)
 	case "string":
 		str, _ := php.String(v)
 		return str

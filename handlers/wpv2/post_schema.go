@@ -1,13 +1,14 @@
-package handlers
+package wpv2
 
 import (
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
 // itemSchema is WP_REST_Posts_Controller::get_item_schema for the type, as OPTIONS shows it: the
 // properties with their contexts, and the schema links of the available actions.
-func (h *corePosts) itemSchema(r *Request) *phpjson.Object {
-	ctx := func(c ...string) []any { return strList(c...) }
+func (h *corePosts) itemSchema(r *handlers.Request) *phpjson.Object {
+	ctx := func(c ...string) []any { return handlers.StrList(c...) }
 	all, viewEdit := ctx("view", "edit", "embed"), ctx("view", "edit")
 	props := phpjson.NewObject()
 	withContext := func(name string, context []any, extra ...any) {
@@ -69,7 +70,7 @@ func (h *corePosts) itemSchema(r *Request) *phpjson.Object {
 		props.Set(tax.base, p)
 	}
 
-	href := restURL(r.Site, "/wp/v2/"+h.postType+"/{id}")
+	href := handlers.RestURL(r.Site, "/wp/v2/"+h.postType+"/{id}")
 	link := func(rel, title string, target *phpjson.Object) any {
 		return phpjson.Obj("rel", "https://api.w.org/"+rel, "title", title, "href", href,
 			"targetSchema", phpjson.Obj("type", "object", "properties", target))
@@ -77,7 +78,7 @@ func (h *corePosts) itemSchema(r *Request) *phpjson.Object {
 	ints := phpjson.Obj("type", "array", "items", phpjson.Obj("type", "integer"))
 	links := []any{
 		link("action-publish", "The current user can publish this post.",
-			phpjson.Obj("status", phpjson.Obj("type", "string", "enum", strList("publish", "future")))),
+			phpjson.Obj("status", phpjson.Obj("type", "string", "enum", handlers.StrList("publish", "future")))),
 		link("action-unfiltered-html", "The current user can post unfiltered HTML markup and JavaScript.",
 			phpjson.Obj("content", phpjson.Obj("raw", phpjson.Obj("type", "string")))),
 		link("action-assign-author", "The current user can change the author on this post.",
@@ -95,5 +96,5 @@ func (h *corePosts) itemSchema(r *Request) *phpjson.Object {
 // coreContextSchema is the context parameter's schema (get_context_param) as route answers show it.
 func coreContextSchema() *phpjson.Object {
 	return phpjson.Obj("description", "Scope under which the request is made; determines fields present in response.",
-		"type", "string", "enum", strList("view", "embed", "edit"), "default", "view")
+		"type", "string", "enum", handlers.StrList("view", "embed", "edit"), "default", "view")
 }

@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 )
 
@@ -14,37 +15,37 @@ import (
 // and search only the public columns.
 
 // usersListArgs is the users controller's get_collection_params, in its order.
-func usersListArgs() []*Arg {
-	strItems := schema("type", "string")
-	intItems := schema("type", "integer")
-	return []*Arg{
+func usersListArgs() []*handlers.Arg {
+	strItems := handlers.Schema("type", "string")
+	intItems := handlers.Schema("type", "integer")
+	return []*handlers.Arg{
 		registryContextArg(),
-		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), absint),
-		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
-			"default", 10, "minimum", 1, "maximum", 100), absint),
-		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"), sanitizeTextParam),
-		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
-		schemaArg("order", false, schema("default", "asc", "description", "Order sort attribute ascending or descending.", "enum", strList("asc", "desc"),
+		handlers.SchemaArg("page", false, handlers.Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), handlers.Absint),
+		handlers.SchemaArg("per_page", false, handlers.Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"default", 10, "minimum", 1, "maximum", 100), handlers.Absint),
+		handlers.SchemaArg("search", false, handlers.Schema("description", "Limit results to those matching a string.", "type", "string"), handlers.SanitizeTextParam),
+		handlers.SchemaArg("exclude", false, handlers.Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("include", false, handlers.Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("offset", false, handlers.Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		handlers.SchemaArg("order", false, handlers.Schema("default", "asc", "description", "Order sort attribute ascending or descending.", "enum", handlers.StrList("asc", "desc"),
 			"type", "string"), nil),
-		schemaArg("orderby", false, schema("default", "name", "description", "Sort collection by user attribute.",
-			"enum", strList("id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"), "type", "string"), nil),
-		schemaArg("slug", false, schema("description", "Limit result set to users with one or more specific slugs.", "type", "array", "items", strItems), nil),
-		schemaArg("roles", false, schema("description", "Limit result set to users matching at least one specific role provided. Accepts csv list or single role.",
+		handlers.SchemaArg("orderby", false, handlers.Schema("default", "name", "description", "Sort collection by user attribute.",
+			"enum", handlers.StrList("id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"), "type", "string"), nil),
+		handlers.SchemaArg("slug", false, handlers.Schema("description", "Limit result set to users with one or more specific slugs.", "type", "array", "items", strItems), nil),
+		handlers.SchemaArg("roles", false, handlers.Schema("description", "Limit result set to users matching at least one specific role provided. Accepts csv list or single role.",
 			"type", "array", "items", strItems), nil),
-		schemaArg("capabilities", false, schema("description", "Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.",
+		handlers.SchemaArg("capabilities", false, handlers.Schema("description", "Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.",
 			"type", "array", "items", strItems), nil),
-		schemaArg("who", false, schema("description", "Limit result set to users who are considered authors.", "type", "string", "enum", strList("authors")), nil),
-		schemaArg("has_published_posts", false, schema("description", "Limit result set to users who have published posts.",
-			"type", strList("boolean", "array"), "items", schema("type", "string", "enum", strList(coreRegistry.types.Keys()...))), nil),
-		schemaArg("search_columns", false, schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
-			"items", schema("enum", strList("email", "name", "id", "username", "slug"), "type", "string")), nil),
+		handlers.SchemaArg("who", false, handlers.Schema("description", "Limit result set to users who are considered authors.", "type", "string", "enum", handlers.StrList("authors")), nil),
+		handlers.SchemaArg("has_published_posts", false, handlers.Schema("description", "Limit result set to users who have published posts.",
+			"type", handlers.StrList("boolean", "array"), "items", handlers.Schema("type", "string", "enum", handlers.StrList(coreRegistry.types.Keys()...))), nil),
+		handlers.SchemaArg("search_columns", false, handlers.Schema("default", []any{}, "description", "Array of column names to be searched.", "type", "array",
+			"items", handlers.Schema("enum", handlers.StrList("email", "name", "id", "username", "slug"), "type", "string")), nil),
 	}
 }
 
 // usersListPermission is get_items_permissions_check.
-func usersListPermission(r *Request) error {
+func usersListPermission(r *handlers.Request) error {
 	refuse := func(code, msg string) error {
 		return &calendard.Error{Code: code, Message: msg, Status: authCode(r)}
 	}
@@ -55,7 +56,7 @@ func usersListPermission(r *Request) error {
 	if !php.Empty(r.Value("capabilities")) && !listUsers {
 		return refuse("rest_user_cannot_view", "Sorry, you are not allowed to filter users by capability.")
 	}
-	if r.context() == "edit" && !listUsers {
+	if viewContext(r) == "edit" && !listUsers {
 		return refuse("rest_forbidden_context", "Sorry, you are not allowed to list users.")
 	}
 	if o, _ := r.Value("orderby").(string); (o == "email" || o == "registered_date") && !listUsers {
@@ -76,14 +77,15 @@ func usersListPermission(r *Request) error {
 }
 
 // usersList is GET /wp/v2/users.
-func (c *coreServices) usersList(r *Request) (*Response, error) {
+func (c *coreServices) usersList(r *handlers.Request) (*handlers.Response, error) {
 	lister := c.posts
 	if !php.Empty(r.Value("capabilities")) {
 		// capability__in resolves capabilities through every role's definition and each user's
 		// own grants; calendard does not run that query.
 		return nil, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not filter users by capability.", Status: 501}
 	}
-	ints, strs := r.intList, r.stringList
+	ints := func(name string) []int64 { return intList(r, name) }
+	strs := func(name string) []string { return stringList(r, name) }
 	q := calendard.CoreUserQuery{Include: ints("include"), Exclude: ints("exclude"), Slugs: strs("slug"), Roles: strs("roles")}
 	q.Desc = r.Value("order") == "desc"
 	orderby, _ := r.Value("orderby").(string)
@@ -95,15 +97,15 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 	// header is derived back from it.
 	offset := php.Int(r.Value("offset"))
 	if offset != 0 {
-		q.Offset = int(min(offset, maxRowOffset))
+		q.Offset = int(min(offset, handlers.MaxRowOffset))
 		if offset < 0 {
 			// WP_User_Query writes "LIMIT -1, 10": an SQL error, so no users. SELECT FOUND_ROWS()
 			// then reports the statement before it; taken as 0, the controller counts again
 			// without the limit: the store's total.
-			q.Offset = maxRowOffset
+			q.Offset = handlers.MaxRowOffset
 		}
 	} else {
-		q.Offset = rowsBefore(php.Int(r.Value("page")), perPage)
+		q.Offset = handlers.RowsBefore(php.Int(r.Value("page")), perPage)
 		offset = int64(q.Offset)
 	}
 	listUsers := r.User.Can("list_users")
@@ -115,8 +117,8 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 		q.PublishedIn = coreRegistry.types.Keys()
 	}
 	// has_published_posts is a boolean or a list of post types (rest_get_best_type_for_value).
-	if isRESTBoolean(published) {
-		if restBool(published) {
+	if handlers.IsRESTBoolean(published) {
+		if handlers.RestBool(published) {
 			q.PublishedIn = coreRegistry.types.Keys()
 		}
 	} else if !php.Empty(published) {
@@ -144,18 +146,18 @@ func (c *coreServices) usersList(r *Request) (*Response, error) {
 			q.SearchColumns = asked
 		}
 	}
-	ids, total, err := lister.CoreUserIDs(r.ctx, q)
+	ids, total, err := lister.CoreUserIDs(r.Context(), q)
 	if err != nil {
 		return nil, err
 	}
 	items := []any{}
 	if r.Method != "HEAD" && len(ids) > 0 {
-		users, err := lister.CoreUsers(r.ctx, ids)
+		users, err := lister.CoreUsers(r.Context(), ids)
 		if err != nil {
 			return nil, err
 		}
 		for _, u := range users {
-			o, err := c.userItem(r, u, r.context())
+			o, err := c.userItem(r, u, viewContext(r))
 			if err != nil {
 				return nil, err
 			}

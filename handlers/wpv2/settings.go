@@ -1,10 +1,11 @@
-package handlers
+package wpv2
 
 import (
 	"encoding/json"
 	"strconv"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
@@ -39,7 +40,7 @@ var coreSettings = []coreSetting{
 
 // settingsPermission is WP_REST_Settings_Controller::get_item_permissions_check (manage_options);
 // a false answer is the server's generic rest_forbidden.
-func settingsPermission(r *Request) error {
+func settingsPermission(r *handlers.Request) error {
 	if !r.User.Can("manage_options") {
 		return calendard.ErrForbidden(r.User.LoggedIn())
 	}
@@ -47,13 +48,13 @@ func settingsPermission(r *Request) error {
 }
 
 // settings is GET /wp/v2/settings: every registered setting, prepared by its schema type.
-func (c *coreServices) settings(r *Request) (*Response, error) {
+func (c *coreServices) settings(r *handlers.Request) (*handlers.Response, error) {
 	reader := c.posts
 	names := make([]string, len(coreSettings))
 	for i, s := range coreSettings {
 		names[i] = s.option
 	}
-	opts, err := reader.Options(r.ctx, names...)
+	opts, err := reader.Options(r.Context(), names...)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func (c *coreServices) settings(r *Request) (*Response, error) {
 		}
 		o.Set(s.name, prepareSetting(v, has, s.typ))
 	}
-	return ok(o), nil
+	return handlers.Ok(o), nil
 }
 
 // prepareSetting is WP_REST_Settings_Controller::prepare_value on get_option's answer: a missing
@@ -80,7 +81,7 @@ func prepareSetting(v string, has bool, typ string) any {
 	}
 	switch typ {
 	case "integer":
-		if !isRESTInteger(v) {
+		if !handlers.IsRESTInteger(v) {
 			return nil
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -92,10 +93,10 @@ func prepareSetting(v string, has bool, typ string) any {
 		if v == "" {
 			return false
 		}
-		if !isRESTBoolean(v) {
+		if !handlers.IsRESTBoolean(v) {
 			return nil
 		}
-		return restBool(v)
+		return handlers.RestBool(v)
 	}
 	return v
 }

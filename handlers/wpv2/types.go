@@ -1,10 +1,11 @@
-package handlers
+package wpv2
 
 import (
 	_ "embed"
 	"slices"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
@@ -17,7 +18,7 @@ import (
 // order. WordPress core's types and taxonomies (and the plugin's calendar embeds) are built from
 // their registration arguments (wpv2_registry.go).
 //
-//go:embed wpv2_registry.json
+//go:embed registry.json
 var registryJSON []byte
 
 // coreRegistry is every type and taxonomy shown in REST, in registration order: core's, then the
@@ -25,7 +26,7 @@ var registryJSON []byte
 var coreRegistry = func() struct{ types, taxonomies *phpjson.Object } {
 	v, err := phpjson.Decode(registryJSON)
 	if err != nil {
-		panic("wpv2_registry.json: " + err.Error())
+		panic("registry.json: " + err.Error())
 	}
 	o := v.(*phpjson.Object)
 	t, _ := o.Get("types")
@@ -108,7 +109,7 @@ var taxonomyFieldContexts = map[string][]string{
 }
 
 // registryItem is prepare_item_for_response: the registered fields of the context, then _links.
-func registryItem(r *Request, entry *phpjson.Object, contexts map[string][]string, ctx, collection string) *phpjson.Object {
+func registryItem(r *handlers.Request, entry *phpjson.Object, contexts map[string][]string, ctx, collection string) *phpjson.Object {
 	o := phpjson.NewObject()
 	for _, k := range entry.Keys() {
 		if slices.Contains(contexts[k], ctx) {
@@ -119,8 +120,8 @@ func registryItem(r *Request, entry *phpjson.Object, contexts map[string][]strin
 	base, _ := entry.Get("rest_base")
 	b, _ := base.(string)
 	o.Set("_links", phpjson.Obj(
-		"collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+collection))},
-		"wp:items", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+b))},
+		"collection", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/"+collection))},
+		"wp:items", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/"+b))},
 		"curies", []any{phpjson.Obj("name", "wp", "href", "https://api.w.org/{rel}", "templated", true)}))
 	return o
 }
@@ -133,9 +134,9 @@ func emptyObject(o *phpjson.Object) any {
 	return o
 }
 
-func registryContextArg() *Arg {
-	return schemaArg("context", false, schema("description", "Scope under which the request is made; determines fields present in response.",
-		"type", "string", "enum", strList("view", "embed", "edit"), "default", "view"), nil)
+func registryContextArg() *handlers.Arg {
+	return handlers.SchemaArg("context", false, handlers.Schema("description", "Scope under which the request is made; determines fields present in response.",
+		"type", "string", "enum", handlers.StrList("view", "embed", "edit"), "default", "view"), nil)
 }
 
 func typeEntry(name string) *phpjson.Object {
@@ -151,8 +152,8 @@ func taxonomyEntry(name string) *phpjson.Object {
 }
 
 // typesPermission is WP_REST_Post_Types_Controller::get_items_permissions_check.
-func typesPermission(r *Request) error {
-	if r.context() != "edit" {
+func typesPermission(r *handlers.Request) error {
+	if viewContext(r) != "edit" {
 		return nil
 	}
 	for _, name := range coreRegistry.types.Keys() {
@@ -164,33 +165,33 @@ func typesPermission(r *Request) error {
 }
 
 // typesList is GET /wp/v2/types.
-func typesList(r *Request) (*Response, error) {
+func typesList(r *handlers.Request) (*handlers.Response, error) {
 	out := phpjson.NewObject()
-	ctx := r.context()
+	ctx := viewContext(r)
 	for _, name := range coreRegistry.types.Keys() {
 		if ctx == "edit" && !r.User.Can(typeEditCap(name)) {
 			continue
 		}
 		out.Set(name, registryItem(r, typeEntry(name), typeFieldContexts, ctx, "types"))
 	}
-	return ok(emptyObject(out)), nil
+	return handlers.Ok(emptyObject(out)), nil
 }
 
 // typeGet is GET /wp/v2/types/<type>.
-func typeGet(r *Request) (*Response, error) {
+func typeGet(r *handlers.Request) (*handlers.Response, error) {
 	name, _ := r.Value("type").(string)
 	entry := typeEntry(name)
 	if entry == nil {
 		return nil, &calendard.Error{Code: "rest_type_invalid", Message: "Invalid post type.", Status: 404}
 	}
-	if r.context() == "edit" && !r.User.Can(typeEditCap(name)) {
+	if viewContext(r) == "edit" && !r.User.Can(typeEditCap(name)) {
 		return nil, &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit posts in this post type.", Status: authCode(r)}
 	}
-	return ok(registryItem(r, entry, typeFieldContexts, r.context(), "types")), nil
+	return handlers.Ok(registryItem(r, entry, typeFieldContexts, viewContext(r), "types")), nil
 }
 
 // taxonomiesOfRequest is get_taxonomies(), or get_object_taxonomies(type) when type is given.
-func taxonomiesOfRequest(r *Request) []string {
+func taxonomiesOfRequest(r *handlers.Request) []string {
 	all := coreRegistry.taxonomies.Keys()
 	t, given := r.Value("type").(string)
 	if !given || t == "" {
@@ -238,8 +239,8 @@ func assignTermsCap(taxonomy string) string {
 }
 
 // taxonomiesPermission is WP_REST_Taxonomies_Controller::get_items_permissions_check.
-func taxonomiesPermission(r *Request) error {
-	if r.context() != "edit" {
+func taxonomiesPermission(r *handlers.Request) error {
+	if viewContext(r) != "edit" {
 		return nil
 	}
 	for _, name := range taxonomiesOfRequest(r) {
@@ -251,54 +252,54 @@ func taxonomiesPermission(r *Request) error {
 }
 
 // taxonomiesList is GET /wp/v2/taxonomies.
-func taxonomiesList(r *Request) (*Response, error) {
+func taxonomiesList(r *handlers.Request) (*handlers.Response, error) {
 	out := phpjson.NewObject()
-	ctx := r.context()
+	ctx := viewContext(r)
 	for _, name := range taxonomiesOfRequest(r) {
 		if ctx == "edit" && !r.User.Can(assignTermsCap(name)) {
 			continue
 		}
 		out.Set(name, registryItem(r, taxonomyEntry(name), taxonomyFieldContexts, ctx, "taxonomies"))
 	}
-	return ok(emptyObject(out)), nil
+	return handlers.Ok(emptyObject(out)), nil
 }
 
 // taxonomyPermission is WP_REST_Taxonomies_Controller::get_item_permissions_check.
-func taxonomyPermission(r *Request) error {
+func taxonomyPermission(r *handlers.Request) error {
 	name, _ := r.Value("taxonomy").(string)
 	if taxonomyEntry(name) == nil {
 		return nil
 	}
-	if r.context() == "edit" && !r.User.Can(assignTermsCap(name)) {
+	if viewContext(r) == "edit" && !r.User.Can(assignTermsCap(name)) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to manage terms in this taxonomy.", Status: authCode(r)}
 	}
 	return nil
 }
 
 // taxonomyGet is GET /wp/v2/taxonomies/<taxonomy>.
-func taxonomyGet(r *Request) (*Response, error) {
+func taxonomyGet(r *handlers.Request) (*handlers.Response, error) {
 	name, _ := r.Value("taxonomy").(string)
 	entry := taxonomyEntry(name)
 	if entry == nil {
 		return nil, &calendard.Error{Code: "rest_taxonomy_invalid", Message: "Invalid taxonomy.", Status: 404}
 	}
-	return ok(registryItem(r, entry, taxonomyFieldContexts, r.context(), "taxonomies")), nil
+	return handlers.Ok(registryItem(r, entry, taxonomyFieldContexts, viewContext(r), "taxonomies")), nil
 }
 
 // registryRoutes are the types and taxonomies routes, registered after the post types' routes as
 // create_initial_rest_routes does.
-func registryRoutes() []*Route {
-	return []*Route{
-		{Path: "/types", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{registryContextArg()},
+func registryRoutes() []*handlers.Route {
+	return []*handlers.Route{
+		{Path: "/types", Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Args: []*handlers.Arg{registryContextArg()},
 			Permission: typesPermission, Handler: typesList}}},
-		{Path: `/types/(?P<type>[\w-]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{
-			schemaArg("type", false, schema("description", "An alphanumeric identifier for the post type.", "type", "string"), nil),
+		{Path: `/types/(?P<type>[\w-]+)`, Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Args: []*handlers.Arg{
+			handlers.SchemaArg("type", false, handlers.Schema("description", "An alphanumeric identifier for the post type.", "type", "string"), nil),
 			registryContextArg()}, Handler: typeGet}}},
-		{Path: "/taxonomies", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{registryContextArg(),
-			schemaArg("type", false, schema("description", "Limit results to taxonomies associated with a specific post type.", "type", "string"), nil)},
+		{Path: "/taxonomies", Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Args: []*handlers.Arg{registryContextArg(),
+			handlers.SchemaArg("type", false, handlers.Schema("description", "Limit results to taxonomies associated with a specific post type.", "type", "string"), nil)},
 			Permission: taxonomiesPermission, Handler: taxonomiesList}}},
-		{Path: `/taxonomies/(?P<taxonomy>[\w-]+)`, Endpoints: []*Endpoint{{Methods: []string{"GET"}, Args: []*Arg{
-			schemaArg("taxonomy", false, schema("description", "An alphanumeric identifier for the taxonomy.", "type", "string"), nil),
+		{Path: `/taxonomies/(?P<taxonomy>[\w-]+)`, Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Args: []*handlers.Arg{
+			handlers.SchemaArg("taxonomy", false, handlers.Schema("description", "An alphanumeric identifier for the taxonomy.", "type", "string"), nil),
 			registryContextArg()}, Permission: taxonomyPermission, Handler: taxonomyGet}}},
 	}
 }

@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
@@ -14,34 +15,34 @@ import (
 // GET /wp/v2/<type>/<parent>/revisions: WP_REST_Revisions_Controller::get_items for the calendar's
 // post types (the plugin registers them with revisions support).
 
-func (h *corePosts) revisionsArgs() []*Arg {
-	intItems := schema("type", "integer")
-	return []*Arg{
-		schemaArg("parent", false, schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
+func (h *corePosts) revisionsArgs() []*handlers.Arg {
+	intItems := handlers.Schema("type", "integer")
+	return []*handlers.Arg{
+		handlers.SchemaArg("parent", false, handlers.Schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
 		registryContextArg(),
-		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), absint),
-		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
-			"minimum", 1, "maximum", 100), absint),
-		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"), sanitizeTextParam),
-		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
-		schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
-		schemaArg("order", false, schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
-			"enum", strList("asc", "desc")), nil),
-		schemaArg("orderby", false, schema("description", "Sort collection by object attribute.", "type", "string", "default", "date",
-			"enum", strList("date", "id", "include", "relevance", "slug", "include_slugs", "title")), nil),
+		handlers.SchemaArg("page", false, handlers.Schema("description", "Current page of the collection.", "type", "integer", "default", 1, "minimum", 1), handlers.Absint),
+		handlers.SchemaArg("per_page", false, handlers.Schema("description", "Maximum number of items to be returned in result set.", "type", "integer",
+			"minimum", 1, "maximum", 100), handlers.Absint),
+		handlers.SchemaArg("search", false, handlers.Schema("description", "Limit results to those matching a string.", "type", "string"), handlers.SanitizeTextParam),
+		handlers.SchemaArg("exclude", false, handlers.Schema("description", "Ensure result set excludes specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("include", false, handlers.Schema("description", "Limit result set to specific IDs.", "type", "array", "items", intItems, "default", []any{}), nil),
+		handlers.SchemaArg("offset", false, handlers.Schema("description", "Offset the result set by a specific number of items.", "type", "integer"), nil),
+		handlers.SchemaArg("order", false, handlers.Schema("description", "Order sort attribute ascending or descending.", "type", "string", "default", "desc",
+			"enum", handlers.StrList("asc", "desc")), nil),
+		handlers.SchemaArg("orderby", false, handlers.Schema("description", "Sort collection by object attribute.", "type", "string", "default", "date",
+			"enum", handlers.StrList("date", "id", "include", "relevance", "slug", "include_slugs", "title")), nil),
 	}
 }
 
 // revisionsParent is get_parent: the post of this type the route names.
-func (h *corePosts) revisionsParent(r *Request) (*calendard.CorePost, error) {
+func (h *corePosts) revisionsParent(r *handlers.Request) (*calendard.CorePost, error) {
 	reader := h.svc.posts
 	invalid := &calendard.Error{Code: "rest_post_invalid_parent", Message: "Invalid post parent ID.", Status: 404}
 	id := php.Int(r.Value("parent"))
 	if id <= 0 {
 		return nil, invalid
 	}
-	p, err := reader.CorePost(r.ctx, id)
+	p, err := reader.CorePost(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -52,26 +53,26 @@ func (h *corePosts) revisionsParent(r *Request) (*calendard.CorePost, error) {
 }
 
 // revisionsPermission is get_items_permissions_check: edit_post on the parent.
-func (h *corePosts) revisionsPermission(r *Request) error {
+func (h *corePosts) revisionsPermission(r *handlers.Request) error {
 	p, err := h.revisionsParent(r)
 	if err != nil {
 		return err
 	}
-	if !r.canEdit(p.Post) {
+	if !canEdit(r, p.Post) {
 		return &calendard.Error{Code: "rest_cannot_read", Message: "Sorry, you are not allowed to view revisions of this post.", Status: authCode(r)}
 	}
 	return nil
 }
 
 // revisions is get_items.
-func (h *corePosts) revisions(r *Request) (*Response, error) {
+func (h *corePosts) revisions(r *handlers.Request) (*handlers.Response, error) {
 	parent, err := h.revisionsParent(r)
 	if err != nil {
 		return nil, err
 	}
 	lister := h.svc.posts
 	q := calendard.CorePostQuery{PostType: "revision", Statuses: []string{"inherit"}, Parent: &parent.ID, OrderBy: "date ID", Desc: true}
-	q.Include, q.Exclude = r.intList("include"), r.intList("exclude")
+	q.Include, q.Exclude = intList(r, "include"), intList(r, "exclude")
 	if search, _ := r.Value("search").(string); search != "" {
 		q.Search = calendard.ParseSearch(search)
 		q.SearchAnonymous = !r.User.LoggedIn()
@@ -97,11 +98,11 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 	case !paged:
 		q.Limit = math.MaxInt32
 	case hasOffset:
-		q.Limit, q.Offset = int(perPage), queryOffset(offset)
+		q.Limit, q.Offset = int(perPage), handlers.QueryOffset(offset)
 	default:
-		q.Limit, q.Offset = int(perPage), rowsBefore(page, perPage)
+		q.Limit, q.Offset = int(perPage), handlers.RowsBefore(page, perPage)
 	}
-	ids, total, err := lister.CorePostIDs(r.ctx, r.Site, q)
+	ids, total, err := lister.CorePostIDs(r.Context(), r.Site, q)
 	if err != nil {
 		return nil, err
 	}
@@ -121,12 +122,12 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 	}
 	items := []any{}
 	if r.Method != "HEAD" && len(ids) > 0 {
-		revs, err := lister.CorePosts(r.ctx, ids)
+		revs, err := lister.CorePosts(r.Context(), ids)
 		if err != nil {
 			return nil, err
 		}
 		for _, rev := range revs {
-			items = append(items, h.revisionItem(r, rev.Post, parent.Post, r.context()))
+			items = append(items, h.revisionItem(r, rev.Post, parent.Post, viewContext(r)))
 		}
 	}
 	return pagedResponse(r, items, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)+"/revisions",
@@ -135,7 +136,7 @@ func (h *corePosts) revisions(r *Request) (*Response, error) {
 
 // revisionItem is WP_REST_Revisions_Controller::prepare_item_for_response: the revision's own
 // fields, the parent type's registered meta, and a link to the parent.
-func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx string) *phpjson.Object {
+func (h *corePosts) revisionItem(r *handlers.Request, rev, parent *calendard.Post, ctx string) *phpjson.Object {
 	savedID := r.Render.PostID
 	r.Render.PostID = int(rev.ID)
 	defer func() { r.Render.PostID = savedID }()
@@ -182,7 +183,7 @@ func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx st
 	if !embed {
 		o.Set("meta", h.metaObject(rev))
 	}
-	o.Set("_links", phpjson.Obj("parent", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)))}))
+	o.Set("_links", phpjson.Obj("parent", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(parent.ID, 10)))}))
 	return o
 }
 
@@ -190,21 +191,21 @@ func (h *corePosts) revisionItem(r *Request, rev, parent *calendard.Post, ctx st
 // and delete_item.
 
 // revisionArgs are the single revision route's own arguments with an endpoint's.
-func revisionArgs(more ...*Arg) []*Arg {
-	return append([]*Arg{
-		schemaArg("parent", false, schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
-		schemaArg("id", false, schema("description", "Unique identifier for the revision.", "type", "integer"), nil),
+func revisionArgs(more ...*handlers.Arg) []*handlers.Arg {
+	return append([]*handlers.Arg{
+		handlers.SchemaArg("parent", false, handlers.Schema("description", "The ID for the parent of the revision.", "type", "integer"), nil),
+		handlers.SchemaArg("id", false, handlers.Schema("description", "Unique identifier for the revision.", "type", "integer"), nil),
 	}, more...)
 }
 
 // revision is get_revision: a revision with the route's ID.
-func (r *Request) revision() (*calendard.CorePost, error) {
+func revision(r *handlers.Request) (*calendard.CorePost, error) {
 	invalid := &calendard.Error{Code: "rest_post_invalid_id", Message: "Invalid revision ID.", Status: 404}
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
 		return nil, invalid
 	}
-	rev := r.corePost(id)
+	rev := r.CorePost(id)
 	if rev == nil || rev.Type != "revision" {
 		return nil, invalid
 	}
@@ -213,12 +214,12 @@ func (r *Request) revision() (*calendard.CorePost, error) {
 
 // revisionGet is get_item (get_item_permissions_check is the list's): the revision must belong
 // to the parent the route names.
-func (h *corePosts) revisionGet(r *Request) (*Response, error) {
+func (h *corePosts) revisionGet(r *handlers.Request) (*handlers.Response, error) {
 	parent, err := h.revisionsParent(r)
 	if err != nil {
 		return nil, err
 	}
-	rev, err := r.revision()
+	rev, err := revision(r)
 	if err != nil {
 		return nil, err
 	}
@@ -226,21 +227,21 @@ func (h *corePosts) revisionGet(r *Request) (*Response, error) {
 		return nil, &calendard.Error{Code: "rest_revision_parent_id_mismatch",
 			Message: fmt.Sprintf("The revision does not belong to the specified parent with id of \"%d\"", parent.ID), Status: 404}
 	}
-	return ok(h.revisionItem(r, rev.Post, parent.Post, r.context())), nil
+	return handlers.Ok(h.revisionItem(r, rev.Post, parent.Post, viewContext(r))), nil
 }
 
 // revisionDeletePermission is delete_item_permissions_check: delete_post on the parent, the
 // revision, the list's check, then delete_post on the revision, which map_meta_cap never grants
 // (revisions map to do_not_allow), so a revision is never deleted through the REST API.
-func (h *corePosts) revisionDeletePermission(r *Request) error {
+func (h *corePosts) revisionDeletePermission(r *handlers.Request) error {
 	parent, err := h.revisionsParent(r)
 	if err != nil {
 		return err
 	}
-	if !r.canDelete(parent.Post) {
+	if !canDelete(r, parent.Post) {
 		return &calendard.Error{Code: "rest_cannot_delete", Message: "Sorry, you are not allowed to delete revisions of this post.", Status: authCode(r)}
 	}
-	if _, err := r.revision(); err != nil {
+	if _, err := revision(r); err != nil {
 		return err
 	}
 	if err := h.revisionsPermission(r); err != nil {
@@ -251,8 +252,8 @@ func (h *corePosts) revisionDeletePermission(r *Request) error {
 
 // revisionDelete is delete_item, past a permission check no user passes: revisions are not
 // trashed, only deleted with force.
-func (h *corePosts) revisionDelete(r *Request) (*Response, error) {
-	if !restBool(r.Value("force")) {
+func (h *corePosts) revisionDelete(r *handlers.Request) (*handlers.Response, error) {
+	if !handlers.RestBool(r.Value("force")) {
 		return nil, &calendard.Error{Code: "rest_trash_not_supported", Message: "Revisions do not support trashing. Set 'force=true' to delete.", Status: 501}
 	}
 	return nil, &calendard.Error{Code: "rest_cannot_delete", Message: "The post cannot be deleted.", Status: 500}

@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"path"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/phpserial"
@@ -28,17 +29,17 @@ func newCoreMedia(svc *coreServices) *corePosts {
 // mediaRoutes are the attachments controller's two routes. Uploads, edits and deletes are
 // registered (their methods belong in Allow and the index) but answer 501: calendard does not
 // write media.
-func mediaRoutes(svc *coreServices) []*Route {
+func mediaRoutes(svc *coreServices) []*handlers.Route {
 	h := newCoreMedia(svc)
-	return []*Route{
-		{Path: "/media", Endpoints: []*Endpoint{
+	return []*handlers.Route{
+		{Path: "/media", Endpoints: []*handlers.Endpoint{
 			{Methods: []string{"GET"}, Args: h.collectionArgs(), Permission: h.listPermission, Handler: h.list},
 			{Methods: []string{"POST"}, Permission: mediaCreatePermission, Handler: notYet},
 		}},
-		{Path: `/media/(?P<id>[\d]+)`, Endpoints: []*Endpoint{
-			{Methods: []string{"GET"}, Args: []*Arg{coreIDArg(), coreContextArg()}, Permission: h.readPermission, Handler: h.mediaGet},
-			{Methods: []string{"POST", "PUT", "PATCH"}, Args: []*Arg{coreIDArg()}, Permission: h.editPermission, Handler: notYet},
-			{Methods: []string{"DELETE"}, Args: []*Arg{coreIDArg(), coreTyped("force", "boolean", "Whether to bypass Trash and force deletion.", false)},
+		{Path: `/media/(?P<id>[\d]+)`, Endpoints: []*handlers.Endpoint{
+			{Methods: []string{"GET"}, Args: []*handlers.Arg{coreIDArg(), coreContextArg()}, Permission: h.readPermission, Handler: h.mediaGet},
+			{Methods: []string{"POST", "PUT", "PATCH"}, Args: []*handlers.Arg{coreIDArg()}, Permission: h.editPermission, Handler: notYet},
+			{Methods: []string{"DELETE"}, Args: []*handlers.Arg{coreIDArg(), coreTyped("force", "boolean", "Whether to bypass Trash and force deletion.", false)},
 				Permission: h.deletePermission, Handler: notYet},
 		}},
 	}
@@ -46,7 +47,7 @@ func mediaRoutes(svc *coreServices) []*Route {
 
 // mediaCreatePermission is create_item_permissions_check: the type's create_posts (upload_files
 // for attachments), then upload_files again with the controller's own message.
-func mediaCreatePermission(r *Request) error {
+func mediaCreatePermission(r *handlers.Request) error {
 	if !r.User.Can("upload_files") {
 		return &calendard.Error{Code: "rest_cannot_create", Message: "Sorry, you are not allowed to create posts as this user.", Status: authCode(r)}
 	}
@@ -56,45 +57,32 @@ func mediaCreatePermission(r *Request) error {
 // mediaTypeArgs are the attachments controller's media_type and mime_type filters. They are
 // resolved against WordPress' table of allowed MIME types (get_allowed_mime_types), which calendard
 // does not carry, so a request that uses them is answered 501 rather than with an unfiltered list.
-func mediaTypeArgs() []*Arg {
-	return []*Arg{
-		schemaArg("media_type", false, schema("default", nil, "description", "Limit result set to attachments of a particular media type or media types.",
-			"type", "array", "items", schema("type", "string", "enum", strList("image", "video", "text", "application", "audio"))), nil),
-		schemaArg("mime_type", false, schema("default", nil, "description", "Limit result set to attachments of a particular MIME type or MIME types.",
-			"type", "array", "items", schema("type", "string")), nil),
+func mediaTypeArgs() []*handlers.Arg {
+	return []*handlers.Arg{
+		handlers.SchemaArg("media_type", false, handlers.Schema("default", nil, "description", "Limit result set to attachments of a particular media type or media types.",
+			"type", "array", "items", handlers.Schema("type", "string", "enum", handlers.StrList("image", "video", "text", "application", "audio"))), nil),
+		handlers.SchemaArg("mime_type", false, handlers.Schema("default", nil, "description", "Limit result set to attachments of a particular MIME type or MIME types.",
+			"type", "array", "items", handlers.Schema("type", "string")), nil),
 	}
 }
 
 // mediaGet is GET /wp/v2/media/<id>, with the rel="alternate" Link of a viewable type.
-func (h *corePosts) mediaGet(r *Request) (*Response, error) {
+func (h *corePosts) mediaGet(r *handlers.Request) (*handlers.Response, error) {
 	p, err := h.post(r)
 	if err != nil {
 		return nil, err
 	}
-	resp := ok(h.mediaItem(r, p, r.context()))
-	resp.Header("Link", "<"+r.attachmentLink(p.Post)+`>; rel="alternate"; type=text/html`)
+	resp := handlers.Ok(h.mediaItem(r, p, viewContext(r)))
+	resp.Header("Link", "<"+attachmentLink(r, p.Post)+`>; rel="alternate"; type=text/html`)
 	return resp, nil
 }
 
-// corePost loads any post by ID (nil when there is none), for parents of attachments.
-func (r *Request) corePost(id int64) *calendard.CorePost {
-	reader := r.srv.deps.Posts
-	if id <= 0 {
-		return nil
-	}
-	p, err := reader.CorePost(r.ctx, id)
-	if err != nil {
-		return nil
-	}
-	return p
-}
-
 // attachmentParent is the attachment's parent post when it has one that exists (not itself).
-func (r *Request) attachmentParent(p *calendard.Post) *calendard.Post {
+func attachmentParent(r *handlers.Request, p *calendard.Post) *calendard.Post {
 	if p.Parent <= 0 || p.Parent == p.ID {
 		return nil
 	}
-	if parent := r.corePost(p.Parent); parent != nil {
+	if parent := r.CorePost(p.Parent); parent != nil {
 		return parent.Post
 	}
 	return nil
@@ -102,11 +90,11 @@ func (r *Request) attachmentParent(p *calendard.Post) *calendard.Post {
 
 // postStatus is get_post_status: an attachment inheriting its status has its parent's (the status
 // the parent had before it was trashed), or publish when unattached.
-func (r *Request) postStatus(p *calendard.Post) string {
+func postStatus(r *handlers.Request, p *calendard.Post) string {
 	if p.Type != postTypeAttachment || p.Status != "inherit" {
 		return p.Status
 	}
-	parent := r.attachmentParent(p)
+	parent := attachmentParent(r, p)
 	if parent == nil {
 		return "publish"
 	}
@@ -116,19 +104,19 @@ func (r *Request) postStatus(p *calendard.Post) string {
 		}
 		return "publish"
 	}
-	return r.postStatus(parent)
+	return postStatus(r, parent)
 }
 
 // attachmentLink is get_attachment_link: under the parent's permalink when attached (and the
 // parent's link has no query string), else at the site root, with pretty permalinks; else
 // ?attachment_id=. Parents of the calendar's types only: calendard builds no permalinks of posts
 // or pages, whose attachments get the unattached form.
-func (r *Request) attachmentLink(p *calendard.Post) string {
+func attachmentLink(r *handlers.Request, p *calendard.Post) string {
 	if !r.Site.PrettyPermalinks {
 		return r.Site.HomeURL + "/?attachment_id=" + strconv.FormatInt(p.ID, 10)
 	}
-	if parent := r.attachmentParent(p); parent != nil && isCalendarType(parent.Type) {
-		link := r.permalink(parent)
+	if parent := attachmentParent(r, p); parent != nil && isCalendarType(parent.Type) {
+		link := r.Permalink(parent)
 		if strings.Contains(link, "?") {
 			return r.Site.HomeURL + "/?attachment_id=" + strconv.FormatInt(p.ID, 10)
 		}
@@ -143,14 +131,14 @@ func (r *Request) attachmentLink(p *calendard.Post) string {
 
 // mediaItem is the attachments controller's prepare_item_for_response: the posts controller's
 // fields of an attachment (its schema has no content, excerpt or password), then its own.
-func (h *corePosts) mediaItem(r *Request, cp *calendard.CorePost, ctx string) *phpjson.Object {
+func (h *corePosts) mediaItem(r *handlers.Request, cp *calendard.CorePost, ctx string) *phpjson.Object {
 	p := cp.Post
 	edit, embed := ctx == "edit", ctx == "embed"
 	savedID := r.Render.PostID
 	r.Render.PostID = int(p.ID)
 	defer func() { r.Render.PostID = savedID }()
 	o := phpjson.NewObject()
-	postHead(r, o, p, ctx, r.attachmentLink(p), false)
+	postHead(r, o, p, ctx, attachmentLink(r, p), false)
 	o.Set("author", p.Author)
 	o.Set("featured_media", php.Int(p.Meta.Value("_thumbnail_id")))
 	if !embed {
@@ -184,8 +172,8 @@ func (h *corePosts) mediaItem(r *Request, cp *calendard.CorePost, ctx string) *p
 	}
 	o.Set("media_type", mediaType)
 	o.Set("mime_type", p.MimeType)
-	url := r.attachmentFileURL(p, file)
-	o.Set("media_details", r.mediaDetails(p, url, mediaType == "image"))
+	url := attachmentFileURL(r, p, file)
+	o.Set("media_details", mediaDetails(r, p, url, mediaType == "image"))
 	if !embed {
 		if p.Parent != 0 {
 			o.Set("post", p.Parent)
@@ -199,11 +187,11 @@ func (h *corePosts) mediaItem(r *Request, cp *calendard.CorePost, ctx string) *p
 }
 
 // attachmentFileURL is wp_get_attachment_url: the file's URL under the uploads, else the GUID.
-func (r *Request) attachmentFileURL(p *calendard.Post, file string) string {
+func attachmentFileURL(r *handlers.Request, p *calendard.Post, file string) string {
 	if file != "" {
-		return r.uploadURL(file)
+		return r.UploadURL(file)
 	}
-	return r.sslFrontEnd(p.GUID) // wp_get_attachment_url's GUID fallback takes the https step too
+	return r.SSLFrontEnd(p.GUID) // wp_get_attachment_url's GUID fallback takes the https step too
 }
 
 // imageExts are the extensions wp_attachment_is counts as images for a MIME type of "import".
@@ -230,18 +218,18 @@ func isCalendarType(t string) bool {
 // mediaDetails is wp_get_attachment_metadata as the controller shows it: {} when empty; each
 // intermediate size with mime-type renamed mime_type and the source_url image_downsize gives it,
 // then the "full" size; sizes {} when there are none.
-func (r *Request) mediaDetails(p *calendard.Post, url string, isImage bool) any {
+func mediaDetails(r *handlers.Request, p *calendard.Post, url string, isImage bool) any {
 	mv, err := phpserial.Unmarshal(p.Meta.Value("_wp_attachment_metadata"))
 	meta, isArr := mv.(*phpserial.Array)
 	if err != nil || !isArr || meta.Len() == 0 {
 		return phpjson.Raw("{}")
 	}
-	o, isObj := serialToJSON(meta).(*phpjson.Object)
+	o, isObj := handlers.SerialToJSON(meta).(*phpjson.Object)
 	if !isObj {
 		// A list-shaped array becomes an object once "sizes" is added.
 		o = phpjson.NewObject()
 		for _, e := range meta.Entries() {
-			o.Set(keyString(e.Key), serialToJSON(e.Value))
+			o.Set(handlers.KeyString(e.Key), handlers.SerialToJSON(e.Value))
 		}
 	}
 	sizes, _ := meta.Get("sizes")
@@ -252,20 +240,20 @@ func (r *Request) mediaDetails(p *calendard.Post, url string, isImage bool) any 
 	}
 	out := phpjson.NewObject()
 	for _, e := range sizeArr.Entries() {
-		name := keyString(e.Key)
+		name := handlers.KeyString(e.Key)
 		size, ok := e.Value.(*phpserial.Array)
 		if !ok {
-			out.Set(name, serialToJSON(e.Value))
+			out.Set(name, handlers.SerialToJSON(e.Value))
 			continue
 		}
 		so := phpjson.NewObject()
 		var mime any
 		hasMime := false
 		for _, se := range size.Entries() {
-			if k := keyString(se.Key); k == "mime-type" {
-				mime, hasMime = serialToJSON(se.Value), true
+			if k := handlers.KeyString(se.Key); k == "mime-type" {
+				mime, hasMime = handlers.SerialToJSON(se.Value), true
 			} else {
-				so.Set(k, serialToJSON(se.Value))
+				so.Set(k, handlers.SerialToJSON(se.Value))
 			}
 		}
 		if hasMime {

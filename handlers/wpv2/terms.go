@@ -1,9 +1,10 @@
-package handlers
+package wpv2
 
 import (
 	"math"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 )
@@ -17,7 +18,7 @@ type coreTerms struct {
 	base         string // rest_base
 	hierarchical bool
 	caps         termCaps
-	terms        *termsHandler // the plugin's handler of the taxonomy: its writes are shared
+	terms        *handlers.TermsHandler // the plugin's handler of the taxonomy: its writes are shared
 }
 
 // termCaps are a taxonomy's capabilities after map_meta_cap (edit_term and delete_term map to
@@ -45,104 +46,104 @@ var (
 	termViewableTypes = map[string]bool{"post": true, calendard.PostTypeEvent: true, "tec_calendar_embed": true}
 )
 
-func newCoreTerms(taxonomy string, svc *pluginServices) *coreTerms {
-	h := &coreTerms{taxonomy: taxonomy, base: termRESTBase(taxonomy), caps: termCapsOf(taxonomy)}
+func newCoreTerms(taxonomy string, svc *handlers.PluginServices) *coreTerms {
+	h := &coreTerms{taxonomy: taxonomy, base: handlers.TermRESTBase(taxonomy), caps: termCapsOf(taxonomy)}
 	if taxonomy == calendard.TaxonomyCategory {
 		h.hierarchical = true
-		h.terms = &termsHandler{svc: svc, taxonomy: taxonomy, kind: "category", plural: "categories", hierarchical: true}
+		h.terms = &handlers.TermsHandler{Svc: svc, Taxonomy: taxonomy, Kind: "category", Plural: "categories", Hierarchical: true}
 	} else {
-		h.terms = &termsHandler{svc: svc, taxonomy: taxonomy, kind: "tag", plural: "tags"}
+		h.terms = &handlers.TermsHandler{Svc: svc, Taxonomy: taxonomy, Kind: "tag", Plural: "tags"}
 	}
 	return h
 }
 
 // coreTermRoutes registers the term routes of the calendar's taxonomies in WordPress' order (core's
 // tags first, then the plugin's event categories).
-func coreTermRoutes(svc *pluginServices) []*Route {
-	var routes []*Route
+func coreTermRoutes(svc *handlers.PluginServices) []*handlers.Route {
+	var routes []*handlers.Route
 	for _, h := range []*coreTerms{newCoreTerms(calendard.TaxonomyTag, svc), newCoreTerms(calendard.TaxonomyCategory, svc)} {
-		id := schemaArg("id", false, schema("description", "Unique identifier for the term.", "type", "integer"), nil)
-		force := schemaArg("force", false, schema("type", "boolean", "default", false,
+		id := handlers.SchemaArg("id", false, handlers.Schema("description", "Unique identifier for the term.", "type", "integer"), nil)
+		force := handlers.SchemaArg("force", false, handlers.Schema("type", "boolean", "default", false,
 			"description", "Required to be true, as terms do not support trashing."), nil)
 		routes = append(routes,
-			&Route{Path: "/" + h.base, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
+			&handlers.Route{Path: "/" + h.base, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*handlers.Endpoint{
 				{Methods: []string{"GET"}, Args: h.collectionArgs(), Permission: h.listPermission, Handler: h.list},
 				{Methods: []string{"POST"}, Args: h.itemArgs(true), Permission: h.createPermission, Handler: h.create},
 			}},
-			&Route{Path: "/" + h.base + `/(?P<id>[\d]+)`, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
-				{Methods: []string{"GET"}, Args: []*Arg{id, coreTermContextArg("view")}, Permission: h.readPermission, Handler: h.get},
-				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{id}, h.itemArgs(false)...),
+			&handlers.Route{Path: "/" + h.base + `/(?P<id>[\d]+)`, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*handlers.Endpoint{
+				{Methods: []string{"GET"}, Args: []*handlers.Arg{id, coreTermContextArg("view")}, Permission: h.readPermission, Handler: h.get},
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*handlers.Arg{id}, h.itemArgs(false)...),
 					Permission: h.updatePermission, Handler: h.update},
-				{Methods: []string{"DELETE"}, Args: []*Arg{id, force}, Permission: h.deletePermission, Handler: h.delete},
+				{Methods: []string{"DELETE"}, Args: []*handlers.Arg{id, force}, Permission: h.deletePermission, Handler: h.delete},
 			}})
 	}
 	return routes
 }
 
 // coreTermContextArg is get_context_param over the term schema's contexts.
-func coreTermContextArg(def string) *Arg {
-	return schemaArg("context", false, schema(
+func coreTermContextArg(def string) *handlers.Arg {
+	return handlers.SchemaArg("context", false, handlers.Schema(
 		"description", "Scope under which the request is made; determines fields present in response.",
-		"type", "string", "enum", strList("view", "embed", "edit"), "default", def), sanitizeKeyParam)
+		"type", "string", "enum", handlers.StrList("view", "embed", "edit"), "default", def), handlers.SanitizeKeyParam)
 }
 
 // collectionArgs are get_collection_params: the controller's common ones (context, page, per_page,
 // search), then the terms controller's. offset exists for flat taxonomies, parent for hierarchical ones.
-func (h *coreTerms) collectionArgs() []*Arg {
-	args := []*Arg{
+func (h *coreTerms) collectionArgs() []*handlers.Arg {
+	args := []*handlers.Arg{
 		coreTermContextArg("view"),
-		schemaArg("page", false, schema("description", "Current page of the collection.", "type", "integer",
-			"default", int64(1), "minimum", int64(1)), absint),
-		schemaArg("per_page", false, schema("description", "Maximum number of items to be returned in result set.",
-			"type", "integer", "default", int64(10), "minimum", int64(1), "maximum", int64(100)), absint),
-		schemaArg("search", false, schema("description", "Limit results to those matching a string.", "type", "string"),
-			sanitizeTextParam),
-		schemaArg("exclude", false, schema("description", "Ensure result set excludes specific IDs.", "type", "array",
-			"items", schema("type", "integer"), "default", []any{}), nil),
-		schemaArg("include", false, schema("description", "Limit result set to specific IDs.", "type", "array",
-			"items", schema("type", "integer"), "default", []any{}), nil),
+		handlers.SchemaArg("page", false, handlers.Schema("description", "Current page of the collection.", "type", "integer",
+			"default", int64(1), "minimum", int64(1)), handlers.Absint),
+		handlers.SchemaArg("per_page", false, handlers.Schema("description", "Maximum number of items to be returned in result set.",
+			"type", "integer", "default", int64(10), "minimum", int64(1), "maximum", int64(100)), handlers.Absint),
+		handlers.SchemaArg("search", false, handlers.Schema("description", "Limit results to those matching a string.", "type", "string"),
+			handlers.SanitizeTextParam),
+		handlers.SchemaArg("exclude", false, handlers.Schema("description", "Ensure result set excludes specific IDs.", "type", "array",
+			"items", handlers.Schema("type", "integer"), "default", []any{}), nil),
+		handlers.SchemaArg("include", false, handlers.Schema("description", "Limit result set to specific IDs.", "type", "array",
+			"items", handlers.Schema("type", "integer"), "default", []any{}), nil),
 	}
 	if !h.hierarchical {
-		args = append(args, schemaArg("offset", false, schema("description", "Offset the result set by a specific number of items.",
+		args = append(args, handlers.SchemaArg("offset", false, handlers.Schema("description", "Offset the result set by a specific number of items.",
 			"type", "integer"), nil))
 	}
 	args = append(args,
-		schemaArg("order", false, schema("description", "Order sort attribute ascending or descending.", "type", "string",
-			"default", "asc", "enum", strList("asc", "desc")), nil),
-		schemaArg("orderby", false, schema("description", "Sort collection by term attribute.", "type", "string",
-			"default", "name", "enum", strList("id", "include", "name", "slug", "include_slugs", "term_group", "description", "count")), nil),
-		schemaArg("hide_empty", false, schema("description", "Whether to hide terms not assigned to any posts.", "type", "boolean",
+		handlers.SchemaArg("order", false, handlers.Schema("description", "Order sort attribute ascending or descending.", "type", "string",
+			"default", "asc", "enum", handlers.StrList("asc", "desc")), nil),
+		handlers.SchemaArg("orderby", false, handlers.Schema("description", "Sort collection by term attribute.", "type", "string",
+			"default", "name", "enum", handlers.StrList("id", "include", "name", "slug", "include_slugs", "term_group", "description", "count")), nil),
+		handlers.SchemaArg("hide_empty", false, handlers.Schema("description", "Whether to hide terms not assigned to any posts.", "type", "boolean",
 			"default", false), nil),
 	)
 	if h.hierarchical {
-		args = append(args, schemaArg("parent", false, schema("description", "Limit result set to terms assigned to a specific parent.",
+		args = append(args, handlers.SchemaArg("parent", false, handlers.Schema("description", "Limit result set to terms assigned to a specific parent.",
 			"type", "integer"), nil))
 	}
 	return append(args,
-		schemaArg("post", false, schema("description", "Limit result set to terms assigned to a specific post.", "type", "integer",
+		handlers.SchemaArg("post", false, handlers.Schema("description", "Limit result set to terms assigned to a specific post.", "type", "integer",
 			"default", nil), nil),
-		schemaArg("slug", false, schema("description", "Limit result set to terms with one or more specific slugs.", "type", "array",
-			"items", schema("type", "string")), nil),
+		handlers.SchemaArg("slug", false, handlers.Schema("description", "Limit result set to terms with one or more specific slugs.", "type", "array",
+			"items", handlers.Schema("type", "string")), nil),
 	)
 }
 
 // itemArgs are get_endpoint_args_for_item_schema: the writable schema properties; only creating
 // requires the name. meta has no registered keys, so it only has to be an array
 // (WP_REST_Meta_Fields::check_meta_is_array) and changes nothing.
-func (h *coreTerms) itemArgs(creating bool) []*Arg {
-	args := []*Arg{
-		schemaArg("description", false, schema("description", "HTML description of the term.", "type", "string"), nil),
-		schemaArg("name", creating, schema("description", "HTML title for the term.", "type", "string"), sanitizeTextParam),
-		schemaArg("slug", false, schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string"),
-			sanitizeSlugParam),
+func (h *coreTerms) itemArgs(creating bool) []*handlers.Arg {
+	args := []*handlers.Arg{
+		handlers.SchemaArg("description", false, handlers.Schema("description", "HTML description of the term.", "type", "string"), nil),
+		handlers.SchemaArg("name", creating, handlers.Schema("description", "HTML title for the term.", "type", "string"), handlers.SanitizeTextParam),
+		handlers.SchemaArg("slug", false, handlers.Schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string"),
+			handlers.SanitizeSlugParam),
 	}
 	if h.hierarchical {
-		args = append(args, schemaArg("parent", false, schema("description", "The parent term ID.", "type", "integer"), nil))
+		args = append(args, handlers.SchemaArg("parent", false, handlers.Schema("description", "The parent term ID.", "type", "integer"), nil))
 	}
-	meta := &Arg{Name: "meta", Type: "object", Schema: schema("description", "Meta fields.", "type", "object", "properties", []any{}),
-		Validate: func(_ *Request, v any) error {
+	meta := &handlers.Arg{Name: "meta", Type: "object", Schema: handlers.Schema("description", "Meta fields.", "type", "object", "properties", []any{}),
+		Validate: func(_ *handlers.Request, v any) error {
 			if !php.IsArray(v) {
-				return errInvalid
+				return handlers.ErrInvalid
 			}
 			return nil
 		}}
@@ -150,26 +151,26 @@ func (h *coreTerms) itemArgs(creating bool) []*Arg {
 }
 
 // itemSchema is get_item_schema (OPTIONS).
-func (h *coreTerms) itemSchema(*Request) *phpjson.Object {
-	all, view, viewEdit := strList("view", "embed", "edit"), strList("view", "embed", "edit"), strList("view", "edit")
+func (h *coreTerms) itemSchema(*handlers.Request) *phpjson.Object {
+	all, view, viewEdit := handlers.StrList("view", "embed", "edit"), handlers.StrList("view", "embed", "edit"), handlers.StrList("view", "edit")
 	title := h.taxonomy
 	if h.taxonomy == calendard.TaxonomyTag {
 		title = "tag"
 	}
 	props := phpjson.Obj(
-		"id", schema("description", "Unique identifier for the term.", "type", "integer", "context", all, "readonly", true),
-		"count", schema("description", "Number of published posts for the term.", "type", "integer", "context", viewEdit, "readonly", true),
-		"description", schema("description", "HTML description of the term.", "type", "string", "context", viewEdit),
-		"link", schema("description", "URL of the term.", "type", "string", "format", "uri", "context", view, "readonly", true),
-		"name", schema("description", "HTML title for the term.", "type", "string", "context", all, "required", true),
-		"slug", schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string", "context", all),
-		"taxonomy", schema("description", "Type attribution for the term.", "type", "string", "enum", strList(h.taxonomy),
+		"id", handlers.Schema("description", "Unique identifier for the term.", "type", "integer", "context", all, "readonly", true),
+		"count", handlers.Schema("description", "Number of published posts for the term.", "type", "integer", "context", viewEdit, "readonly", true),
+		"description", handlers.Schema("description", "HTML description of the term.", "type", "string", "context", viewEdit),
+		"link", handlers.Schema("description", "URL of the term.", "type", "string", "format", "uri", "context", view, "readonly", true),
+		"name", handlers.Schema("description", "HTML title for the term.", "type", "string", "context", all, "required", true),
+		"slug", handlers.Schema("description", "An alphanumeric identifier for the term unique to its type.", "type", "string", "context", all),
+		"taxonomy", handlers.Schema("description", "Type attribution for the term.", "type", "string", "enum", handlers.StrList(h.taxonomy),
 			"context", all, "readonly", true),
 	)
 	if h.hierarchical {
-		props.Set("parent", schema("description", "The parent term ID.", "type", "integer", "context", viewEdit))
+		props.Set("parent", handlers.Schema("description", "The parent term ID.", "type", "integer", "context", viewEdit))
 	}
-	props.Set("meta", schema("description", "Meta fields.", "type", "object", "context", viewEdit, "properties", []any{}))
+	props.Set("meta", handlers.Schema("description", "Meta fields.", "type", "object", "context", viewEdit, "properties", []any{}))
 	return phpjson.Obj("$schema", "http://json-schema.org/draft-04/schema#", "title", title, "type", "object", "properties", props)
 }
 
@@ -177,16 +178,16 @@ func (h *coreTerms) itemSchema(*Request) *phpjson.Object {
 var errTermInvalid = &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
 
 // term is get_term: the term of this taxonomy with the route's ID.
-func (h *coreTerms) term(r *Request) (*calendard.Term, *termIndex, error) {
+func (h *coreTerms) term(r *handlers.Request) (*calendard.Term, *handlers.TermIndex, error) {
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
 		return nil, nil, errTermInvalid
 	}
-	idx, err := r.taxonomy(h.taxonomy)
+	idx, err := r.Taxonomy(h.taxonomy)
 	if err != nil {
 		return nil, nil, err
 	}
-	t := idx.byID(id)
+	t := idx.ByID(id)
 	if t == nil {
 		return nil, nil, errTermInvalid
 	}
@@ -195,15 +196,15 @@ func (h *coreTerms) term(r *Request) (*calendard.Term, *termIndex, error) {
 
 // listPermission is get_items_permissions_check: the edit context needs edit_terms, and the terms
 // of a post only show when the post may be read.
-func (h *coreTerms) listPermission(r *Request) error {
-	if r.context() == "edit" && !r.User.Can(h.caps.edit) {
+func (h *coreTerms) listPermission(r *handlers.Request) error {
+	if viewContext(r) == "edit" && !r.User.Can(h.caps.edit) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit terms in this taxonomy.", Status: authCode(r)}
 	}
 	post := r.Value("post")
 	if php.Empty(post) {
 		return nil
 	}
-	p, err := r.posts().PostByID(r.ctx, php.Int(post))
+	p, err := r.Posts().PostByID(r.Context(), php.Int(post))
 	if err != nil {
 		return err
 	}
@@ -222,7 +223,7 @@ func (h *coreTerms) listPermission(r *Request) error {
 
 // canReadTermsOf is check_read_terms_permission_for_post: a post of a type the taxonomy is
 // registered for, publicly viewable (published, of a viewable type) or readable by the user.
-func (h *coreTerms) canReadTermsOf(r *Request, p *calendard.Post) (bool, error) {
+func (h *coreTerms) canReadTermsOf(r *handlers.Request, p *calendard.Post) (bool, error) {
 	inTaxonomy := false
 	for _, pt := range termPostTypes[h.taxonomy] {
 		inTaxonomy = inTaxonomy || pt == p.Type
@@ -236,7 +237,7 @@ func (h *coreTerms) canReadTermsOf(r *Request, p *calendard.Post) (bool, error) 
 	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
 	if p.Status == "trash" {
 		var err error
-		if ref.TrashedFrom, err = r.posts().TrashedFrom(r.ctx, p.ID); err != nil {
+		if ref.TrashedFrom, err = r.Posts().TrashedFrom(r.Context(), p.ID); err != nil {
 			return false, err
 		}
 	}
@@ -244,11 +245,11 @@ func (h *coreTerms) canReadTermsOf(r *Request, p *calendard.Post) (bool, error) 
 }
 
 // readPermission is get_item_permissions_check.
-func (h *coreTerms) readPermission(r *Request) error {
+func (h *coreTerms) readPermission(r *handlers.Request) error {
 	if _, _, err := h.term(r); err != nil {
 		return err
 	}
-	if r.context() == "edit" && !r.User.Can(h.caps.edit) {
+	if viewContext(r) == "edit" && !r.User.Can(h.caps.edit) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit this term.", Status: authCode(r)}
 	}
 	return nil
@@ -256,7 +257,7 @@ func (h *coreTerms) readPermission(r *Request) error {
 
 // createPermission is create_item_permissions_check: edit_terms on hierarchical taxonomies,
 // assign_terms on flat ones.
-func (h *coreTerms) createPermission(r *Request) error {
+func (h *coreTerms) createPermission(r *handlers.Request) error {
 	need := h.caps.assign
 	if h.hierarchical {
 		need = h.caps.edit
@@ -268,7 +269,7 @@ func (h *coreTerms) createPermission(r *Request) error {
 }
 
 // updatePermission is update_item_permissions_check (edit_term).
-func (h *coreTerms) updatePermission(r *Request) error {
+func (h *coreTerms) updatePermission(r *handlers.Request) error {
 	if _, _, err := h.term(r); err != nil {
 		return err
 	}
@@ -280,7 +281,7 @@ func (h *coreTerms) updatePermission(r *Request) error {
 
 // deletePermission is delete_item_permissions_check (delete_term; neither taxonomy has a default
 // term, which could never be deleted).
-func (h *coreTerms) deletePermission(r *Request) error {
+func (h *coreTerms) deletePermission(r *handlers.Request) error {
 	if _, _, err := h.term(r); err != nil {
 		return err
 	}
@@ -292,13 +293,13 @@ func (h *coreTerms) deletePermission(r *Request) error {
 
 // item is prepare_item_for_response: the fields of the context (embed leaves out count,
 // description, parent and meta), with the links the plugin's routes give a single term.
-func (h *coreTerms) item(r *Request, t *calendard.Term, idx *termIndex, context string, links bool) *phpjson.Object {
+func (h *coreTerms) item(r *handlers.Request, t *calendard.Term, idx *handlers.TermIndex, context string, links bool) *phpjson.Object {
 	full := context != "embed"
 	o := phpjson.Obj("id", t.ID)
 	if full {
 		o.Set("count", t.Count).Set("description", t.Description)
 	}
-	o.Set("link", r.termLink(t, idx)).Set("name", t.Name).Set("slug", t.Slug).Set("taxonomy", t.Taxonomy)
+	o.Set("link", r.TermLink(t, idx)).Set("name", t.Name).Set("slug", t.Slug).Set("taxonomy", t.Taxonomy)
 	if full {
 		if h.hierarchical {
 			o.Set("parent", t.Parent)
@@ -307,14 +308,14 @@ func (h *coreTerms) item(r *Request, t *calendard.Term, idx *termIndex, context 
 		o.Set("meta", []any{})
 	}
 	if links {
-		o.Set("_links", r.termLinks(t, idx))
+		o.Set("_links", r.TermLinks(t, idx))
 	}
 	return o
 }
 
 // list is GET /wp/v2/<taxonomy>: get_items over the same term query as the plugin's archives.
-func (h *coreTerms) list(r *Request) (*Response, error) {
-	idx, err := r.taxonomy(h.taxonomy)
+func (h *coreTerms) list(r *handlers.Request) (*handlers.Response, error) {
+	idx, err := r.Taxonomy(h.taxonomy)
 	if err != nil {
 		return nil, err
 	}
@@ -325,32 +326,32 @@ func (h *coreTerms) list(r *Request) (*Response, error) {
 	page := php.Int(r.Value("page"))
 	// The query reads absint of an offset parameter (WP_Term_Query); the Link page comes from
 	// the parameter as given.
-	offset := rowsBefore(page, perPage)
+	offset := handlers.RowsBefore(page, perPage)
 	given := int64(offset)
 	if v := r.Value("offset"); !h.hierarchical && !php.Empty(v) {
 		given = php.Int(v)
-		offset = queryOffset(given)
+		offset = handlers.QueryOffset(given)
 	}
-	a := termListQuery{taxonomy: h.taxonomy, hierarchical: h.hierarchical, number: perPage, offset: offset,
-		post: r.Value("post"), include: r.Value("include"), exclude: r.Value("exclude"), slug: r.Value("slug"),
-		hideEmpty: restBool(r.Value("hide_empty"))}
+	a := handlers.TermListQuery{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical, Number: perPage, Offset: offset,
+		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
+		HideEmpty: handlers.RestBool(r.Value("hide_empty"))}
 	if h.hierarchical {
-		a.parent = r.Value("parent")
+		a.Parent = r.Value("parent")
 	}
-	a.search, _ = r.Value("search").(string)
-	a.orderby, _ = r.Value("orderby").(string)
-	a.order, _ = r.Value("order").(string)
-	plan := a.plan(idx)
+	a.Search, _ = r.Value("search").(string)
+	a.Orderby, _ = r.Value("orderby").(string)
+	a.Order, _ = r.Value("order").(string)
+	plan := a.Plan(idx)
 
-	terms, err := plan.run(r, idx, h.terms.svc.termQuery)
+	terms, err := plan.Run(r, idx, h.terms.Svc.TermQuery)
 	if err != nil {
 		return nil, err
 	}
-	total, err := plan.count(r, h.terms.svc.termQuery)
+	total, err := plan.Count(r, h.terms.Svc.TermQuery)
 	if err != nil {
 		return nil, err
 	}
-	context := r.context()
+	context := viewContext(r)
 	items := make([]any, 0, len(terms))
 	// WordPress leaves out of the edit context the terms the user may not edit_term; that is the
 	// taxonomy's edit_terms, which the permission check already required.
@@ -362,21 +363,21 @@ func (h *coreTerms) list(r *Request) (*Response, error) {
 	// next page).
 	curPage := int64(math.Ceil(float64(given)/float64(perPage) + 1))
 	maxPages := int64(math.Ceil(float64(total) / float64(perPage)))
-	return pagedResponse(r, items, "/"+NamespaceCore+"/"+h.base, curPage, maxPages, int64(total)), nil
+	return pagedResponse(r, items, "/"+handlers.NamespaceCore+"/"+h.base, curPage, maxPages, int64(total)), nil
 }
 
 // get is GET /wp/v2/<taxonomy>/<id>.
-func (h *coreTerms) get(r *Request) (*Response, error) {
+func (h *coreTerms) get(r *handlers.Request) (*handlers.Response, error) {
 	t, idx, err := h.term(r)
 	if err != nil {
 		return nil, err
 	}
-	return ok(h.item(r, t, idx, r.context(), true)), nil
+	return handlers.Ok(h.item(r, t, idx, viewContext(r), true)), nil
 }
 
 // setFirstParam is WP_REST_Request::set_param: the value goes to the first source in parameter order.
-func (r *Request) setFirstParam(name string, v any) {
-	for _, src := range r.sources() {
+func setFirstParam(r *handlers.Request, name string, v any) {
+	for _, src := range r.Sources() {
 		if src != nil {
 			src.Set(name, v)
 			return
@@ -386,39 +387,39 @@ func (r *Request) setFirstParam(name string, v any) {
 
 // create is POST /wp/v2/<taxonomy>: create_item. The answer is the term in the edit context with
 // its links, 201 and a Location.
-func (h *coreTerms) create(r *Request) (*Response, error) {
-	parent, err := h.terms.parentParam(r)
+func (h *coreTerms) create(r *handlers.Request) (*handlers.Response, error) {
+	parent, err := h.terms.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	t, idx, err := h.terms.insertTerm(r, h.terms.newTermArgs(r, parent), parent)
+	t, idx, err := h.terms.InsertTerm(r, h.terms.NewTermArgs(r, parent), parent)
 	if err != nil {
 		return nil, err
 	}
-	r.setFirstParam("context", "edit")
-	resp := &Response{Status: 201, Body: h.item(r, t, idx, "edit", true)}
-	return resp.Header("Location", restURL(r.Site, "/"+NamespaceCore+"/"+h.base+"/"+itoa(t.ID))), nil
+	setFirstParam(r, "context", "edit")
+	resp := &handlers.Response{Status: 201, Body: h.item(r, t, idx, "edit", true)}
+	return resp.Header("Location", handlers.RestURL(r.Site, "/"+handlers.NamespaceCore+"/"+h.base+"/"+handlers.Itoa(t.ID))), nil
 }
 
 // update is POST/PUT/PATCH /wp/v2/<taxonomy>/<id>: update_item (wp_update_term runs even with nothing
 // to change).
-func (h *coreTerms) update(r *Request) (*Response, error) {
+func (h *coreTerms) update(r *handlers.Request) (*handlers.Response, error) {
 	cur, _, err := h.term(r)
 	if err != nil {
 		return nil, err
 	}
-	parent, err := h.terms.parentParam(r)
+	parent, err := h.terms.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	u := calendard.TermUpdate{Name: termTextParam(r, "name"), Slug: termTextParam(r, "slug"),
-		Description: termTextParam(r, "description"), Parent: parent}
-	t, idx, err := h.terms.updateTerm(r, cur.ID, u)
+	u := calendard.TermUpdate{Name: handlers.TermTextParam(r, "name"), Slug: handlers.TermTextParam(r, "slug"),
+		Description: handlers.TermTextParam(r, "description"), Parent: parent}
+	t, idx, err := h.terms.UpdateTerm(r, cur.ID, u)
 	if err != nil {
 		return nil, err
 	}
-	r.setFirstParam("context", "edit")
-	return ok(h.item(r, t, idx, "edit", true)), nil
+	setFirstParam(r, "context", "edit")
+	return handlers.Ok(h.item(r, t, idx, "edit", true)), nil
 }
 
 // errTrashNotSupported is delete_item's answer without force: terms have no trash.
@@ -427,21 +428,21 @@ var errTrashNotSupported = &calendard.Error{Code: "rest_trash_not_supported",
 
 // delete is DELETE /wp/v2/<taxonomy>/<id>?force=true: wp_delete_term, answered with the term as it
 // was (view context, no links).
-func (h *coreTerms) delete(r *Request) (*Response, error) {
+func (h *coreTerms) delete(r *handlers.Request) (*handlers.Response, error) {
 	cur, _, err := h.term(r)
 	if err != nil {
 		return nil, err
 	}
-	if !restBool(r.Value("force")) {
+	if !handlers.RestBool(r.Value("force")) {
 		return nil, errTrashNotSupported
 	}
-	r.setFirstParam("context", "view")
+	setFirstParam(r, "context", "view")
 	var previous *phpjson.Object
-	err = h.terms.deleteTerm(r, cur.ID, func(t *calendard.Term, idx *termIndex) {
+	err = h.terms.DeleteTerm(r, cur.ID, func(t *calendard.Term, idx *handlers.TermIndex) {
 		previous = h.item(r, t, idx, "view", false)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return ok(phpjson.Obj("deleted", true, "previous", previous)), nil
+	return handlers.Ok(phpjson.Obj("deleted", true, "previous", previous)), nil
 }

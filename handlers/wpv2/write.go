@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
@@ -26,36 +27,36 @@ var coreWritableStatuses = []string{"publish", "future", "draft", "pending", "pr
 
 // writeArgs are get_endpoint_args_for_item_schema(CREATABLE or EDITABLE) for the type's schema, in
 // schema order; an update has the route's id first.
-func (h *corePosts) writeArgs(update bool) []*Arg {
-	var args []*Arg
+func (h *corePosts) writeArgs(update bool) []*handlers.Arg {
+	var args []*handlers.Arg
 	if update {
 		args = append(args, coreIDArg())
 	}
 	args = append(args,
 		coreDateArg("date", "The date the post was published, in the site's timezone."),
 		coreDateArg("date_gmt", "The date the post was published, as GMT."),
-		&Arg{Name: "slug", Type: "string", Description: "An alphanumeric identifier for the post unique to its type.",
-			Validate: func(_ *Request, v any) error { _, err := coerce("slug", "string", v); return err },
-			Sanitize: func(_ *Request, v any) (any, error) {
+		&handlers.Arg{Name: "slug", Type: "string", Description: "An alphanumeric identifier for the post unique to its type.",
+			Validate: func(_ *handlers.Request, v any) error { _, err := handlers.Coerce("slug", "string", v); return err },
+			Sanitize: func(_ *handlers.Request, v any) (any, error) {
 				s, _ := php.String(v)
 				return wptext.SanitizeTitle(s), nil
 			}},
-		&Arg{Name: "status", Type: "string", Description: "A named status for the post.", Validate: h.validStatus},
+		&handlers.Arg{Name: "status", Type: "string", Description: "A named status for the post.", Validate: h.validStatus},
 		coreTyped("password", "string", "A password to protect access to the content and excerpt.", nil),
 		// title, content and excerpt are objects whose validation WordPress switches off.
-		&Arg{Name: "title", Description: "The title for the post."},
-		&Arg{Name: "content", Description: "The content for the post."},
+		&handlers.Arg{Name: "title", Description: "The title for the post."},
+		&handlers.Arg{Name: "content", Description: "The content for the post."},
 		coreTyped("author", "integer", "The ID for the author of the post.", nil),
-		&Arg{Name: "excerpt", Description: "The excerpt for the post."},
+		&handlers.Arg{Name: "excerpt", Description: "The excerpt for the post."},
 		coreTyped("featured_media", "integer", "The ID of the featured media for the post.", nil),
-		&Arg{Name: "meta", Description: "Meta fields.", Validate: func(_ *Request, v any) error {
+		&handlers.Arg{Name: "meta", Description: "Meta fields.", Validate: func(_ *handlers.Request, v any) error {
 			// check_meta_is_array
 			if !php.IsArray(v) {
-				return errInvalid
+				return handlers.ErrInvalid
 			}
 			return nil
 		}},
-		&Arg{Name: "template", Type: "string", Description: "The theme file to use to display the post.", Validate: h.validTemplate},
+		&handlers.Arg{Name: "template", Type: "string", Description: "The theme file to use to display the post.", Validate: h.validTemplate},
 	)
 	for _, tax := range h.taxonomies {
 		args = append(args, coreTermListArg(tax.base, tax.name))
@@ -72,8 +73,8 @@ func (h *corePosts) writeArgs(update bool) []*Arg {
 // the posts schema without its context, readonly and default keywords.
 func (h *corePosts) writeArgSchema(name string) *phpjson.Object {
 	text := func(what, raw, rendered string, extra ...any) *phpjson.Object {
-		props := phpjson.Obj("raw", phpjson.Obj("description", raw, "type", "string", "context", strList("edit")),
-			"rendered", phpjson.Obj("description", rendered, "type", "string", "context", strList("view", "edit", "embed"), "readonly", true))
+		props := phpjson.Obj("raw", phpjson.Obj("description", raw, "type", "string", "context", handlers.StrList("edit")),
+			"rendered", phpjson.Obj("description", rendered, "type", "string", "context", handlers.StrList("view", "edit", "embed"), "readonly", true))
 		for i := 0; i+1 < len(extra); i += 2 {
 			props.Set(extra[i].(string), extra[i+1])
 		}
@@ -81,17 +82,17 @@ func (h *corePosts) writeArgSchema(name string) *phpjson.Object {
 	}
 	protected := func(what string) *phpjson.Object {
 		return phpjson.Obj("description", "Whether the "+what+" is protected with a password.", "type", "boolean",
-			"context", strList("view", "edit", "embed"), "readonly", true)
+			"context", handlers.StrList("view", "edit", "embed"), "readonly", true)
 	}
 	switch name {
 	case "date":
-		return phpjson.Obj("description", "The date the post was published, in the site's timezone.", "type", strList("string", "null"), "format", "date-time")
+		return phpjson.Obj("description", "The date the post was published, in the site's timezone.", "type", handlers.StrList("string", "null"), "format", "date-time")
 	case "date_gmt":
-		return phpjson.Obj("description", "The date the post was published, as GMT.", "type", strList("string", "null"), "format", "date-time")
+		return phpjson.Obj("description", "The date the post was published, as GMT.", "type", handlers.StrList("string", "null"), "format", "date-time")
 	case "slug":
 		return phpjson.Obj("description", "An alphanumeric identifier for the post unique to its type.", "type", "string")
 	case "status":
-		return phpjson.Obj("description", "A named status for the post.", "type", "string", "enum", strList(coreWritableStatuses...))
+		return phpjson.Obj("description", "A named status for the post.", "type", "string", "enum", handlers.StrList(coreWritableStatuses...))
 	case "password":
 		return phpjson.Obj("description", "A password to protect access to the content and excerpt.", "type", "string")
 	case "title":
@@ -99,11 +100,11 @@ func (h *corePosts) writeArgSchema(name string) *phpjson.Object {
 	case "content":
 		o := text("content", "Content for the post, as it exists in the database.", "HTML content for the post, transformed for display.",
 			"block_version", phpjson.Obj("description", "Version of the content block format used by the post.", "type", "integer",
-				"context", strList("edit"), "readonly", true),
+				"context", handlers.StrList("edit"), "readonly", true),
 			"protected", protected("content"))
 		rendered, _ := o.Get("properties")
 		r, _ := rendered.(*phpjson.Object).Get("rendered")
-		r.(*phpjson.Object).Set("context", strList("view", "edit"))
+		r.(*phpjson.Object).Set("context", handlers.StrList("view", "edit"))
 		return o
 	case "excerpt":
 		return text("excerpt", "Excerpt for the post, as it exists in the database.", "HTML excerpt for the post, transformed for display.",
@@ -138,14 +139,14 @@ func (h *corePosts) writeArgSchema(name string) *phpjson.Object {
 }
 
 // coreDateArg is a date-time property: a string WordPress can parse (rest_parse_date), or null.
-func coreDateArg(name, desc string) *Arg {
-	return &Arg{Name: name, Description: desc, Format: "date-time", Validate: func(_ *Request, v any) error {
+func coreDateArg(name, desc string) *handlers.Arg {
+	return &handlers.Arg{Name: name, Description: desc, Format: "date-time", Validate: func(_ *handlers.Request, v any) error {
 		if v == nil {
 			return nil
 		}
 		s, ok := v.(string)
 		if !ok {
-			return typeError(name, "string,null")
+			return handlers.TypeError(name, "string,null")
 		}
 		if _, ok := restParseDate(s); !ok {
 			return &calendard.Error{Code: "rest_invalid_date", Message: "Invalid date.", HasRawData: true}
@@ -155,23 +156,23 @@ func coreDateArg(name, desc string) *Arg {
 }
 
 // coreTermListArg is a taxonomy's property: an array of term IDs.
-func coreTermListArg(base, taxonomy string) *Arg {
+func coreTermListArg(base, taxonomy string) *handlers.Arg {
 	desc := fmt.Sprintf("The terms assigned to the post in the %s taxonomy.", taxonomy)
-	return &Arg{Name: base, Type: "array", ItemsType: "integer", Description: desc,
+	return &handlers.Arg{Name: base, Type: "array", ItemsType: "integer", Description: desc,
 		Schema: phpjson.Obj("description", desc, "type", "array", "items", phpjson.Obj("type", "integer")),
-		Validate: func(_ *Request, v any) error {
+		Validate: func(_ *handlers.Request, v any) error {
 			items, ok := restArray(v)
 			if !ok {
-				return typeError(base, "array")
+				return handlers.TypeError(base, "array")
 			}
 			for i, it := range items {
-				if !isRESTInteger(it) {
-					return typeError(fmt.Sprintf("%s[%d]", base, i), "integer")
+				if !handlers.IsRESTInteger(it) {
+					return handlers.TypeError(fmt.Sprintf("%s[%d]", base, i), "integer")
 				}
 			}
 			return nil
 		},
-		Sanitize: func(_ *Request, v any) (any, error) {
+		Sanitize: func(_ *handlers.Request, v any) (any, error) {
 			items, _ := restArray(v)
 			out := make([]any, len(items))
 			for i, it := range items {
@@ -211,13 +212,13 @@ func restArray(v any) ([]any, bool) {
 
 // validStatus is check_status: the post's own current status is always accepted on an update,
 // anything else must be in the schema's enum.
-func (h *corePosts) validStatus(r *Request, v any) error {
+func (h *corePosts) validStatus(r *handlers.Request, v any) error {
 	s, ok := v.(string)
 	if !ok {
-		return typeError("status", "string")
+		return handlers.TypeError("status", "string")
 	}
 	if id := php.Int(r.Value("id")); id > 0 {
-		if p, err := r.posts().PostByID(r.ctx, id); err != nil {
+		if p, err := r.Posts().PostByID(r.Context(), id); err != nil {
 			return err
 		} else if p != nil && p.Type == h.postType && p.Status == s {
 			return nil
@@ -234,10 +235,10 @@ func (h *corePosts) validStatus(r *Request, v any) error {
 
 // validTemplate is check_template: "" or the post's current template; the calendar's types have no
 // page templates in the reference's theme.
-func (h *corePosts) validTemplate(r *Request, v any) error {
+func (h *corePosts) validTemplate(r *handlers.Request, v any) error {
 	s, ok := v.(string)
 	if !ok {
-		return typeError("template", "string")
+		return handlers.TypeError("template", "string")
 	}
 	if s == "" {
 		return nil
@@ -264,7 +265,7 @@ func phpList(items []string) string {
 }
 
 // createPermission is create_item_permissions_check.
-func (h *corePosts) createPermission(r *Request) error {
+func (h *corePosts) createPermission(r *handlers.Request) error {
 	if !php.Empty(r.Value("id")) {
 		return errPostExists
 	}
@@ -279,7 +280,7 @@ func (h *corePosts) createPermission(r *Request) error {
 }
 
 // updatePermission is update_item_permissions_check.
-func (h *corePosts) updatePermission(r *Request) error {
+func (h *corePosts) updatePermission(r *handlers.Request) error {
 	if err := h.editPermission(r); err != nil {
 		return err
 	}
@@ -292,7 +293,7 @@ func (h *corePosts) updatePermission(r *Request) error {
 
 // assignTermsPermission is check_assign_terms_permission: every existing term sent must be
 // assignable (the taxonomy's assign_terms capability).
-func (h *corePosts) assignTermsPermission(r *Request) error {
+func (h *corePosts) assignTermsPermission(r *handlers.Request) error {
 	for _, tax := range h.taxonomies {
 		v, ok := r.Param(tax.base)
 		if !ok {
@@ -302,7 +303,7 @@ func (h *corePosts) assignTermsPermission(r *Request) error {
 		if len(items) == 0 {
 			continue
 		}
-		terms, err := h.svc.terms.TermsOf(r.ctx, tax.name)
+		terms, err := h.svc.terms.TermsOf(r.Context(), tax.name)
 		if err != nil {
 			return err
 		}
@@ -320,9 +321,9 @@ func (h *corePosts) assignTermsPermission(r *Request) error {
 }
 
 // byID loads a post of the type written by this request.
-func (h *corePosts) byID(r *Request, id int64) (*calendard.CorePost, error) {
+func (h *corePosts) byID(r *handlers.Request, id int64) (*calendard.CorePost, error) {
 	reader := h.svc.posts
-	p, err := reader.CorePost(r.ctx, id)
+	p, err := reader.CorePost(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +336,7 @@ func (h *corePosts) byID(r *Request, id int64) (*calendard.CorePost, error) {
 var errPostExists = &calendard.Error{Code: "rest_post_exists", Message: "Cannot create existing post.", Status: 400}
 
 // create is POST /wp/v2/<type>.
-func (h *corePosts) create(r *Request) (*Response, error) {
+func (h *corePosts) create(r *handlers.Request) (*handlers.Response, error) {
 	if !php.Empty(r.Value("id")) {
 		return nil, errPostExists
 	}
@@ -344,8 +345,8 @@ func (h *corePosts) create(r *Request) (*Response, error) {
 		return nil, err
 	}
 	var id int64
-	err = r.write(func(tx calendard.WriteTx) error {
-		p, err := calendard.SaveCorePost(r.ctx, tx, r.Site, r.User, w)
+	err = r.Write(func(tx calendard.WriteTx) error {
+		p, err := calendard.SaveCorePost(r.Context(), tx, r.Site, r.User, w)
 		if p != nil {
 			id = p.ID
 		}
@@ -359,11 +360,11 @@ func (h *corePosts) create(r *Request) (*Response, error) {
 		return nil, err
 	}
 	body := h.item(r, cp, "edit", true)
-	return (&Response{Status: 201, Body: body}).Header("Location", restURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(id, 10))), nil
+	return (&handlers.Response{Status: 201, Body: body}).Header("Location", handlers.RestURL(r.Site, "/wp/v2/"+h.postType+"/"+strconv.FormatInt(id, 10))), nil
 }
 
 // update is POST/PUT/PATCH /wp/v2/<type>/<id>.
-func (h *corePosts) update(r *Request) (*Response, error) {
+func (h *corePosts) update(r *handlers.Request) (*handlers.Response, error) {
 	before, err := h.post(r)
 	if err != nil {
 		return nil, err
@@ -372,8 +373,8 @@ func (h *corePosts) update(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.write(func(tx calendard.WriteTx) error {
-		_, err := calendard.SaveCorePost(r.ctx, tx, r.Site, r.User, w)
+	if err := r.Write(func(tx calendard.WriteTx) error {
+		_, err := calendard.SaveCorePost(r.Context(), tx, r.Site, r.User, w)
 		return err
 	}); err != nil {
 		return nil, err
@@ -382,13 +383,13 @@ func (h *corePosts) update(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ok(h.item(r, cp, "edit", true)), nil
+	return handlers.Ok(h.item(r, cp, "edit", true)), nil
 }
 
 // prepare is prepare_item_for_database plus what the controller hands wp_insert_post and the meta
 // fields: the whole write, checked. A meta value the schema refuses is kept as MetaErr, which the
 // write returns where WordPress would (after the post row), so nothing is written.
-func (h *corePosts) prepare(r *Request, before *calendard.Post) (*calendard.CorePostWrite, error) {
+func (h *corePosts) prepare(r *handlers.Request, before *calendard.Post) (*calendard.CorePostWrite, error) {
 	w := &calendard.CorePostWrite{Type: h.postType}
 	if before != nil {
 		w.ID = before.ID
@@ -462,7 +463,7 @@ func (h *corePosts) prepare(r *Request, before *calendard.Post) (*calendard.Core
 	if v, ok := r.Param("author"); ok && !php.Empty(v) {
 		id := php.Int(v)
 		if id != r.User.ID {
-			u, err := h.svc.users.UserByID(r.ctx, id)
+			u, err := h.svc.users.UserByID(r.Context(), id)
 			if err != nil {
 				return nil, err
 			}
@@ -495,9 +496,9 @@ func (h *corePosts) prepare(r *Request, before *calendard.Post) (*calendard.Core
 	if v, ok := r.Param("meta"); ok {
 		w.Meta, w.MetaErr = h.prepareMeta(r, v)
 	}
-	if h.postType == calendard.PostTypeEvent && r.isJSON {
+	if body, isJSON := r.JSONBody(); h.postType == calendard.PostTypeEvent && isJSON {
 		w.JSONMeta = &calendard.CoreJSONMeta{}
-		if o, ok := r.json.Get("meta"); ok {
+		if o, ok := body.Get("meta"); ok {
 			if m, isObj := o.(*phpjson.Object); isObj {
 				isset := func(key string) *string {
 					v, has := m.Get(key)
@@ -518,7 +519,7 @@ func (h *corePosts) prepare(r *Request, before *calendard.Post) (*calendard.Core
 var errNotSent = fmt.Errorf("not sent")
 
 // handleStatus is handle_status_param.
-func (h *corePosts) handleStatus(r *Request, status string) (string, error) {
+func (h *corePosts) handleStatus(r *handlers.Request, status string) (string, error) {
 	caps := calendard.CapsOf(h.postType)
 	switch status {
 	case "draft", "pending":
@@ -541,7 +542,7 @@ func (h *corePosts) handleStatus(r *Request, status string) (string, error) {
 // prepareMeta is WP_REST_Meta_Fields::update_value's checks over the registered keys sent, in
 // registration order: the first value its schema refuses is the answer (status 400, the param in
 // additional_data as WordPress adds it), and every value is sanitized to what update_metadata stores.
-func (h *corePosts) prepareMeta(r *Request, v any) ([]calendard.CoreMeta, error) {
+func (h *corePosts) prepareMeta(r *handlers.Request, v any) ([]calendard.CoreMeta, error) {
 	m, ok := v.(*phpjson.Object)
 	if !ok {
 		return nil, nil // a list carries no key WordPress registered
@@ -553,7 +554,7 @@ func (h *corePosts) prepareMeta(r *Request, v any) ([]calendard.CoreMeta, error)
 			continue
 		}
 		param := "meta." + k.key
-		if val == nil || (k.multi && isEmptyList(val)) {
+		if val == nil || (k.multi && handlers.IsEmptyList(val)) {
 			// delete_meta_value checks delete_post_meta first.
 			if err := metaAuthError(r, k.key, "rest_cannot_delete"); err != nil {
 				return nil, err
@@ -592,10 +593,10 @@ func (h *corePosts) prepareMeta(r *Request, v any) ([]calendard.CoreMeta, error)
 		var stored string
 		switch k.typ {
 		case "boolean":
-			if !isRESTBoolean(val) {
+			if !handlers.IsRESTBoolean(val) {
 				return nil, metaTypeError(param, "boolean")
 			}
-			if restBool(val) {
+			if handlers.RestBool(val) {
 				stored = "1"
 			}
 		default:
@@ -623,7 +624,7 @@ func (h *corePosts) prepareMeta(r *Request, v any) ([]calendard.CoreMeta, error)
 // only by its auth_callback. The plugin's Tribe__Editor__Meta keys allow whoever may edit the post
 // (granted here); its event status keys (Event_Status\Classic_Editor) need the edit_posts
 // capability; core's footnotes is not protected.
-func metaAuthError(r *Request, key, code string) error {
+func metaAuthError(r *handlers.Request, key, code string) error {
 	if key != "_tribe_events_status" && key != "_tribe_events_status_reason" {
 		return nil
 	}

@@ -1,9 +1,10 @@
-package handlers
+package wpv2
 
 import (
 	"testing"
 
 	calendard "github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 )
 
 // uploadURL is wp_get_attachment_url for a stored _wp_attached_file: a file under basedir has
@@ -27,8 +28,8 @@ func TestUploadURLIsWPGetAttachmentURL(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &Request{Site: c.site}
-			if got := r.uploadURL(c.file); got != c.want {
+			r := &handlers.Request{Site: c.site}
+			if got := r.UploadURL(c.file); got != c.want {
 				t.Errorf("uploadURL(%q) = %q, want %q", c.file, got, c.want)
 			}
 		})
@@ -43,24 +44,24 @@ func TestUploadURLIsWPGetAttachmentURL(t *testing.T) {
 	}
 	for _, c := range secure {
 		t.Run("secure: "+c.name, func(t *testing.T) {
-			if got := (&Request{Secure: true}).sslFrontEnd(c.in); got != c.want {
+			if got := (&handlers.Request{Secure: true}).SSLFrontEnd(c.in); got != c.want {
 				t.Errorf("sslFrontEnd(%q) = %q, want %q", c.in, got, c.want)
 			}
-			if got := (&Request{}).sslFrontEnd(c.in); got != c.in {
+			if got := (&handlers.Request{}).SSLFrontEnd(c.in); got != c.in {
 				t.Errorf("plain HTTP: %q changed to %q", c.in, got)
 			}
 		})
 	}
-	r := &Request{Site: &calendard.Site{SiteURL: "http://example.test", UploadsURL: "http://cdn.example.com/media"}, Secure: true}
-	if got := r.uploadURL("2026/11/a.jpg"); got != "https://cdn.example.com/media/2026/11/a.jpg" {
+	r := &handlers.Request{Site: &calendard.Site{SiteURL: "http://example.test", UploadsURL: "http://cdn.example.com/media"}, Secure: true}
+	if got := r.UploadURL("2026/11/a.jpg"); got != "https://cdn.example.com/media/2026/11/a.jpg" {
 		t.Errorf("secure uploadURL = %q", got)
 	}
 	// An attachment without _wp_attached_file falls back to its GUID, https on a secure request.
 	guid := &calendard.Post{GUID: "http://example.test/?attachment_id=5"}
-	if got := r.attachmentFileURL(guid, ""); got != "https://example.test/?attachment_id=5" {
+	if got := attachmentFileURL(r, guid, ""); got != "https://example.test/?attachment_id=5" {
 		t.Errorf("secure media GUID fallback = %q", got)
 	}
-	if got := (&Request{Site: r.Site}).attachmentFileURL(guid, ""); got != guid.GUID {
+	if got := attachmentFileURL((&handlers.Request{Site: r.Site}), guid, ""); got != guid.GUID {
 		t.Errorf("plain media GUID fallback = %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package handlers
+package wpv2
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 	"github.com/calendard/calendard/internal/wptext"
@@ -84,7 +85,7 @@ func newCorePosts(postType string, svc *coreServices) *corePosts {
 var errPostInvalidID = &calendard.Error{Code: "rest_post_invalid_id", Message: "Invalid post ID.", Status: 404}
 
 // authCode is rest_authorization_required_code().
-func authCode(r *Request) int {
+func authCode(r *handlers.Request) int {
 	if r.User.LoggedIn() {
 		return 403
 	}
@@ -92,7 +93,7 @@ func authCode(r *Request) int {
 }
 
 // post is get_post(): the post of this type with the route's ID, or rest_post_invalid_id.
-func (h *corePosts) post(r *Request) (*calendard.CorePost, error) {
+func (h *corePosts) post(r *handlers.Request) (*calendard.CorePost, error) {
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
 		return nil, errPostInvalidID
@@ -101,7 +102,7 @@ func (h *corePosts) post(r *Request) (*calendard.CorePost, error) {
 }
 
 // ref is the post as map_meta_cap sees it.
-func (r *Request) ref(p *calendard.Post) (*calendard.PostRef, error) {
+func ref(r *handlers.Request, p *calendard.Post) (*calendard.PostRef, error) {
 	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
 	if p.Status == "trash" {
 		ref.TrashedFrom = p.Meta.Value("_wp_trash_meta_status")
@@ -109,29 +110,29 @@ func (r *Request) ref(p *calendard.Post) (*calendard.PostRef, error) {
 	return ref, nil
 }
 
-func (r *Request) canEdit(p *calendard.Post) bool {
-	ref, _ := r.ref(p)
+func canEdit(r *handlers.Request, p *calendard.Post) bool {
+	ref, _ := ref(r, p)
 	return r.User.CanEditPost(ref)
 }
 
-func (r *Request) canDelete(p *calendard.Post) bool {
-	ref, _ := r.ref(p)
+func canDelete(r *handlers.Request, p *calendard.Post) bool {
+	ref, _ := ref(r, p)
 	return r.User.CanDeletePost(ref)
 }
 
 // canReadCore is check_read_permission: published, or read_post (which sees an attachment's
 // inherited status); an inheriting post is readable when its parent is, or when it has none.
-func (r *Request) canReadCore(p *calendard.Post) bool {
-	return r.canReadDepth(p, 0)
+func canReadCore(r *handlers.Request, p *calendard.Post) bool {
+	return canReadDepth(r, p, 0)
 }
 
-func (r *Request) canReadDepth(p *calendard.Post, depth int) bool {
+func canReadDepth(r *handlers.Request, p *calendard.Post, depth int) bool {
 	if p.Status == "publish" {
 		return true
 	}
-	ref, _ := r.ref(p)
+	ref, _ := ref(r, p)
 	if p.Status == "inherit" {
-		ref.Status = r.postStatus(p)
+		ref.Status = postStatus(r, p)
 	}
 	if r.User.CanReadPost(ref) {
 		return true
@@ -140,15 +141,15 @@ func (r *Request) canReadDepth(p *calendard.Post, depth int) bool {
 		return false
 	}
 	if p.Parent > 0 && depth < 8 {
-		if parent := r.corePost(p.Parent); parent != nil {
-			return r.canReadDepth(parent.Post, depth+1)
+		if parent := r.CorePost(p.Parent); parent != nil {
+			return canReadDepth(r, parent.Post, depth+1)
 		}
 	}
 	return true
 }
 
 // context is the request's context parameter (view by default).
-func (r *Request) context() string {
+func viewContext(r *handlers.Request) string {
 	if s, ok := r.Value("context").(string); ok && s != "" {
 		return s
 	}
@@ -156,32 +157,32 @@ func (r *Request) context() string {
 }
 
 // readPermission is get_item_permissions_check.
-func (h *corePosts) readPermission(r *Request) error {
+func (h *corePosts) readPermission(r *handlers.Request) error {
 	p, err := h.post(r)
 	if err != nil {
 		return err
 	}
-	if r.context() == "edit" && !r.canEdit(p.Post) {
+	if viewContext(r) == "edit" && !canEdit(r, p.Post) {
 		return &calendard.Error{Code: "rest_forbidden_context", Message: "Sorry, you are not allowed to edit this post.", Status: authCode(r)}
 	}
-	if pw, ok := r.query.Get("password"); ok && !php.Empty(pw) {
+	if pw, ok := r.QueryParams().Get("password"); ok && !php.Empty(pw) {
 		if s, _ := pw.(string); s != p.Password {
 			return &calendard.Error{Code: "rest_post_incorrect_password", Message: "Incorrect post password.", Status: 403}
 		}
 	}
-	if !r.canReadCore(p.Post) {
+	if !canReadCore(r, p.Post) {
 		return calendard.ErrForbidden(r.User.LoggedIn())
 	}
 	return nil
 }
 
 // deletePermission is delete_item_permissions_check.
-func (h *corePosts) deletePermission(r *Request) error {
+func (h *corePosts) deletePermission(r *handlers.Request) error {
 	p, err := h.post(r)
 	if err != nil {
 		return err
 	}
-	if !r.canDelete(p.Post) {
+	if !canDelete(r, p.Post) {
 		return &calendard.Error{Code: "rest_cannot_delete", Message: "Sorry, you are not allowed to delete this post.", Status: authCode(r)}
 	}
 	return nil
@@ -189,60 +190,60 @@ func (h *corePosts) deletePermission(r *Request) error {
 
 // editPermission is the edit_post part of update_item_permissions_check (updatePermission, and
 // the Allow header and targetHints).
-func (h *corePosts) editPermission(r *Request) error {
+func (h *corePosts) editPermission(r *handlers.Request) error {
 	p, err := h.post(r)
 	if err != nil {
 		return err
 	}
-	if !r.canEdit(p.Post) {
+	if !canEdit(r, p.Post) {
 		return &calendard.Error{Code: "rest_cannot_edit", Message: "Sorry, you are not allowed to edit this post.", Status: authCode(r)}
 	}
 	return nil
 }
 
 // get is GET /wp/v2/<type>/<id>.
-func (h *corePosts) get(r *Request) (*Response, error) {
+func (h *corePosts) get(r *handlers.Request) (*handlers.Response, error) {
 	p, err := h.post(r)
 	if err != nil {
 		return nil, err
 	}
-	resp := ok(h.item(r, p, r.context(), true))
+	resp := handlers.Ok(h.item(r, p, viewContext(r), true))
 	if h.viewable {
-		resp.Header("Link", "<"+r.permalink(p.Post)+`>; rel="alternate"; type=text/html`)
+		resp.Header("Link", "<"+r.Permalink(p.Post)+`>; rel="alternate"; type=text/html`)
 	}
 	return resp, nil
 }
 
 // delete is DELETE /wp/v2/<type>/<id>: the trash, or with force=true wp_delete_post.
-func (h *corePosts) delete(r *Request) (*Response, error) {
+func (h *corePosts) delete(r *handlers.Request) (*handlers.Response, error) {
 	p, err := h.post(r)
 	if err != nil {
 		return nil, err
 	}
-	force := restBool(r.Value("force"))
+	force := handlers.RestBool(r.Value("force"))
 	if force {
 		previous := h.item(r, p, "edit", false)
-		err := r.write(func(tx calendard.WriteTx) error { return calendard.DeletePost(r.ctx, tx, p.ID) })
+		err := r.Write(func(tx calendard.WriteTx) error { return calendard.DeletePost(r.Context(), tx, p.ID) })
 		if err != nil {
 			return nil, err
 		}
-		return ok(phpjson.Obj("deleted", true, "previous", previous)), nil
+		return handlers.Ok(phpjson.Obj("deleted", true, "previous", previous)), nil
 	}
 	if p.Status == "trash" {
 		return nil, &calendard.Error{Code: "rest_already_trashed", Message: "The post has already been deleted.", Status: 410}
 	}
-	err = r.write(func(tx calendard.WriteTx) error {
+	err = r.Write(func(tx calendard.WriteTx) error {
 		if h.postType == calendard.PostTypeEvent {
-			return calendard.TrashEvent(r.ctx, tx, r.Site, r.User, p.ID)
+			return calendard.TrashEvent(r.Context(), tx, r.Site, r.User, p.ID)
 		}
-		locked, err := tx.LockPost(r.ctx, p.ID)
+		locked, err := tx.LockPost(r.Context(), p.ID)
 		if err != nil {
 			return err
 		}
 		if locked == nil || locked.Status == "trash" {
 			return &calendard.Error{Code: "rest_already_trashed", Message: "The post has already been deleted.", Status: 410}
 		}
-		_, err = calendard.TrashLinked(r.ctx, tx, r.Site, r.User, locked)
+		_, err = calendard.TrashLinked(r.Context(), tx, r.Site, r.User, locked)
 		return err
 	})
 	if err == calendard.ErrEventInTrash {
@@ -254,7 +255,7 @@ func (h *corePosts) delete(r *Request) (*Response, error) {
 	if p, err = h.post(r); err != nil {
 		return nil, err
 	}
-	return ok(h.item(r, p, "edit", true)), nil
+	return handlers.Ok(h.item(r, p, "edit", true)), nil
 }
 
 // restDate is mysql_to_rfc3339.
@@ -277,7 +278,7 @@ func gmtFromLocal(site *calendard.Site, local string) string {
 
 // item is prepare_item_for_response in a context; links adds _links as the response does (the
 // "previous" of a permanent delete is the data alone).
-func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links bool) *phpjson.Object {
+func (h *corePosts) item(r *handlers.Request, cp *calendard.CorePost, ctx string, links bool) *phpjson.Object {
 	if h.attachment {
 		return h.mediaItem(r, cp, ctx)
 	}
@@ -287,9 +288,9 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 	savedID := r.Render.PostID
 	r.Render.PostID = int(p.ID)
 	defer func() { r.Render.PostID = savedID }()
-	canEdit := r.canEdit(p)
+	canEdit := canEdit(r, p)
 	o := phpjson.NewObject()
-	postHead(r, o, p, ctx, r.permalink(p), true)
+	postHead(r, o, p, ctx, r.Permalink(p), true)
 
 	// can_access_password_content: editors in the edit context, or the right ?password=.
 	protected := p.Password != ""
@@ -369,7 +370,7 @@ func (h *corePosts) item(r *Request, cp *calendard.CorePost, ctx string, links b
 
 // theExcerpt is the excerpt through get_the_excerpt (wp_trim_excerpt makes one from the content
 // when there is none) and the_excerpt.
-func theExcerpt(r *Request, p *calendard.Post) string {
+func theExcerpt(r *handlers.Request, p *calendard.Post) string {
 	text := p.Excerpt
 	if text == "" {
 		text = wptext.TrimExcerpt(p.Content, r.Render)
@@ -379,7 +380,7 @@ func theExcerpt(r *Request, p *calendard.Post) string {
 
 // postHead sets the fields every post type's answer starts with, in prepare_item_for_response's
 // order: id, dates, guid, password (types whose schema keeps it), slug, status, type, link, title.
-func postHead(r *Request, o *phpjson.Object, p *calendard.Post, ctx, link string, password bool) {
+func postHead(r *handlers.Request, o *phpjson.Object, p *calendard.Post, ctx, link string, password bool) {
 	edit, embed := ctx == "edit", ctx == "embed"
 	o.Set("id", p.ID)
 	o.Set("date", restDate(p.Date))
@@ -421,14 +422,14 @@ func postHead(r *Request, o *phpjson.Object, p *calendard.Post, ctx, link string
 // generatedSlug is get_sample_permalink($id, $title, ”)'s slug: the sanitized title made unique
 // among the type's other posts by wp_unique_post_slug (drafts and pending posts keep it as is),
 // shown decoded.
-func (h *corePosts) generatedSlug(r *Request, p *calendard.Post) string {
+func (h *corePosts) generatedSlug(r *handlers.Request, p *calendard.Post) string {
 	base := wptext.SanitizeTitle(p.Title)
 	slug := base
 	switch p.Status {
 	case "draft", "pending", "auto-draft":
 	default:
 		for n := 2; ; n++ {
-			taken, err := r.posts().PostsByName(r.ctx, slug, p.Type)
+			taken, err := r.Posts().PostsByName(r.Context(), slug, p.Type)
 			if err != nil {
 				break // the slug is shown as is; the answer does not depend on it elsewhere
 			}
@@ -530,15 +531,15 @@ func prepareMetaValue(v, typ string) any {
 		if v == "" {
 			return false
 		}
-		if !isRESTBoolean(v) {
+		if !handlers.IsRESTBoolean(v) {
 			return nil
 		}
-		return restBool(v)
+		return handlers.RestBool(v)
 	case "integer":
 		if v == "" {
 			return 0
 		}
-		if !isRESTInteger(v) {
+		if !handlers.IsRESTInteger(v) {
 			return nil
 		}
 		return json.Number(strconv.FormatInt(php.Int(v), 10))
@@ -548,45 +549,45 @@ func prepareMetaValue(v, typ string) any {
 
 // links is prepare_links plus the available actions of the edit context and the self link's
 // targetHints, as the response carries them.
-func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjson.Object {
+func (h *corePosts) links(r *handlers.Request, cp *calendard.CorePost, edit bool) *phpjson.Object {
 	p := cp.Post
-	self := restURL(r.Site, "/wp/v2/"+h.base+"/"+strconv.FormatInt(p.ID, 10))
+	self := handlers.RestURL(r.Site, "/wp/v2/"+h.base+"/"+strconv.FormatInt(p.ID, 10))
 	allow := []any{"GET"}
-	if r.canEdit(p) {
+	if canEdit(r, p) {
 		allow = append(allow, "POST", "PUT", "PATCH")
 	}
-	if r.canDelete(p) {
+	if canDelete(r, p) {
 		allow = append(allow, "DELETE")
 	}
 	l := phpjson.NewObject()
 	l.Set("self", []any{phpjson.Obj("href", self, "targetHints", phpjson.Obj("allow", allow))})
-	l.Set("collection", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/"+h.base))})
-	l.Set("about", []any{phpjson.Obj("href", restURL(r.Site, "/wp/v2/types/"+h.postType))})
+	l.Set("collection", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/"+h.base))})
+	l.Set("about", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/types/"+h.postType))})
 	if p.Author != 0 {
-		l.Set("author", []any{phpjson.Obj("embeddable", true, "href", restURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(p.Author, 10)))})
+		l.Set("author", []any{phpjson.Obj("embeddable", true, "href", handlers.RestURL(r.Site, "/wp/v2/users/"+strconv.FormatInt(p.Author, 10)))})
 	}
 	if h.attachment {
 		// Attachments support comments and no revisions.
-		l.Set("replies", []any{phpjson.Obj("embeddable", true, "href", withID(restURL(r.Site, "/wp/v2/comments"), "post", p.ID))})
+		l.Set("replies", []any{phpjson.Obj("embeddable", true, "href", withID(handlers.RestURL(r.Site, "/wp/v2/comments"), "post", p.ID))})
 	} else {
 		revBase := "/wp/v2/" + h.postType + "/" + strconv.FormatInt(p.ID, 10) + "/revisions"
-		l.Set("version-history", []any{phpjson.Obj("count", cp.Revisions, "href", restURL(r.Site, revBase))})
+		l.Set("version-history", []any{phpjson.Obj("count", cp.Revisions, "href", handlers.RestURL(r.Site, revBase))})
 		if cp.Revisions > 0 {
 			l.Set("predecessor-version", []any{phpjson.Obj("id", cp.LatestRevision,
-				"href", restURL(r.Site, revBase+"/"+strconv.FormatInt(cp.LatestRevision, 10)))})
+				"href", handlers.RestURL(r.Site, revBase+"/"+strconv.FormatInt(cp.LatestRevision, 10)))})
 		}
 	}
 	if thumb := php.Int(p.Meta.Value("_thumbnail_id")); thumb > 0 {
-		l.Set("wp:featuredmedia", []any{phpjson.Obj("embeddable", true, "href", restURL(r.Site, "/wp/v2/media/"+strconv.FormatInt(thumb, 10)))})
+		l.Set("wp:featuredmedia", []any{phpjson.Obj("embeddable", true, "href", handlers.RestURL(r.Site, "/wp/v2/media/"+strconv.FormatInt(thumb, 10)))})
 	}
 	if !h.attachment {
-		l.Set("wp:attachment", []any{phpjson.Obj("href", withID(restURL(r.Site, "/wp/v2/media"), "parent", p.ID))})
+		l.Set("wp:attachment", []any{phpjson.Obj("href", withID(handlers.RestURL(r.Site, "/wp/v2/media"), "parent", p.ID))})
 	}
 	if len(h.taxonomies) > 0 {
 		terms := []any{}
 		for _, tax := range h.taxonomies {
 			terms = append(terms, phpjson.Obj("taxonomy", tax.name, "embeddable", true,
-				"href", withID(restURL(r.Site, "/wp/v2/"+tax.base), "post", p.ID)))
+				"href", withID(handlers.RestURL(r.Site, "/wp/v2/"+tax.base), "post", p.ID)))
 		}
 		l.Set("wp:term", terms)
 	}
@@ -607,11 +608,11 @@ func (h *corePosts) links(r *Request, cp *calendard.CorePost, edit bool) *phpjso
 
 // withID is add_query_arg(key, id, url).
 func withID(u, key string, id int64) string {
-	return addQueryArg(u, []calendard.KV{{Key: key, Value: strconv.FormatInt(id, 10)}})
+	return handlers.AddQueryArg(u, []calendard.KV{{Key: key, Value: strconv.FormatInt(id, 10)}})
 }
 
 // actions is get_available_actions for the edit context.
-func (h *corePosts) actions(r *Request) []string {
+func (h *corePosts) actions(r *handlers.Request) []string {
 	caps := calendard.CapsOf(h.postType)
 	var rels []string
 	if !h.attachment && r.User.Can(caps.Publish) {

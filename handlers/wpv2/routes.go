@@ -1,39 +1,18 @@
-package handlers
+// Package wpv2 serves WordPress core's wp/v2 routes for the calendar's post types and taxonomies,
+// the types and taxonomies registries, users and settings. Register adds them to a handlers.Server
+// (internal/service does); they use the server's request API and the term logic the plugin's routes
+// share (handlers.TermsHandler, TermPlan).
+package wpv2
 
 import (
-	"regexp"
-
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 )
-
-// NamespaceCore is WordPress core's namespace, where core exposes the calendar's post types and
-// taxonomies (WP_REST_Posts_Controller and friends).
-const NamespaceCore = "wp/v2"
-
-var coreNSRe = regexp.MustCompile(`(?i)^/wp/v2(/.*)?$`)
-
-// routesFor picks the route table of a REST path: wp/v2 routes are namespace-relative to "wp/v2",
-// the plugin's to either of its spellings.
-func (s *Server) routesFor(path string) (ns, rel string, routes []*Route, ok bool) {
-	if m := coreNSRe.FindStringSubmatch(path); m != nil {
-		return NamespaceCore, m[1], s.core, true
-	}
-	ns, rel, ok = splitNamespace(path)
-	return ns, rel, s.routes, ok
-}
-
-// namespaceRoutes is the route table of a namespace calendard serves, as the indexes list it.
-func (s *Server) namespaceRoutes(ns string) []*Route {
-	if ns == NamespaceCore {
-		return s.core
-	}
-	return s.routes
-}
 
 // coreServices are what the wp/v2 route handlers use beyond the request, given to them when the
 // routes are built (New): wp/v2's post and user queries, raw options, terms and users.
 type coreServices struct {
-	posts PostStore
+	posts handlers.PostStore
 	terms calendard.TermService
 	users calendard.UserService
 }
@@ -41,32 +20,33 @@ type coreServices struct {
 // coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order:
 // the namespace index WordPress adds with the first route, then the routes. The indexes list this
 // table, so they list exactly what is served.
-func (s *Server) coreRouteTable(plugin *pluginServices) []*Route {
-	svc := &coreServices{posts: s.deps.Posts, terms: s.deps.Terms, users: s.deps.Users}
-	routes := []*Route{{Path: "", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.namespaceIndex,
-		Args: []*Arg{
-			{Name: "namespace", HasDefault: true, Default: func(*Request) any { return NamespaceCore }},
-			{Name: "context", HasDefault: true, Default: func(*Request) any { return "view" }},
+func coreRouteTable(s *handlers.Server, cfg handlers.Config, deps handlers.Deps) []*handlers.Route {
+	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users}
+	plugin := handlers.NewPluginServices(cfg, deps)
+	routes := []*handlers.Route{{Path: "", Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Handler: s.NamespaceIndex,
+		Args: []*handlers.Arg{
+			{Name: "namespace", HasDefault: true, Default: func(*handlers.Request) any { return handlers.NamespaceCore }},
+			{Name: "context", HasDefault: true, Default: func(*handlers.Request) any { return "view" }},
 		}}}}}
 	// Attachments register before the plugin's types, as create_initial_rest_routes walks the
 	// post types in registration order.
 	routes = append(routes, mediaRoutes(svc)...)
 	for _, pt := range []string{calendard.PostTypeEvent, calendard.PostTypeVenue, calendard.PostTypeOrganizer} {
 		h := newCorePosts(pt, svc)
-		routes = append(routes, &Route{Path: "/" + pt, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
+		routes = append(routes, &handlers.Route{Path: "/" + pt, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*handlers.Endpoint{
 			{Methods: []string{"GET"}, Args: h.collectionArgs(), Permission: h.listPermission, Handler: h.list},
 			{Methods: []string{"POST"}, Args: h.writeArgs(false), Permission: h.createPermission, Handler: h.create},
 		}})
-		routes = append(routes, &Route{Path: "/" + pt + `/(?P<id>[\d]+)`, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*Endpoint{
+		routes = append(routes, &handlers.Route{Path: "/" + pt + `/(?P<id>[\d]+)`, AllowBatch: true, Schema: h.itemSchema, Endpoints: []*handlers.Endpoint{
 			{Methods: []string{"GET"}, Args: coreGetArgs(), Permission: h.readPermission, Handler: h.get},
 			{Methods: []string{"POST", "PUT", "PATCH"}, Args: h.writeArgs(true), Permission: h.updatePermission, Handler: h.update},
-			{Methods: []string{"DELETE"}, Args: []*Arg{coreIDArg(), coreTyped("force", "boolean", "Whether to bypass Trash and force deletion.", false)},
+			{Methods: []string{"DELETE"}, Args: []*handlers.Arg{coreIDArg(), coreTyped("force", "boolean", "Whether to bypass Trash and force deletion.", false)},
 				Permission: h.deletePermission, Handler: h.delete},
 		}})
 		// The revisions controller registers right after its post type's controller.
-		routes = append(routes, &Route{Path: "/" + pt + `/(?P<parent>[\d]+)/revisions`, Endpoints: []*Endpoint{
+		routes = append(routes, &handlers.Route{Path: "/" + pt + `/(?P<parent>[\d]+)/revisions`, Endpoints: []*handlers.Endpoint{
 			{Methods: []string{"GET"}, Args: h.revisionsArgs(), Permission: h.revisionsPermission, Handler: h.revisions}}})
-		routes = append(routes, &Route{Path: "/" + pt + `/(?P<parent>[\d]+)/revisions/(?P<id>[\d]+)`, Endpoints: []*Endpoint{
+		routes = append(routes, &handlers.Route{Path: "/" + pt + `/(?P<parent>[\d]+)/revisions/(?P<id>[\d]+)`, Endpoints: []*handlers.Endpoint{
 			{Methods: []string{"GET"}, Args: revisionArgs(registryContextArg()), Permission: h.revisionsPermission, Handler: h.revisionGet},
 			{Methods: []string{"DELETE"}, Args: revisionArgs(coreTyped("force", "boolean", "Required to be true, as revisions do not support trashing.", false)),
 				Permission: h.revisionDeletePermission, Handler: h.revisionDelete}}})
@@ -74,22 +54,24 @@ func (s *Server) coreRouteTable(plugin *pluginServices) []*Route {
 	routes = append(routes, registryRoutes()...)
 	routes = append(routes, coreTermRoutes(plugin)...)
 	routes = append(routes, usersRoutes(svc)...)
-	routes = append(routes, &Route{Path: "/settings", Schema: settingsSchema, Endpoints: []*Endpoint{
+	routes = append(routes, &handlers.Route{Path: "/settings", Schema: settingsSchema, Endpoints: []*handlers.Endpoint{
 		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: svc.settings},
 		{Methods: []string{"POST", "PUT", "PATCH"}, Args: settingsArgs(), Permission: settingsPermission, Handler: svc.settingsUpdate},
 	}})
-	for _, rt := range routes {
-		rt.compile()
-	}
 	return routes
 }
 
+// Register registers the wp/v2 routes into s (a handlers.RouteFamily).
+func Register(s *handlers.Server, cfg handlers.Config, deps handlers.Deps) {
+	s.Register(handlers.NamespaceCore, coreRouteTable(s, cfg, deps))
+}
+
 // notYet answers the wp/v2 endpoints calendard registers but does not serve yet.
-func notYet(*Request) (*Response, error) {
+func notYet(*handlers.Request) (*handlers.Response, error) {
 	return nil, &calendard.Error{Code: "rest_not_implemented", Message: "calendard does not serve this endpoint yet.", Status: 501}
 }
 
-func coreIDArg() *Arg {
+func coreIDArg() *handlers.Arg {
 	a := coreTyped("id", "integer", "Unique identifier for the post.", nil)
 	a.HasDefault = false
 	return a
@@ -97,24 +79,24 @@ func coreIDArg() *Arg {
 
 // coreTyped is a core argument with a JSON-schema type, validated and sanitized by
 // rest_validate_request_arg / rest_sanitize_request_arg.
-func coreTyped(name, typ, desc string, def any) *Arg {
-	a := &Arg{Name: name, Type: typ, Description: desc,
-		Validate: func(_ *Request, v any) error {
-			_, err := coerce(name, typ, v)
+func coreTyped(name, typ, desc string, def any) *handlers.Arg {
+	a := &handlers.Arg{Name: name, Type: typ, Description: desc,
+		Validate: func(_ *handlers.Request, v any) error {
+			_, err := handlers.Coerce(name, typ, v)
 			return err
 		}}
 	if def != nil {
 		a.HasDefault = true
-		a.Default = func(*Request) any { return def }
+		a.Default = func(*handlers.Request) any { return def }
 	}
 	return a
 }
 
 // coreContextArg is get_context_param(default view).
-func coreContextArg() *Arg {
-	return &Arg{Name: "context", Type: "string", HasDefault: true, Default: func(*Request) any { return "view" },
+func coreContextArg() *handlers.Arg {
+	return &handlers.Arg{Name: "context", Type: "string", HasDefault: true, Default: func(*handlers.Request) any { return "view" },
 		Description: "Scope under which the request is made; determines fields present in response.", Schema: coreContextSchema(),
-		Validate: func(_ *Request, v any) error {
+		Validate: func(_ *handlers.Request, v any) error {
 			if s, ok := v.(string); ok {
 				switch s {
 				case "view", "embed", "edit":
@@ -122,12 +104,12 @@ func coreContextArg() *Arg {
 				}
 				return &calendard.Error{Code: "rest_not_in_enum", Message: "context is not one of view, embed, and edit.", HasRawData: true}
 			}
-			return typeError("context", "string")
+			return handlers.TypeError("context", "string")
 		}}
 }
 
-func coreGetArgs() []*Arg {
-	return []*Arg{coreIDArg(), coreContextArg(),
+func coreGetArgs() []*handlers.Arg {
+	return []*handlers.Arg{coreIDArg(), coreContextArg(),
 		coreTyped("excerpt_length", "integer", "Override the default excerpt length.", nil),
 		coreTyped("password", "string", "The password for the post if it is password protected.", nil)}
 }
