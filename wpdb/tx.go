@@ -55,7 +55,11 @@ func (db *DB) Write(ctx context.Context, clock func() time.Time, fn func(tx cale
 	}
 	var err error
 	for attempt := 0; attempt < 4; attempt++ {
-		err = db.writeOnce(ctx, clock(), fn)
+		var published func()
+		err = db.writeOnce(ctx, clock(), fn, &published)
+		if published != nil {
+			published()
+		}
 		if !retryable(err) {
 			break
 		}
@@ -105,7 +109,12 @@ func retryable(err error) bool {
 	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
 }
 
-func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard.WriteTx) error) (err error) {
+// writeOnce runs fn in one transaction. What a committed write then tells the feed (the index
+// patch, the cache's announcement: work that may itself need a pooled connection) is left in
+// *published, for the caller to run once this connection is back in the pool and its named locks
+// are free: run while both are held, concurrent writers queued on the same lock would hold every
+// pooled connection, and the publication would wait for one until their deadlines.
+func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard.WriteTx) error, published *func()) (err error) {
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return err
@@ -170,26 +179,34 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 			return err
 		}
 	}
+	ownDone := func() {}
 	if track {
-		defer db.feed.ownCommit()()
+		ownDone = db.feed.ownCommit()
 	}
 	if TestHookBeforeCommit != nil {
 		TestHookBeforeCommit()
 	}
 	if err := sqlTx.Commit(); err != nil {
+		ownDone()
 		if _, ok := errors.AsType[*commitUnconfirmedError](err); ok {
 			return fmt.Errorf("%w: %w", calendard.ErrCommitUnconfirmed, err)
 		}
 		return err
 	}
+	var pos string
 	if db.feed != nil && changed {
 		// With replicas: the commit's position, read on its own connection, so that every read
 		// after this write returns (here, and on the instances it is announced to) sees it.
-		pos := db.learnPosition(conn)
-		db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged, All: t.optionsChanged, Position: pos})
+		pos = db.learnPosition(conn)
 	}
-	if track {
-		db.feed.absorb(before, end)
+	*published = func() {
+		if db.feed != nil && changed {
+			db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged, All: t.optionsChanged, Position: pos})
+		}
+		if track {
+			db.feed.absorb(before, end)
+		}
+		ownDone()
 	}
 	return nil
 }
