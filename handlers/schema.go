@@ -280,11 +280,11 @@ func restValidateEnum(v any, s *phpjson.Object, enum []any, param string) error 
 	if len(names) == 1 {
 		return &calendard.Error{Code: "rest_not_in_enum", Message: fmt.Sprintf("%s is not %s.", param, names[0]), HasRawData: true}
 	}
-	return &calendard.Error{Code: "rest_not_in_enum", Message: fmt.Sprintf("%s is not one of %s.", param, sprintfList(names)), HasRawData: true}
+	return &calendard.Error{Code: "rest_not_in_enum", Message: fmt.Sprintf("%s is not one of %s.", param, SprintfList(names)), HasRawData: true}
 }
 
-// sprintfList is wp_sprintf's %l: "a", "a and b", "a, b, and c".
-func sprintfList(items []string) string {
+// SprintfList is wp_sprintf's %l: "a", "a and b", "a, b, and c".
+func SprintfList(items []string) string {
 	switch len(items) {
 	case 0:
 		return ""

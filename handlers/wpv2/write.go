@@ -230,7 +230,7 @@ func (h *corePosts) validStatus(r *handlers.Request, v any) error {
 		}
 	}
 	return &calendard.Error{Code: "rest_not_in_enum", HasRawData: true,
-		Message: "status is not one of " + phpList(coreWritableStatuses) + "."}
+		Message: "status is not one of " + handlers.SprintfList(coreWritableStatuses) + "."}
 }
 
 // validTemplate is check_template: "" or the post's current template; the calendar's types have no
@@ -249,19 +249,6 @@ func (h *corePosts) validTemplate(r *handlers.Request, v any) error {
 		}
 	}
 	return &calendard.Error{Code: "rest_invalid_param", Message: "template is not one of .", HasRawData: true}
-}
-
-// phpList is wp_sprintf's %l: "a, b, and c".
-func phpList(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	case 2:
-		return items[0] + " and " + items[1]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + ", and " + items[len(items)-1]
 }
 
 // createPermission is create_item_permissions_check.
