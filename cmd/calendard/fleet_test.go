@@ -321,36 +321,45 @@ func (f *fleet) get(url string) (int, []byte) {
 // metric is the sum of a Prometheus series' values on an instance's metrics listener.
 func (f *fleet) metric(ip, name string) float64 {
 	f.t.Helper()
+	v, err := f.readMetric(ip, name)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return v
+}
+
+func (f *fleet) readMetric(ip, name string) (float64, error) {
 	status, body := f.get("http://" + ip + ":9090/metrics")
 	if status != http.StatusOK {
-		f.t.Fatalf("metrics of %s: %d %s", ip, status, body)
+		return 0, fmt.Errorf("metrics of %s: %d %s", ip, status, body)
 	}
 	sum, found := 0.0, false
 	for _, line := range strings.Split(string(body), "\n") {
 		if strings.HasPrefix(line, name+" ") || strings.HasPrefix(line, name+"{") {
 			v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
 			if err != nil {
-				f.t.Fatalf("metrics of %s: %q", ip, line)
+				return 0, fmt.Errorf("metrics of %s: %q", ip, line)
 			}
 			sum, found = sum+v, true
 		}
 	}
 	if !found {
-		f.t.Fatalf("metrics of %s: no %s", ip, name)
+		return 0, fmt.Errorf("metrics of %s: no %s", ip, name)
 	}
-	return sum
+	return sum, nil
 }
 
-// waitMetric polls an instance's metric until it is want.
+// waitMetric polls an instance's metric until it is want (the instance may still be starting).
 func (f *fleet) waitMetric(ip, name string, want float64, within time.Duration) {
 	f.t.Helper()
 	var got float64
+	var err error
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
-		if got = f.metric(ip, name); got == want {
+		if got, err = f.readMetric(ip, name); err == nil && got == want {
 			return
 		}
 	}
-	f.t.Fatalf("%s on %s: %v after %v, want %v", name, ip, got, within, want)
+	f.t.Fatalf("%s on %s: %v (%v) after %v, want %v", name, ip, got, err, within, want)
 }
 
 // stats reads HAProxy's CSV statistics: the calendard backend's server slots, by name, each a
