@@ -163,7 +163,9 @@ docker-check:
 	$(COMPOSE) -f docker/compose.yaml config -q
 	CALENDAR_DB='mysql://u:p@tcp(h:3306)/wordpress' $(COMPOSE) -f docker/compose.wordpress.yaml config -q
 	$(COMPOSE) -f docker/compose.yaml --env-file bin/docker-images.env config -q
-	@echo "docker/compose.yaml and docker/compose.wordpress.yaml validate ($(COMPOSE))"
+	$(COMPOSE) -f docker/compose.fleet.yaml config -q
+	$(COMPOSE) -f docker/compose.fleet.yaml --env-file bin/docker-images.env config -q
+	@echo "docker/compose.yaml, docker/compose.wordpress.yaml and docker/compose.fleet.yaml validate ($(COMPOSE))"
 	bash docker/offline/smoke.sh
 
 docker-ci: docker-images docker-check

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds, without any container registry, images equivalent to the upstream ones docker/compose.yaml
-# and the container tests use: a Debian base made by debootstrap and `docker import`, MariaDB and
-# Redis from Debian's packages, Meilisearch from the binary the tests run (.ci/install-meilisearch),
+# Builds, without any container registry, images equivalent to the upstream ones docker/compose*.yaml
+# and the container tests use: a Debian base made by debootstrap and `docker import`, MariaDB,
+# Redis and HAProxy from Debian's packages, Meilisearch from the binary the tests run (.ci/install-meilisearch),
 # and calendard from docker/Dockerfile (from the host's static build, or compiled in a builder made
-# of that base and the host's Go toolchain: CALENDARD_BUILD below). Images that exist are kept (REBUILD=1 rebuilds them);
+# of that base and the host's Go toolchain: CALENDARD_BUILD below). Images that exist are kept (REBUILD=1 rebuilds them),
+# except a Debian-package image whose Dockerfile or entrypoint in docker/offline changed since it was built;
 # calendard is rebuilt every time, as its source changes. The tags are written to
 # bin/docker-images.env, ready for `docker compose --env-file` and for the tests' environment.
 #
@@ -19,6 +20,7 @@ GO_VERSION=$(go env GOVERSION)
 GOLANG_IMAGE=$PREFIX/golang:${GO_VERSION#go}
 MARIADB_IMAGE=$PREFIX/mariadb:10.11
 REDIS_IMAGE=$PREFIX/redis:7.0
+HAPROXY_IMAGE=$PREFIX/haproxy:2.6
 MEILI_IMAGE=$PREFIX/meilisearch:v1.21
 CALENDARD_IMAGE=$PREFIX/calendard:latest
 ENV_FILE=bin/docker-images.env
@@ -28,6 +30,8 @@ step_start=0
 step() { step_start=$(date +%s.%N); printf '%-28s' "$1"; }
 done_step() { printf '%6.1f s  %s\n' "$(echo "$(date +%s.%N) - $step_start" | bc)" "$1"; }
 have() { [ "$REBUILD" != 1 ] && docker image inspect "$1" >/dev/null 2>&1; }
+# current IMAGE INPUTS: have IMAGE, built from INPUTS (a hash, kept in the image's io.calendard.inputs label).
+current() { have "$1" && [ "$(docker image inspect -f '{{index .Config.Labels "io.calendard.inputs"}}' "$1")" = "$2" ]; }
 
 # mirror prints the first Debian archive URI apt is configured with (one-line or deb822 sources),
 # so debootstrap fetches from the same place apt-get does on this machine.
@@ -79,11 +83,13 @@ build() {
   fi
 }
 
-for spec in "$MARIADB_IMAGE:mariadb" "$REDIS_IMAGE:redis"; do
+for spec in "$MARIADB_IMAGE:mariadb" "$REDIS_IMAGE:redis" "$HAPROXY_IMAGE:haproxy"; do
   image=${spec%:*} name=${spec##*:}
-  if have "$image"; then echo "$image: present"; continue; fi
+  inputs=$(cat "docker/offline/$name.Dockerfile" "docker/offline/$name-entrypoint.sh" | sha256sum | cut -c1-16)
+  if current "$image" "$inputs"; then echo "$image: present"; continue; fi
   step "$image"
-  build "$image" "docker/offline/$name.Dockerfile" docker/offline --build-arg "BASE_IMAGE=$BASE_IMAGE"
+  build "$image" "docker/offline/$name.Dockerfile" docker/offline --build-arg "BASE_IMAGE=$BASE_IMAGE" \
+    --label "io.calendard.inputs=$inputs"
   done_step "Debian's $name"
 done
 
@@ -181,5 +187,6 @@ CALENDARD_IMAGE=$CALENDARD_IMAGE
 MARIADB_IMAGE=$MARIADB_IMAGE
 REDIS_IMAGE=$REDIS_IMAGE
 MEILI_IMAGE=$MEILI_IMAGE
+HAPROXY_IMAGE=$HAPROXY_IMAGE
 ENV
 echo "tags in $ENV_FILE"

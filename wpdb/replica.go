@@ -3,6 +3,7 @@ package wpdb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -196,7 +197,7 @@ func (db *DB) UseReplicas(dsns []string, o ReplicaOptions) error {
 			rs.closeReplicas()
 			return err
 		}
-		pool := sql.OpenDB(conn)
+		pool := sql.OpenDB(boundedConnector{Connector: conn, limit: rs.wait})
 		pool.SetMaxOpenConns(32)
 		pool.SetMaxIdleConns(16)
 		pool.SetConnMaxLifetime(5 * time.Minute)
@@ -213,6 +214,25 @@ func (db *DB) UseReplicas(dsns []string, o ReplicaOptions) error {
 	rs.stop = cancel
 	go rs.run(ctx)
 	return nil
+}
+
+// boundedConnector gives a new replica connection at most limit (the reads' wait bound) to be
+// made: a replica that does not answer (its host gone without a reset, a name its DNS is slow to
+// refuse, a server that accepts but never greets) then fails the read soon enough for it to go to
+// the primary within the request's deadline, instead of using that deadline up.
+type boundedConnector struct {
+	driver.Connector
+	limit time.Duration
+}
+
+func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.limit)
+	defer cancel()
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("connecting within %s: %w", c.limit, err)
+	}
+	return conn, err
 }
 
 // Replicas reports the replicas' states and the reads that went to the primary for want of a

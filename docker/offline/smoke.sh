@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the Redis and Meilisearch images named in bin/docker-images.env (or the environment) on the
 # host network, on loopback ports, and checks each answers its own health probe, as compose's
-# health checks will ask it. The MariaDB and calendard images are proven by make compat-docker.
+# health checks will ask it, and has the HAProxy image check the fleet's configuration. The MariaDB
+# and calendard images are proven by make compat-docker, and the fleet as a whole by TestFleetDocker.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ -f bin/docker-images.env ] && . bin/docker-images.env
@@ -30,3 +31,7 @@ p=$(port)
 ids+=("$(docker run -d --network host -e MEILI_HTTP_ADDR="127.0.0.1:$p" -e MEILI_MASTER_KEY="smoke-$(date +%s%N)" \
   -e MEILI_ENV=development "${MEILI_IMAGE:-getmeili/meilisearch:v1.21}")")
 probe "${MEILI_IMAGE:-getmeili/meilisearch:v1.21} /health" "${ids[-1]}" curl -fsS "http://127.0.0.1:$p/health"
+
+# HAProxy's own check of the fleet's configuration (docker/compose.fleet.yaml mounts it).
+docker run --rm --network none -v "$PWD/docker/haproxy/fleet.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" \
+  "${HAPROXY_IMAGE:-haproxy:2.6}" haproxy -c -f /usr/local/etc/haproxy/haproxy.cfg
