@@ -115,6 +115,11 @@ func (h *Handler) Serve(c *gin.Context) bool {
 		h.fail(c, err)
 		return true
 	}
+	// WordPress' wp_robots noindex for the feed is added only on a truthy ical or an outlook-ical
+	// request variable, not on the /ical/ rewrite alone.
+	if v := pr.query.Get("ical"); (v == "" || v == "0") && !pr.outlook {
+		a.noRobots = true
+	}
 	h.write(c, site, user, a)
 	return true
 }

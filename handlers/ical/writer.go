@@ -46,14 +46,16 @@ func (f *feed) wallTime(p *calendard.Post, key string) time.Time {
 	return f.now.UTC().Truncate(time.Second)
 }
 
-// zoneName is the event's time zone (the site's when the site mode says so or none is stored).
-func (f *feed) zoneName(p *calendard.Post) string {
+// zone is the event's time zone as Tribe__Events__Timezones::build_timezone_object makes it (an
+// offset name such as "UTC+5:30" becomes the region PHP names for it); the site's when the site
+// mode says so or none is stored.
+func (f *feed) zone(p *calendard.Post) *time.Location {
 	if !f.site.TimezoneModeSite {
 		if z, ok := p.Meta.Get("_EventTimezone"); ok && z != "" {
-			return z
+			return calendard.BuildTimezoneObject(z, true, f.site)
 		}
 	}
-	return calendard.SiteZoneString(f.site.TimezoneName, f.site.GMTOffset)
+	return calendard.BuildTimezoneObject("", false, f.site)
 }
 
 // siteUTC is Tribe__Date_Utils::wp_strtotime: a site-local DB datetime as a UTC instant.
@@ -115,15 +117,12 @@ func (f *feed) timezones(b *strings.Builder) {
 	var order []*zoneYears
 	byName := map[string]*zoneYears{}
 	for _, it := range f.items {
-		name := f.zoneName(it.post)
+		loc := f.zone(it.post)
+		name := loc.String()
 		start := f.wallTime(it.post, "_EventStartDate").Year()
 		end := f.wallTime(it.post, "_EventEndDate").Year()
 		z := byName[name]
 		if z == nil {
-			loc, err := calendard.LoadZone(name)
-			if err != nil {
-				continue
-			}
 			z = &zoneYears{name: name, loc: loc, start: start, end: end}
 			byName[name] = z
 			order = append(order, z)
@@ -145,7 +144,7 @@ func (f *feed) vevent(it item) []string {
 		out = append(out, "DTSTART;VALUE=DATE:"+start.Format("20060102"),
 			"DTEND;VALUE=DATE:"+end.AddDate(0, 0, 1).Format("20060102"))
 	} else {
-		zone := f.zoneName(p)
+		zone := f.zone(p).String()
 		out = append(out, "DTSTART;TZID="+zone+":"+start.Format(full), "DTEND;TZID="+zone+":"+end.Format(full))
 	}
 	modified := f.siteUTC(p.Modified).Format(full + "Z")
