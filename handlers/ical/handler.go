@@ -138,7 +138,7 @@ func (h *Handler) write(c *gin.Context, site *calendard.Site, user *calendard.Us
 	} else {
 		hd.Set("Content-Type", "text/html; charset=UTF-8")
 	}
-	if a.noCache || user.LoggedIn() || a.status == 404 {
+	if a.noCache || user.LoggedIn() {
 		for _, kv := range noCache {
 			hd.Set(kv[0], kv[1])
 		}

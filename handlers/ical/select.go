@@ -2,6 +2,7 @@ package ical
 
 import (
 	"context"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -24,11 +25,28 @@ func (h *Handler) resolve(ctx context.Context, site *calendard.Site, user *calen
 	if pr.hasEventIDs {
 		return h.byIDs(ctx, site, user, pr, pg, f, now)
 	}
+	// A page whose WordPress query found nothing (an unknown, hidden or trashed single) still
+	// answers the list export, with WordPress' 404 no-cache headers.
+	notFound := false
 	if pg.postID != 0 {
 		if a, ok, err := h.byPostID(ctx, site, user, pr, pg); ok || err != nil {
 			return a, err
 		}
-		pg = page{kind: "home", pageNum: 1}
+		pg, notFound = page{kind: "home", pageNum: 1}, true
+	}
+	if len(pr.segs) == 0 && pg.taxonomy == "tribe_events_cat" && pr.query.Get("tribe_events_cat") != "" {
+		// redirect_canonical: the category query variable becomes the category's archive path.
+		var rest []string
+		for _, kv := range pr.order {
+			if kv[0] != "tribe_events_cat" {
+				rest = append(rest, url.QueryEscape(kv[0])+"="+url.QueryEscape(kv[1]))
+			}
+		}
+		loc := site.HomeURL + "/" + strings.Trim(site.CategoryBase, "/") + "/" + pg.term + "/"
+		if len(rest) > 0 {
+			loc += "?" + strings.Join(rest, "&")
+		}
+		return &answer{status: 301, location: loc}, nil
 	}
 	if pg.kind == "single" {
 		ev, err := h.single(ctx, pg.slug)
@@ -40,6 +58,8 @@ func (h *Handler) resolve(ctx context.Context, site *calendard.Site, user *calen
 			f.global = ev
 			return &answer{status: 200, feed: f, noCache: ev.Password != ""}, nil
 		}
+		// WordPress found the event (a published one asked for without ical=1): no 404 headers.
+		notFound = ev == nil || !h.canExport(user, ev.Post)
 		pg = page{kind: "home", pageNum: 1}
 	}
 	statuses := []string{"publish"}
@@ -53,7 +73,7 @@ func (h *Handler) resolve(ctx context.Context, site *calendard.Site, user *calen
 			return nil, err
 		}
 		if !ok {
-			return &answer{status: 404}, nil
+			return &answer{status: 404, noCache: true}, nil
 		}
 		if pg.taxonomy == calendard.TaxonomyCategory {
 			filter.CategoryIDs = ids
@@ -62,6 +82,10 @@ func (h *Handler) resolve(ctx context.Context, site *calendard.Site, user *calen
 		}
 	}
 	if pg.featured {
+		if pg.taxonomy != "" && pr.rewrite {
+			// No rewrite rule reads featured/ical/ under a term archive: WordPress' 404.
+			return &answer{status: 404, noCache: true, noRobots: true}, nil
+		}
 		if pg.kind == "month" || pg.kind == "day" {
 			return &answer{status: 200}, nil
 		}
@@ -92,19 +116,23 @@ func (h *Handler) resolve(ctx context.Context, site *calendard.Site, user *calen
 		last := first.AddDate(0, 1, -1)
 		startCell := first.AddDate(0, 0, -int((int(first.Weekday())-1+7)%7))
 		endCell := last.AddDate(0, 0, (7-int(last.Weekday()))%7)
-		from := startCell
 		if month.Year() == localNow.Year() && month.Month() == localNow.Month() {
-			from = time.Date(localNow.Year(), localNow.Month(), localNow.Day(), 0, 0, 0, 0, loc)
+			// The current month: what has not ended by the start of today, to the month's end.
+			today := time.Date(localNow.Year(), localNow.Month(), localNow.Day(), 0, 0, 0, 0, loc)
+			filter.EndsAfter = db(today.Add(-time.Second))
+			filter.StartsBefore = db(first.AddDate(0, 1, 0))
+		} else {
+			// Another month: the events starting within its grid (whole weeks, Monday first).
+			filter.StartOnOrAfter = db(startCell)
+			filter.StartsBefore = db(endCell.Add(24 * time.Hour))
 		}
-		filter.EndsAfter = db(from.Add(-time.Second))
-		filter.StartsBefore = db(endCell.Add(24 * time.Hour))
 		filter.Limit = 10000
 		events, _, err = h.deps.Events.FindEvents(ctx, site, filter)
 	case "day":
 		day := localNow
 		if pg.date != "" {
 			d, ok := parseDate(pg.date, localNow)
-			if !ok {
+			if !ok || d.Format("2006-01-02") != pg.date && dayRe.MatchString(pg.date) && !pr.query.Has("tribe-bar-date") {
 				return &answer{status: 200}, nil
 			}
 			day = d
@@ -144,13 +172,13 @@ func (h *Handler) resolve(ctx context.Context, site *calendard.Site, user *calen
 		f.items = append(f.items, item{post: ev.Post, event: ev})
 	}
 	if len(f.items) == 0 {
-		return &answer{status: 200}, nil
+		return &answer{status: 200, noCache: notFound}, nil
 	}
 	f.global, err = h.globalPost(ctx, site, filter)
 	if err != nil {
 		return nil, err
 	}
-	return &answer{status: 200, feed: f}, nil
+	return &answer{status: 200, feed: f, noCache: notFound}, nil
 }
 
 func window(events []*calendard.Event, offset, limit int) []*calendard.Event {

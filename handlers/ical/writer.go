@@ -162,7 +162,7 @@ func (f *feed) vevent(it item) []string {
 		content = wptext.TheContent(excludeTribeBlocks(p.Content), f.rc)
 	}
 	out = append(out, "DESCRIPTION:"+replace(wptext.StripAllTags(strings.ReplaceAll(content, "</p>", "</p> "), false)))
-	out = append(out, "URL:"+f.site.Permalink(p, true))
+	out = append(out, "URL:"+permalink(f.site, p))
 	if loc := f.location(it); loc != "" {
 		out = append(out, "LOCATION:"+strings.NewReplacer(",", `\,`, "\n", `\n`).Replace(html.UnescapeString(loc)))
 	}
@@ -259,4 +259,17 @@ var tribeBlockRe = regexp.MustCompile(`(?s)<!-- wp:tribe/[^ ]+ .*?/-->|<!-- wp:t
 // venue, organizer ...) are not part of the description.
 func excludeTribeBlocks(s string) string {
 	return tribeBlockRe.ReplaceAllString(s, "")
+}
+
+// permalink is get_permalink: the calendar's types by their bases, other posts by their name
+// under the site's /%postname%/ structure.
+func permalink(site *calendard.Site, p *calendard.Post) string {
+	switch p.Type {
+	case calendard.PostTypeEvent, calendard.PostTypeVenue, calendard.PostTypeOrganizer:
+		return site.Permalink(p, true)
+	}
+	if !site.PrettyPermalinks || p.Name == "" {
+		return site.HomeURL + "/?p=" + strconv.FormatInt(p.ID, 10)
+	}
+	return site.HomeURL + "/" + p.Name + "/"
 }
