@@ -113,18 +113,15 @@ func (h *Handler) resolve(ctx context.Context, site *calendard.Site, user *calen
 			month = localNow
 		}
 		first := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, loc)
-		last := first.AddDate(0, 1, -1)
-		startCell := first.AddDate(0, 0, -int((int(first.Weekday())-1+7)%7))
-		endCell := last.AddDate(0, 0, (7-int(last.Weekday()))%7)
 		if month.Year() == localNow.Year() && month.Month() == localNow.Month() {
 			// The current month: what has not ended by the start of today, to the month's end.
 			today := time.Date(localNow.Year(), localNow.Month(), localNow.Day(), 0, 0, 0, 0, loc)
 			filter.EndsAfter = db(today.Add(-time.Second))
 			filter.StartsBefore = db(first.AddDate(0, 1, 0))
 		} else {
-			// Another month: the events starting within its grid (whole weeks, Monday first).
-			filter.StartOnOrAfter = db(startCell)
-			filter.StartsBefore = db(endCell.Add(24 * time.Hour))
+			// Another month: the events overlapping it.
+			filter.EndsAfter = db(first.Add(-time.Second))
+			filter.StartsBefore = db(first.AddDate(0, 1, 0))
 		}
 		filter.Limit = 10000
 		events, _, err = h.deps.Events.FindEvents(ctx, site, filter)
