@@ -29,6 +29,8 @@ type SiteSource interface {
 type Posts interface {
 	PostByID(ctx context.Context, id int64) (*calendard.Post, error)
 	PostsByName(ctx context.Context, name string, postTypes ...string) ([]*calendard.Post, error)
+	// PostByNamePrefix is redirect_guess_404_permalink's lookup (wpdb.DB.PostByNamePrefix).
+	PostByNamePrefix(ctx context.Context, prefix string, postTypes, statuses []string) (*calendard.Post, error)
 }
 
 // Terms lists a taxonomy's terms.
@@ -90,6 +92,7 @@ type answer struct {
 	feed     *feed  // nil: an empty body
 	noCache  bool
 	noRobots bool // no X-Robots-Tag (the reference's 404 of a featured rewrite)
+	pingback bool // X-Pingback (handle_404: a singular page whose post takes pings)
 }
 
 // Serve answers r when it asks for an export and reports whether it did.
@@ -111,6 +114,10 @@ func (h *Handler) Serve(c *gin.Context) bool {
 	now := h.clock()
 	user := h.user(ctx, c.Request, site, now)
 	a, err := h.resolve(ctx, site, user, pr, now)
+	if err == nil {
+		pg := pr.readPage(site.EventsSlug, site.EventSlug, site.CategoryBase, site.TagBase)
+		a.pingback, err = h.pingbackOpen(ctx, site, user, pr, pg)
+	}
 	if err != nil {
 		h.fail(c, err)
 		return true
@@ -145,6 +152,9 @@ func (h *Handler) write(c *gin.Context, site *calendard.Site, user *calendard.Us
 	}
 	if !a.noRobots {
 		hd.Set("X-Robots-Tag", "noindex, nofollow")
+	}
+	if a.pingback {
+		hd.Set("X-Pingback", site.SiteURL+"/xmlrpc.php")
 	}
 	if a.location != "" {
 		hd.Set("X-Redirect-By", "WordPress")

@@ -58,6 +58,15 @@ func (h *Handler) resolve(ctx context.Context, site *calendard.Site, user *calen
 			f.global = ev
 			return &answer{status: 200, feed: f, noCache: ev.Password != ""}, nil
 		}
+		if ev == nil || !foundByMainQuery(user, ev.Post) {
+			loc, ok, err := h.guessRedirect(ctx, site, pr, pg.slug)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return &answer{status: 301, location: loc, noCache: true}, nil
+			}
+		}
 		// WordPress found the event (a published one asked for without ical=1): no 404 headers.
 		notFound = ev == nil || !h.canExport(user, ev.Post)
 		pg = page{kind: "home", pageNum: 1}
@@ -189,15 +198,10 @@ func window(events []*calendard.Event, offset, limit int) []*calendard.Event {
 	return events
 }
 
-// globalPost is the first post of the page's own WordPress query (the newest post_date first):
-// the post the plugin's venue template tags fall back to.
+// globalPost is the first post of the page's own WordPress query (archiveFirst): the post the
+// plugin's venue template tags fall back to.
 func (h *Handler) globalPost(ctx context.Context, site *calendard.Site, f calendard.EventFilter) (*calendard.Event, error) {
-	g := calendard.EventFilter{Statuses: f.Statuses, CategoryIDs: f.CategoryIDs, TagIDs: f.TagIDs, OrderByPostDate: true, Limit: 100000}
-	events, _, err := h.deps.Events.FindEvents(ctx, site, g)
-	if err != nil || len(events) == 0 {
-		return nil, err
-	}
-	return events[len(events)-1], nil
+	return h.archiveFirst(ctx, site, f)
 }
 
 // canExport is has_access_to_see_event_exists: published, or private and readable by the user.
@@ -247,7 +251,10 @@ func (h *Handler) byPostID(ctx context.Context, site *calendard.Site, user *cale
 // the page's current global post.
 func (h *Handler) byIDs(ctx context.Context, site *calendard.Site, user *calendard.User, pr *request, pg page, f *feed, now time.Time) (*answer, error) {
 	statuses := []string{"publish"}
-	global, err := h.globalPost(ctx, site, calendard.EventFilter{Statuses: statuses})
+	if user.Can(calendard.CapsOf(calendard.PostTypeEvent).ReadPrivate) {
+		statuses = append(statuses, "private")
+	}
+	global, err := h.pageGlobal(ctx, site, user, pg, statuses)
 	if err != nil {
 		return nil, err
 	}
