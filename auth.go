@@ -19,6 +19,9 @@ type UserRecord struct {
 	Pass         string // user_pass hash
 	CapsMeta     string // serialized {prefix}capabilities
 	AppPasswords string // serialized _application_passwords ("" when absent)
+	// SessionTokens is the serialized session_tokens user meta ("" when absent): the sessions the
+	// logged-in cookie names.
+	SessionTokens string
 }
 
 // UserService finds users. Lookups compare in SQL so the database collation decides, as in WordPress.

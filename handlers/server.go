@@ -132,6 +132,9 @@ type Config struct {
 	// AccessLog writes one line per request to Logger and answers with an X-Request-ID
 	// (accesslog.go).
 	AccessLog bool
+	// FrontEnd answers the front-end (non-REST) requests it serves, such as the calendar's iCal
+	// exports (package handlers/ical), and reports whether it did; the others go on as before.
+	FrontEnd func(c *gin.Context) bool
 }
 
 // Deps are the services the endpoints use.
@@ -278,6 +281,9 @@ func (s *Server) serveREST(c *gin.Context) {
 func (s *Server) serveQueryRoute(c *gin.Context) {
 	q := parseQuery(c.Request.URL.RawQuery)
 	v, ok := q.Get("rest_route")
+	if !ok && s.cfg.FrontEnd != nil && s.cfg.FrontEnd(c) {
+		return
+	}
 	if !ok && isPageMethod(c.Request.Method) {
 		// No REST route asked for: the site's front page.
 		s.serveSitePage(c, 200)
@@ -297,6 +303,9 @@ func (s *Server) serveNoRoute(c *gin.Context) {
 		// A path the router did not take as /wp-json/ (doubled slashes before it) that
 		// WordPress' rewrite rules still send to the REST API.
 		s.serve(c, route)
+		return
+	}
+	if s.cfg.FrontEnd != nil && s.cfg.FrontEnd(c) {
 		return
 	}
 	if s.cfg.WholeSite && isPageMethod(c.Request.Method) && !strings.HasPrefix(c.Request.URL.Path, "/wp-json/") {

@@ -61,6 +61,25 @@ func (db *DB) PostsByName(ctx context.Context, name string, postTypes ...string)
 	return out, rows.Err()
 }
 
+// PostByNamePrefix is the lookup of redirect_guess_404_permalink: the first post of one of the
+// types and statuses whose post_name starts with prefix (LIKE 'prefix%' under the collation), in
+// the order MariaDB reads it through the post_name index (post_name, then ID); nil when none.
+func (db *DB) PostByNamePrefix(ctx context.Context, prefix string, postTypes, statuses []string) (*calendard.Post, error) {
+	if len(postTypes) == 0 || len(statuses) == 0 {
+		return nil, nil
+	}
+	args := append([]any{escapeLike(prefix) + "%"}, stringArgs(postTypes)...)
+	args = append(args, stringArgs(statuses)...)
+	row := db.sql.QueryRowContext(ctx, "SELECT "+postColumns+" FROM "+db.t("posts")+
+		" WHERE post_name LIKE ? AND post_type IN ("+placeholders(len(postTypes))+") AND post_status IN ("+
+		placeholders(len(statuses))+") ORDER BY post_name, ID LIMIT 1", args...)
+	p, err := scanPost(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return p, err
+}
+
 // TrashedFrom returns the status a trashed post had before it was trashed.
 func (db *DB) TrashedFrom(ctx context.Context, id int64) (string, error) {
 	var v nullString

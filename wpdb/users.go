@@ -26,7 +26,7 @@ func (db *DB) userByField(ctx context.Context, field string, value any) (*calend
 		return nil, err
 	}
 	rows, err := db.sql.primary().QueryContext(ctx, "SELECT meta_key, meta_value FROM "+db.t("usermeta")+
-		" WHERE user_id = ? AND meta_key IN (?, '_application_passwords') ORDER BY umeta_id", u.ID, db.prefix+"capabilities")
+		" WHERE user_id = ? AND meta_key IN (?, '_application_passwords', 'session_tokens') ORDER BY umeta_id", u.ID, db.prefix+"capabilities")
 	if err != nil {
 		return nil, err
 	}
@@ -36,9 +36,12 @@ func (db *DB) userByField(ctx context.Context, field string, value any) (*calend
 		if err := rows.Scan(&k, &v); err != nil {
 			return nil, err
 		}
-		if k.String == "_application_passwords" {
+		switch k.String {
+		case "_application_passwords":
 			u.AppPasswords = v.String
-		} else {
+		case "session_tokens":
+			u.SessionTokens = v.String
+		default:
 			u.CapsMeta = v.String
 		}
 	}

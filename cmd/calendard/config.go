@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard/cache"
+	"github.com/calendard/calendard/internal/wpauth"
 	"github.com/calendard/calendard/wpdb"
 )
 
@@ -30,6 +31,9 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	LogLevel       string
 	AccessLog      bool
+	// WPConfig, LoggedInKey and LoggedInSalt give the keys of WordPress' logged-in cookie
+	// (loggedInKeys).
+	WPConfig, LoggedInKey, LoggedInSalt string
 	// Limits (docs/reliability.md); 0 switches off the ones that may be switched off.
 	MaxBodyBytes     int64
 	MaxBodyValues    int
@@ -162,6 +166,18 @@ var settings = []setting{
 			return fmt.Errorf("must be YYYY-MM-DD HH:MM:SS (UTC), got %q", v)
 		}
 		c.Now = &t
+		return nil
+	}},
+	{"CALENDAR_WP_CONFIG", "wp-config", "", "path of the site's wp-config.php, read for LOGGED_IN_KEY and LOGGED_IN_SALT (logged-in users on the iCal exports)", func(c *Config, v string) error {
+		c.WPConfig = v
+		return nil
+	}},
+	{"CALENDAR_LOGGED_IN_KEY", "logged-in-key", "", "WordPress' LOGGED_IN_KEY (instead of CALENDAR_WP_CONFIG)", func(c *Config, v string) error {
+		c.LoggedInKey = v
+		return nil
+	}},
+	{"CALENDAR_LOGGED_IN_SALT", "logged-in-salt", "", "WordPress' LOGGED_IN_SALT (instead of CALENDAR_WP_CONFIG)", func(c *Config, v string) error {
+		c.LoggedInSalt = v
 		return nil
 	}},
 	{"CALENDAR_ENVIRONMENT", "environment", "production", "WordPress environment type: local|development|staging|production", func(c *Config, v string) error {
@@ -610,3 +626,16 @@ func parseSwitch(v string) (bool, error) {
 }
 
 func osGetenv(k string) string { return os.Getenv(k) }
+
+// loggedInKeys are the keys of WordPress' logged-in cookie: from CALENDAR_WP_CONFIG when set, else
+// CALENDAR_LOGGED_IN_KEY and CALENDAR_LOGGED_IN_SALT (none: the cookie is ignored).
+func loggedInKeys(c *Config) (wpauth.LoggedInKeys, error) {
+	if c.WPConfig != "" {
+		k, err := wpauth.ReadWPConfig(c.WPConfig)
+		if err != nil {
+			return wpauth.LoggedInKeys{}, &ConfigError{Var: "CALENDAR_WP_CONFIG", Err: err}
+		}
+		return k, nil
+	}
+	return wpauth.LoggedInKeys{Key: c.LoggedInKey, Salt: c.LoggedInSalt}, nil
+}

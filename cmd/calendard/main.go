@@ -214,6 +214,10 @@ func serve(args []string) error {
 		return err
 	}
 	defer respCache.Close()
+	keys, err := loggedInKeys(cfg)
+	if err != nil {
+		return err
+	}
 	engine := service.Handler(handlers.Config{
 		Environment:    cfg.Environment,
 		TrustedProxies: cfg.TrustedProxies,
@@ -244,7 +248,7 @@ func serve(args []string) error {
 		WholeSite:   db.Dialect() == wpdb.SQLite,
 		Geo:         cfg.Search.Geo,
 		GeoRadiusKM: cfg.Search.GeoRadiusKM,
-	}, store, service.WithSearch(found))
+	}, store, service.WithSearch(found), service.WithLoggedInKeys(keys))
 
 	srv := httpServer(cfg, engine)
 	errc := make(chan error, 1)

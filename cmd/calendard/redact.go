@@ -99,6 +99,7 @@ func scrubValue(text, v string) string {
 // secretSettings are the variables and flags whose values carry credentials.
 var secretSettings = map[string]bool{
 	"CALENDAR_DB": true, "CALENDAR_DB_REPLICAS": true, "db-replicas": true, "CALENDAR_REDIS_URL": true, "CALENDAR_MEILI_URL": true, "CALENDAR_MEILI_KEY": true,
+	"CALENDAR_LOGGED_IN_KEY": true, "CALENDAR_LOGGED_IN_SALT": true, "logged-in-key": true, "logged-in-salt": true,
 	"db": true, "redis-url": true, "meili-url": true, "meili-key": true, "from": true, "to": true,
 }
 

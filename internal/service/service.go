@@ -12,7 +12,9 @@ import (
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/handlers/ical"
 	"github.com/calendard/calendard/handlers/wpv2"
+	"github.com/calendard/calendard/internal/wpauth"
 	"github.com/calendard/calendard/wpdb"
 )
 
@@ -39,12 +41,27 @@ type Search struct {
 	Geo    calendard.GeoService
 }
 
+// wiring is what Handler puts together: the services of the REST routes and the keys of the
+// front end's login cookie.
+type wiring struct {
+	deps handlers.Deps
+	keys wpauth.LoggedInKeys
+}
+
 // Option names what a wiring differs in from the store alone.
-type Option func(*handlers.Deps)
+type Option func(*wiring)
+
+// WithLoggedInKeys validates WordPress' logged-in cookie on the front-end pages (the iCal exports)
+// with wp-config.php's LOGGED_IN_KEY and LOGGED_IN_SALT; without them every such request is
+// anonymous.
+func WithLoggedInKeys(keys wpauth.LoggedInKeys) Option {
+	return func(w *wiring) { w.keys = keys }
+}
 
 // WithSearch answers searches, relevance order and the geo filters through s.
 func WithSearch(s Search) Option {
-	return func(d *handlers.Deps) {
+	return func(w *wiring) {
+		d := &w.deps
 		if s.Events != nil {
 			d.Events = s.Events
 		}
@@ -58,10 +75,14 @@ func WithSearch(s Search) Option {
 // Handler is the HTTP API over store with cfg's settings (the clock, limits, the response cache
 // ...): the only place the handlers get their services.
 func Handler(cfg handlers.Config, store *wpdb.Store, opts ...Option) *gin.Engine {
-	d := handlers.Deps{Site: store, DB: store.DB, Users: store.DB, Writer: store.DB, Events: store, Linked: store,
-		Posts: store, Terms: store, TermQuery: store, Generation: store.Generation}
+	w := wiring{deps: handlers.Deps{Site: store, DB: store.DB, Users: store.DB, Writer: store.DB, Events: store, Linked: store,
+		Posts: store, Terms: store, TermQuery: store, Generation: store.Generation}}
 	for _, o := range opts {
-		o(&d)
+		o(&w)
 	}
-	return handlers.New(cfg, d, handlers.PluginRoutes, wpv2.Register)
+	// The exports read the store itself: search in front (WithSearch) answers the REST lists only.
+	exports := ical.New(ical.Deps{Site: store, Events: store, Posts: store, Terms: store, Users: store.DB, Options: store.DB},
+		w.keys, cfg.Clock, cfg.Logger)
+	cfg.FrontEnd = exports.Serve
+	return handlers.New(cfg, w.deps, handlers.PluginRoutes, wpv2.Register)
 }
