@@ -17,17 +17,29 @@ import (
 func TestAnInstanceSlowToFindRedisCannotLeaveOthersStale(t *testing.T) {
 	testenv.SkipIfShort(t, "redis-server")
 	ctx := context.Background()
+	// instance is a cache that has found Redis. One whose first probe timed out (a loaded machine)
+	// would wait out its retry, an hour for a: it is replaced until one finds Redis.
 	instance := func(r *testenv.Redis, retry time.Duration) *Cache {
-		var gen atomic.Uint64
-		var quiet atomic.Bool
-		quiet.Store(true)
-		c, err := New(Options{Mode: Redis, RedisURL: r.URL(0), Prefix: "t:", Timeout: 100 * time.Millisecond, Retry: retry,
-			Generation: gen.Load, Quiescent: quiet.Load, Feed: &feed{}})
-		if err != nil {
-			t.Fatal(err)
+		for start := time.Now(); ; {
+			var gen atomic.Uint64
+			var quiet atomic.Bool
+			quiet.Store(true)
+			c, err := New(Options{Mode: Redis, RedisURL: r.URL(0), Prefix: "t:", Timeout: 100 * time.Millisecond, Retry: retry,
+				Generation: gen.Load, Quiescent: quiet.Load, Feed: &feed{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for probe := time.Now(); !c.up.Load() && time.Since(probe) < 3*time.Second; time.Sleep(5 * time.Millisecond) {
+			}
+			if c.up.Load() {
+				t.Cleanup(c.Close)
+				return c
+			}
+			c.Close()
+			if time.Since(start) > 30*time.Second {
+				t.Fatal("no instance found Redis within 30 s")
+			}
 		}
-		t.Cleanup(c.Close)
-		return c
 	}
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
