@@ -21,6 +21,7 @@ type WriteTx interface {
 	// LockPost returns the post with its meta and locks its row until the transaction ends; nil if
 	// there is no such post.
 	LockPost(ctx context.Context, id int64) (*Post, error)
+	// InsertPost inserts the row under p.ID when it is set (import_id), else under a new ID.
 	InsertPost(ctx context.Context, p *Post) (int64, error)
 	// UpdatePost writes every column of the row.
 	UpdatePost(ctx context.Context, p *Post) error
@@ -40,6 +41,8 @@ type WriteTx interface {
 	// DeleteMeta removes every row of key (value nil) or only rows holding value.
 	DeleteMeta(ctx context.Context, postID int64, key string, value *string) error
 	MetaValues(ctx context.Context, postID int64, key string) ([]string, error)
+	// PostIDsByMeta returns the posts (lowest ID first) with a meta row of key holding value.
+	PostIDsByMeta(ctx context.Context, key, value string) ([]int64, error)
 
 	TermsOfObject(ctx context.Context, objectID int64, taxonomy string) ([]*Term, error)
 	TermsOfTaxonomy(ctx context.Context, taxonomy string) ([]*Term, error)
@@ -139,6 +142,13 @@ type PostArgs struct {
 	// OnSaved runs once the row is written, where WordPress sets the post's terms and fires
 	// save_post (before the revision is taken).
 	OnSaved func(p *Post) error
+
+	// ImportID is wp_insert_post's import_id: an insert takes this ID when no post has it (a
+	// migration keeps the source's IDs, so links and bookmarks keep working).
+	ImportID int64
+	// Modified and ModifiedGMT, when set, are stored instead of the save's own modification dates:
+	// a migration keeps the source's, so the answers do not change and a re-run can compare them.
+	Modified, ModifiedGMT *string
 }
 
 // floatingDate reports the statuses whose GMT date stays unset until publication.
@@ -264,6 +274,8 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 	} else {
 		p.Modified, p.ModifiedGMT = date, dateGMT
 	}
+	set(&p.Modified, a.Modified)
+	set(&p.ModifiedGMT, a.ModifiedGMT)
 	// A published post dated at least a minute ahead is scheduled; a scheduled one in the past publishes.
 	if p.DateGMT != ZeroDate {
 		if gmt, err := time.ParseInLocation(DBDateTime, p.DateGMT, time.UTC); err == nil {
@@ -333,6 +345,15 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 		return nil, err
 	}
 	if before == nil {
+		if a.ImportID > 0 {
+			taken, err := tx.LockPost(ctx, a.ImportID)
+			if err != nil {
+				return nil, err
+			}
+			if taken == nil {
+				p.ID = a.ImportID
+			}
+		}
 		id, err := tx.InsertPost(ctx, p)
 		if err != nil {
 			return nil, err
