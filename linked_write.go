@@ -155,6 +155,9 @@ func CreateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 		if slug := wptext.SanitizeTitle(titleStr); slug != "" {
 			a.Name = &slug
 		}
+		if v, ok := data.Get("post_name"); ok && !php.Empty(v) {
+			a.Name = strPtr(phpToString(v)) // a migration's slug: the source's
+		}
 		if v, ok := data.Get("post_author"); ok && !php.Empty(v) {
 			author := php.Int(v)
 			a.Author = &author
@@ -204,7 +207,7 @@ func CreateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 }
 
 // importKeys are the data keys a migration adds (PostArgs' ImportID, Modified and ModifiedGMT).
-var importKeys = []string{"import_id", "post_modified", "post_modified_gmt"}
+var importKeys = []string{"import_id", "post_name", "post_modified", "post_modified_gmt"}
 
 // importModified reads the migration's modification dates from data.
 func importModified(data LinkedArray) (local, gmt *string) {
@@ -265,10 +268,14 @@ func UpdateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 		a.Status = phpToString(v)
 	}
 	a.Modified, a.ModifiedGMT = importModified(data)
+	if v, ok := data.Get("post_name"); ok && !php.Empty(v) {
+		a.Name = strPtr(phpToString(v))
+	}
 	for _, key := range importKeys {
 		data.Delete(key)
 	}
-	if a.Title != nil || a.Content != nil || a.Excerpt != nil || a.Author != nil || a.Date != nil || a.DateGMT != nil || a.Status != "" {
+	if a.Title != nil || a.Content != nil || a.Excerpt != nil || a.Author != nil || a.Date != nil || a.DateGMT != nil || a.Status != "" ||
+		a.Name != nil || a.Modified != nil {
 		// wp_update_post without $wp_error: a refused update is ignored and the meta is still saved.
 		if _, err := SavePost(ctx, tx, site, user, a); err != nil {
 			var refused *Error
