@@ -13,7 +13,7 @@ import (
 // removes it.
 type checkpoint struct {
 	path   string
-	Source string                         `json:"source"`
+	Source string                       `json:"source"`
 	Done   map[Resource]map[int64]int64 `json:"done"`
 }
 

@@ -258,7 +258,7 @@ func decodeTerm(raw json.RawMessage, taxonomy string) (*Term, error) {
 // Venue is a venue as the plugin's API shows it.
 type Venue struct {
 	Common
-	Title, Description                                    string
+	Title, Description                                     string
 	Address, City, Country, Province, State, StateProvince string
 	Zip, Phone, Website                                    string
 	ShowMap, ShowMapLink                                   bool
