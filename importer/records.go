@@ -128,6 +128,10 @@ const DBDateTime = "2006-01-02 15:04:05"
 // date reads a "Y-m-d H:i:s" date (or the RFC 3339 form wp/v2 uses) and returns the DB form.
 func (f *fields) date(key string, required bool) string {
 	s := f.str(key, 64)
+	if s == "0000-00-00 00:00:00" && !required {
+		// WordPress' unset date: a draft's GMT dates float until it is published.
+		return ""
+	}
 	if s == "" {
 		if required {
 			f.bad(key, "missing")
