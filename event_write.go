@@ -45,6 +45,12 @@ type EventWrite struct {
 	// modification dates).
 	ImportID              int64
 	Modified, ModifiedGMT *string
+	// Password is post_password (nil: unchanged); the plugin's routes never set it, a migration does.
+	Password *string
+	// Parent is post_parent (nil: unchanged); the plugin's routes never set it, a migration does.
+	Parent *int64
+	// NoRevision is PostArgs' (a migration writes no revisions).
+	NoRevision bool
 }
 
 // Event meta keys the write path stores.
@@ -85,6 +91,7 @@ func SaveEvent(ctx context.Context, tx WriteTx, site *Site, user *User, w *Event
 		// The plugin passes false dates on update, which WordPress reads as "now".
 		ResetDate: !create && w.Date == nil && w.DateGMT == nil,
 		ImportID:  w.ImportID, Modified: w.Modified, ModifiedGMT: w.ModifiedGMT,
+		Password: w.Password, Parent: w.Parent, NoRevision: w.NoRevision,
 	}
 	var before *Post
 	if !create {
@@ -118,7 +125,7 @@ func SaveEvent(ctx context.Context, tx WriteTx, site *Site, user *User, w *Event
 			order = -1
 		}
 		if _, err := SavePost(ctx, tx, site, user, PostArgs{ID: p.ID, Type: PostTypeEvent, MenuOrder: &order,
-			Modified: w.Modified, ModifiedGMT: w.ModifiedGMT,
+			Modified: w.Modified, ModifiedGMT: w.ModifiedGMT, NoRevision: w.NoRevision,
 			OnSaved: func(p *Post) error { return publishLinkedPosts(ctx, tx, site, user, p) }}); err != nil {
 			return 0, err
 		}

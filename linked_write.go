@@ -206,8 +206,9 @@ func CreateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 	return id, nil
 }
 
-// importKeys are the data keys a migration adds (PostArgs' ImportID, Modified and ModifiedGMT).
-var importKeys = []string{"import_id", "post_name", "post_modified", "post_modified_gmt"}
+// importKeys are the data keys a migration adds (PostArgs' ImportID, Name, Modified, ModifiedGMT
+// and NoRevision).
+var importKeys = []string{"import_id", "post_name", "post_modified", "post_modified_gmt", "import_no_revision"}
 
 // importModified reads the migration's modification dates from data.
 func importModified(data LinkedArray) (local, gmt *string) {
@@ -268,6 +269,7 @@ func UpdateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 		a.Status = phpToString(v)
 	}
 	a.Modified, a.ModifiedGMT = importModified(data)
+	_, a.NoRevision = data.Get("import_no_revision")
 	if v, ok := data.Get("post_name"); ok && !php.Empty(v) {
 		a.Name = strPtr(phpToString(v))
 	}

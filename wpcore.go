@@ -149,6 +149,12 @@ type PostArgs struct {
 	// Modified and ModifiedGMT, when set, are stored instead of the save's own modification dates:
 	// a migration keeps the source's, so the answers do not change and a re-run can compare them.
 	Modified, ModifiedGMT *string
+	// MimeType and GUID are wp_insert_attachment's post_mime_type and guid (the file's URL); an
+	// insert without a GUID gets the permalink.
+	MimeType, GUID *string
+	// NoRevision skips wp_save_post_revision on update: a migration copies posts, and a revision
+	// would take a post ID the source's later posts are to keep.
+	NoRevision bool
 }
 
 // floatingDate reports the statuses whose GMT date stays unset until publication.
@@ -226,6 +232,7 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 	if a.MenuOrder != nil {
 		p.MenuOrder = *a.MenuOrder
 	}
+	set(&p.MimeType, a.MimeType)
 
 	// Dates (wp_update_post clears the date of drafts that never had one, then wp_insert_post fills in).
 	date, dateGMT := p.Date, p.DateGMT
@@ -369,6 +376,9 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 		gs := *site
 		gs.HomeURL = site.GUIDBase()
 		p.GUID = gs.Permalink(p, true)
+		if a.GUID != nil {
+			p.GUID = guidForDB(*a.GUID)
+		}
 		if err := tx.UpdatePost(ctx, p); err != nil {
 			return nil, err
 		}
@@ -389,7 +399,7 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 			return nil, err
 		}
 	}
-	if err := postUpdated(ctx, tx, site, user, before, p); err != nil {
+	if err := postUpdated(ctx, tx, site, user, before, p, !a.NoRevision); err != nil {
 		return nil, err
 	}
 	if err := addPostOrigin(ctx, tx, p); err != nil {
@@ -576,7 +586,7 @@ func uniquePostSlug(ctx context.Context, tx WriteTx, slug string, id int64, post
 
 // postUpdated runs what WordPress hooks on an update: changed-slug and changed-date records, the
 // revision, and term counts when the status changed.
-func postUpdated(ctx context.Context, tx WriteTx, site *Site, user *User, before, after *Post) error {
+func postUpdated(ctx context.Context, tx WriteTx, site *Site, user *User, before, after *Post, revision bool) error {
 	// wp_check_for_changed_slugs
 	if after.Name != before.Name && after.Status == "publish" && before.Name != "" {
 		olds, err := tx.MetaValues(ctx, after.ID, "_wp_old_slug")
@@ -613,8 +623,10 @@ func postUpdated(ctx context.Context, tx WriteTx, site *Site, user *User, before
 			}
 		}
 	}
-	if err := SaveRevision(ctx, tx, site, user, after); err != nil {
-		return err
+	if revision {
+		if err := SaveRevision(ctx, tx, site, user, after); err != nil {
+			return err
+		}
 	}
 	if before.Status != after.Status {
 		return RecountObjectTerms(ctx, tx, after.ID, after.Type)
