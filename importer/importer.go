@@ -22,6 +22,7 @@ type Resource string
 // point at them).
 const (
 	Site       Resource = "site"
+	MediaFiles Resource = "media"
 	Categories Resource = "categories"
 	Tags       Resource = "tags"
 	Venues     Resource = "venues"
@@ -30,13 +31,14 @@ const (
 )
 
 // Resources is the import order.
-var Resources = []Resource{Categories, Tags, Venues, Organizers, Events}
+var Resources = []Resource{MediaFiles, Categories, Tags, Venues, Organizers, Events}
 
 // Target is where records are written. Every Save writes one record whole or not at all, and
 // writes nothing when the stored record already is the source's (same hash); wrote says whether it
 // wrote. Posts are saved with their source identity (source) so a re-run finds them again.
 type Target interface {
 	SaveSite(ctx context.Context, idx *Index) (wrote bool, err error)
+	SaveMedia(ctx context.Context, m *Media, source, hash string) (id int64, wrote bool, err error)
 	SaveTerm(ctx context.Context, t *Term, parent int64) (id int64, wrote bool, err error)
 	SaveVenue(ctx context.Context, v *Venue, source, hash string) (id int64, wrote bool, err error)
 	SaveOrganizer(ctx context.Context, o *Organizer, source, hash string) (id int64, wrote bool, err error)
@@ -139,6 +141,13 @@ type Importer struct {
 	// ids maps a source ID per resource to the target's.
 	ids map[Resource]map[int64]int64
 	cp  *checkpoint
+	// eventRaws are the source's events, read before the terms: the terms' term_taxonomy_ids
+	// show only inside the events (ttIDs, by taxonomy and term ID).
+	eventRaws   []json.RawMessage
+	eventExtras map[int64]*Extra
+	// eventParents are the events' post_parent by source ID.
+	eventParents map[int64]int64
+	ttIDs        map[string]map[int64]int64
 }
 
 // Run imports everything the source shows into target.
@@ -174,10 +183,15 @@ func Run(ctx context.Context, target Target, o Options) (*Summary, error) {
 	if _, err := target.SaveSite(ctx, idx); err != nil {
 		return nil, fmt.Errorf("site settings: %w", err)
 	}
+	if _, done := im.cp.Done[Events]; !done {
+		im.collectEvents(ctx)
+		im.ttIDs = termTaxonomyIDs(im.eventRaws)
+	}
 	steps := []struct {
 		res Resource
 		run func(context.Context) error
 	}{
+		{MediaFiles, im.media},
 		{Categories, func(ctx context.Context) error { return im.terms(ctx, Categories, "tribe_events_cat") }},
 		{Tags, func(ctx context.Context) error { return im.terms(ctx, Tags, "post_tag") }},
 		{Venues, im.venues}, {Organizers, im.organizers}, {Events, im.events},
@@ -260,6 +274,7 @@ func (im *Importer) terms(ctx context.Context, res Resource, taxonomy string) er
 			im.progress(res)
 			continue
 		}
+		t.TaxonomyID = im.taxonomyIDFor(t)
 		terms = append(terms, t)
 		byID[t.ID] = t
 	}
@@ -319,12 +334,21 @@ func hashOf(v any) string {
 
 func (im *Importer) venues(ctx context.Context) error {
 	raws := im.walk(ctx, Venues, "/tribe/events/v1/venues", "venues", im.statusQuery(url.Values{}))
+	extras := im.extras(ctx, Venues, "tribe_venue")
 	im.seen(Venues, len(raws))
 	for _, raw := range raws {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		v, err := decodeVenue(raw)
+		if err == nil {
+			applyLinkedExtra(&v.Title, &v.Description, extras[v.ID])
+			if x := extras[v.ID]; x != nil && v.Lat == "" && v.Lng == "" {
+				// v1 shows geo_lat/geo_lng only with both set and the map on.
+				v.Lat, v.Lng = x.Meta["_VenueLat"], x.Meta["_VenueLng"]
+			}
+			v.ImageID, err = im.image(v.ImageID)
+		}
 		if err == nil {
 			var id int64
 			var wrote bool
@@ -342,12 +366,17 @@ func (im *Importer) venues(ctx context.Context) error {
 
 func (im *Importer) organizers(ctx context.Context) error {
 	raws := im.walk(ctx, Organizers, "/tribe/events/v1/organizers", "organizers", im.statusQuery(url.Values{}))
+	extras := im.extras(ctx, Organizers, "tribe_organizer")
 	im.seen(Organizers, len(raws))
 	for _, raw := range raws {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		o, err := decodeOrganizer(raw)
+		if err == nil {
+			applyLinkedExtra(&o.Title, &o.Description, extras[o.ID])
+			o.ImageID, err = im.image(o.ImageID)
+		}
 		if err == nil {
 			var id int64
 			var wrote bool
@@ -366,12 +395,17 @@ func (im *Importer) organizers(ctx context.Context) error {
 // eventWindow covers every date an event can have: the plugin's list defaults to upcoming events.
 var eventWindow = url.Values{"start_date": {"1000-01-01 00:00:00"}, "end_date": {"9999-12-31 23:59:59"}}
 
-func (im *Importer) events(ctx context.Context) error {
+// eventQuery asks for every event: every status the user may see, every date.
+func (im *Importer) eventQuery() url.Values {
 	q := im.statusQuery(url.Values{})
 	for k, v := range eventWindow {
 		q[k] = v
 	}
-	raws := im.walk(ctx, Events, "/tribe/events/v1/events", "events", q)
+	return q
+}
+
+func (im *Importer) events(ctx context.Context) error {
+	raws, extras := im.eventRaws, im.eventExtras
 	im.seen(Events, len(raws))
 	for _, raw := range raws {
 		if ctx.Err() != nil {
@@ -379,6 +413,8 @@ func (im *Importer) events(ctx context.Context) error {
 		}
 		e, err := decodeEvent(raw)
 		if err == nil {
+			applyEventExtra(e, extras[e.ID])
+			e.Parent = im.eventParents[e.ID]
 			var l Links
 			if l, err = im.links(e); err == nil {
 				var id int64
@@ -429,7 +465,11 @@ func (im *Importer) links(e *Event) (Links, error) {
 		}
 	}
 	l.Organizers = mapIDs(Organizers, e.OrganizerIDs)
-	l.Image = e.ImageID
+	if e.ImageID != 0 {
+		if v := mapIDs(MediaFiles, []int64{e.ImageID}); len(v) == 1 {
+			l.Image = v[0]
+		}
+	}
 	if len(missing) > 0 {
 		return l, fmt.Errorf("links to what was not imported: %s", strings.Join(missing, ", "))
 	}

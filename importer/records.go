@@ -206,14 +206,17 @@ type Common struct {
 
 var postStatuses = map[string]bool{"publish": true, "future": true, "draft": true, "pending": true, "private": true, "trash": true}
 
-func (f *fields) common() Common {
+func (f *fields) common() Common { return f.commonOf(false) }
+
+// commonOf reads the common fields; only attachments have the "inherit" status.
+func (f *fields) commonOf(media bool) Common {
 	c := Common{ID: f.id("id", true), Author: f.id("author", false), Status: f.plain("status", 20),
 		Date: f.date("date", true), DateUTC: f.date("date_utc", false),
 		Modified: f.date("modified", false), ModifiedUTC: f.date("modified_utc", false),
 		Slug: f.plain("slug", 200)}
 	if c.Status == "" {
 		c.Status = "publish"
-	} else if !postStatuses[c.Status] {
+	} else if !postStatuses[c.Status] && !(media && c.Status == "inherit") {
 		f.bad("status", "unknown status %q", c.Status)
 	}
 	if img := f.object("image"); img != nil {
@@ -325,13 +328,23 @@ type Event struct {
 	CostValues                  []string
 	CurrencySymbol              string
 	CurrencyPosition            string
-	Website                     string
-	ShowMap, ShowMapLink        bool
-	HideFromListings            bool
-	Sticky, Featured            bool
-	Categories, Tags            []*Term
-	VenueID                     int64
-	OrganizerIDs                []int64
+	CurrencyCode                string
+	// RawCost is the stored _EventCost (wp/v2's meta); nil when only the display form is known.
+	RawCost *string
+	Website string
+	// URL is the event's permalink at the source: a website equal to it is the plugin's fallback
+	// for an event without _EventURL.
+	URL string
+	// WebsiteUnset says the event has no _EventURL (its website is the permalink).
+	WebsiteUnset         bool
+	Password             *string
+	Parent               int64 // post_parent (source ID)
+	ShowMap, ShowMapLink bool
+	HideFromListings     bool
+	Sticky, Featured     bool
+	Categories, Tags     []*Term
+	VenueID              int64
+	OrganizerIDs         []int64
 }
 
 func decodeEvent(raw json.RawMessage) (*Event, error) {
@@ -344,6 +357,7 @@ func decodeEvent(raw json.RawMessage) (*Event, error) {
 		Start: f.date("start_date", true), End: f.date("end_date", true),
 		StartUTC: f.date("utc_start_date", false), EndUTC: f.date("utc_end_date", false),
 		Timezone: f.plain("timezone", 64), Cost: f.str("cost", MaxTextField), Website: f.str("website", MaxTextField),
+		URL:     f.str("url", MaxTextField),
 		ShowMap: f.boolean("show_map"), ShowMapLink: f.boolean("show_map_link"), HideFromListings: f.boolean("hide_from_listings"),
 		Sticky: f.boolean("sticky"), Featured: f.boolean("featured")}
 	if e.Start != "" && e.End != "" && e.End < e.Start {
@@ -352,6 +366,7 @@ func decodeEvent(raw json.RawMessage) (*Event, error) {
 	if cd := f.object("cost_details"); cd != nil {
 		e.CurrencySymbol = cd.str("currency_symbol", 64)
 		e.CurrencyPosition = cd.plain("currency_position", 16)
+		e.CurrencyCode = cd.plain("currency_code", 16)
 		if raw, ok := cd.m["values"]; ok {
 			var vals []json.Number
 			if json.Unmarshal(raw, &vals) == nil {

@@ -24,7 +24,8 @@ type page struct {
 // listBody is the shape of the plugin's list answers.
 type listBody map[string]json.RawMessage
 
-// fetchPage gets one page of route and returns the items under key.
+// fetchPage gets one page of route and returns the items under key ("" for a wp/v2 list, a JSON
+// array).
 func (im *Importer) fetchPage(ctx context.Context, route, key string, q url.Values, n int) page {
 	v := url.Values{}
 	for k, vs := range q {
@@ -40,6 +41,15 @@ func (im *Importer) fetchPage(ctx context.Context, route, key string, q url.Valu
 			return page{n: n}
 		}
 		return page{n: n, err: err}
+	}
+	if key == "" {
+		// wp/v2 lists are JSON arrays, counted in X-WP-TotalPages.
+		p := page{n: n}
+		if err := json.Unmarshal(resp.Body, &p.items); err != nil {
+			return page{n: n, err: fmt.Errorf("page %d of %s is not a JSON list: %v", n, route, err)}
+		}
+		p.total, _ = strconv.Atoi(resp.Header.Get("X-WP-TotalPages"))
+		return p
 	}
 	var body listBody
 	if err := json.Unmarshal(resp.Body, &body); err != nil {

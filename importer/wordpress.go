@@ -177,6 +177,7 @@ func (w *WordPress) saveLinked(ctx context.Context, postType string, c *Common, 
 			if cur.Meta.Value(MetaHash) == hash {
 				return errUnchanged
 			}
+			data = append(data, calendard.KV{Key: "import_no_revision", Value: "1"})
 			if err := calendard.UpdateLinked(ctx, tx, w.Site, w.User, postType, cur.ID, data); err != nil {
 				return err
 			}
@@ -236,9 +237,9 @@ func (w *WordPress) SaveEvent(ctx context.Context, e *Event, l Links, source, ha
 	ew := &calendard.EventWrite{
 		Title: str(e.Title), Content: str(e.Description), Excerpt: str(e.Excerpt), Slug: str(e.Slug),
 		Status: e.Status, Date: str(e.Date), Timezone: e.Timezone, AllDay: e.AllDay, Start: e.Start, End: e.End,
-		ImageID: l.Image, Website: e.Website, ShowMap: e.ShowMap, ShowMapLink: e.ShowMapLink,
+		ImageID: l.Image, ShowMap: e.ShowMap, ShowMapLink: e.ShowMapLink,
 		HideFromUpcoming: e.HideFromListings, Sticky: e.Sticky, Featured: e.Featured,
-		VenueID: l.Venue, OrganizerIDs: l.Organizers,
+		VenueID: l.Venue, OrganizerIDs: l.Organizers, NoRevision: true,
 	}
 	if e.Author != 0 {
 		ew.Author = &e.Author
@@ -252,9 +253,17 @@ func (w *WordPress) SaveEvent(ctx context.Context, e *Event, l Links, source, ha
 	if e.ModifiedUTC != "" {
 		ew.ModifiedGMT = str(e.ModifiedUTC)
 	}
-	if e.Cost != "" {
+	ew.Password = e.Password
+	ew.Parent = &e.Parent
+	if e.RawCost != nil {
+		st := cost.ForWrite([]string{*e.RawCost}, false)
+		ew.Cost = &st
+	} else if e.Cost != "" {
 		st := cost.ForWrite([]string{e.Cost}, false)
 		ew.Cost = &st
+	}
+	if !e.WebsiteUnset {
+		ew.Website = e.Website
 	}
 	cats, tags := termInputs(l.Categories), termInputs(l.Tags)
 	ew.Categories, ew.Tags = &cats, &tags
@@ -276,6 +285,9 @@ func (w *WordPress) SaveEvent(ctx context.Context, e *Event, l Links, source, ha
 		if id, err = calendard.SaveEvent(ctx, tx, w.Site, w.User, ew); err != nil {
 			return err
 		}
+		if err := eventMeta(ctx, tx, id, e); err != nil {
+			return err
+		}
 		return stamp(ctx, tx, id, source, hash)
 	})
 	if errors.Is(err, errUnchanged) {
@@ -290,4 +302,91 @@ func termInputs(ids []int64) []calendard.TermInput {
 		out[i] = calendard.TermInput{Numeric: true, ID: id, Text: strconv.FormatInt(id, 10)}
 	}
 	return out
+}
+
+// eventMeta makes the meta the plugin's write path derives (the currency from the cost string,
+// the website) what the source stores: the answers show these keys as they are.
+func eventMeta(ctx context.Context, tx calendard.WriteTx, id int64, e *Event) error {
+	keys := []struct {
+		key, value string
+		present    bool
+	}{
+		{"_EventURL", e.Website, !e.WebsiteUnset},
+		{"_EventCurrencySymbol", e.CurrencySymbol, e.CurrencySymbol != ""},
+		{"_EventCurrencyPosition", e.CurrencyPosition, e.CurrencyPosition != ""},
+		{"_EventCurrencyCode", e.CurrencyCode, e.CurrencyCode != ""},
+	}
+	if e.RawCost != nil {
+		keys = append(keys, struct {
+			key, value string
+			present    bool
+		}{"_EventCost", *e.RawCost, *e.RawCost != ""})
+	}
+	for _, k := range keys {
+		if err := exactMeta(ctx, tx, id, k.key, k.value, k.present); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exactMeta sets key to value, or removes it when the source has none.
+func exactMeta(ctx context.Context, tx calendard.WriteTx, id int64, key, value string, present bool) error {
+	if present {
+		return calendard.UpdatePostMeta(ctx, tx, id, key, value)
+	}
+	return tx.DeleteMeta(ctx, id, key, nil)
+}
+
+// SaveMedia creates or updates an attachment (wp_insert_attachment: the post, its file and its
+// metadata).
+func (w *WordPress) SaveMedia(ctx context.Context, m *Media, source, hash string) (int64, bool, error) {
+	str := func(s string) *string { return &s }
+	a := calendard.PostArgs{Type: calendard.PostTypeAttach, Status: m.Status, NoRevision: true, Title: str(m.Title),
+		Content: str(m.Description), Excerpt: str(m.Caption), Name: str(m.Slug), Parent: &m.Parent,
+		Date: str(m.Date), MimeType: str(m.MimeType), GUID: str(m.GUID)}
+	if m.Author != 0 {
+		a.Author = &m.Author
+	}
+	if m.DateUTC != "" {
+		a.DateGMT = str(m.DateUTC)
+	}
+	if m.Modified != "" {
+		a.Modified = str(m.Modified)
+	}
+	if m.ModifiedUTC != "" {
+		a.ModifiedGMT = str(m.ModifiedUTC)
+	}
+	var id int64
+	err := w.write(ctx, func(tx calendard.WriteTx) error {
+		cur, err := find(ctx, tx, source)
+		if err != nil {
+			return err
+		}
+		if cur != nil {
+			id = cur.ID
+			if cur.Meta.Value(MetaHash) == hash {
+				return errUnchanged
+			}
+			a.ID = cur.ID
+		} else {
+			a.ImportID = m.ID
+		}
+		p, err := calendard.SavePost(ctx, tx, w.Site, w.User, a)
+		if err != nil {
+			return err
+		}
+		id = p.ID
+		for _, k := range []struct{ key, value string }{
+			{"_wp_attached_file", m.File}, {"_wp_attachment_metadata", m.Metadata}, {"_wp_attachment_image_alt", m.Alt}} {
+			if err := exactMeta(ctx, tx, id, k.key, k.value, k.value != ""); err != nil {
+				return err
+			}
+		}
+		return stamp(ctx, tx, id, source, hash)
+	})
+	if errors.Is(err, errUnchanged) {
+		return id, false, nil
+	}
+	return id, err == nil, err
 }
