@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,28 +25,37 @@ func (s servedStore) Snapshot(ctx context.Context, prefix string) (Snapshot, err
 }
 func (s servedStore) Close() {}
 
-// importGapFields are the answer fields the import does not reproduce yet, with the reason. A
-// difference in any other field fails the test.
-var importGapFields = []struct{ suffix, reason string }{
-	{".image", "featured images: attachments (their files and sizes meta) are not imported"},
-	{".description", "content is the rendered description (shortcodes expanded, wpautop'd), not the raw content wp/v2 context=edit shows"},
-	{".excerpt", "excerpts are the rendered ones, as descriptions"},
-	{".term_taxonomy_id", "the plugin's term lists do not show term_taxonomy_id; the import gives terms new ones"},
-	{".count", "term counts follow the imported events (see the failed-field list of the run)"},
+// importExempt are the only differences the replay accepts, by case and JSON path, each with the
+// reason the import cannot reproduce it. An entry that no longer matches fails the test, so the
+// list stays exact.
+var importExempt = []struct{ name, path, reason string }{}
+
+func init() {
+	const nonEvent = "post 1 is a blog post (post_type post). The import migrates the calendar (events, venues, " +
+		"organizers, their terms and images); the plugin's routes never show other post types, and the source here " +
+		"(calendard) serves no wp/v2/posts, so the target has no post 1: /events/1 is rest-event-not-found (404) " +
+		"where the source, which has a non-event post 1, says rest-invalid-event-id (400)"
+	for _, path := range []string{"status", "body.code", "body.message", "body.data.status"} {
+		importExempt = append(importExempt, struct{ name, path, reason string }{"events/single/non-event-post", path, nonEvent})
+	}
 }
 
-// gapOnly reports whether every difference is in a known gap field.
-func gapOnly(diffs []Diff) bool {
+// unexempted returns the differences of a case that no exemption covers, and marks the
+// exemptions used.
+func unexempted(name string, diffs []Diff, used map[int]bool) []Diff {
+	var out []Diff
 	for _, d := range diffs {
-		known := false
-		for _, g := range importGapFields {
-			known = known || strings.HasSuffix(d.Path, g.suffix)
+		hit := false
+		for i, e := range importExempt {
+			if e.name == name && e.path == d.Path {
+				hit, used[i] = true, true
+			}
 		}
-		if !known {
-			return false
+		if !hit {
+			out = append(out, d)
 		}
 	}
-	return true
+	return out
 }
 
 // runImport runs `calendard import` from the source service into target and returns its output.
@@ -64,83 +74,124 @@ func runImport(t *testing.T, bin, from, user, password, target string, extra ...
 	return string(out)
 }
 
-// TestImportReplay serves site-a's fixture with calendard (the real binary, on MariaDB), imports it
-// over HTTP with `calendard import` into an empty SQLite file, serves the imported store and
-// replays the set's anonymous read cases against it: the answers must be the recorded ones.
-func TestImportReplay(t *testing.T) {
-	testenv.SkipIfShort(t, "mariadbd")
+// importSource serves site-a's fixture with calendard (the real binary, on MariaDB): the source
+// of the imports.
+func importSource(t *testing.T) (set *Set, bin string, db *testenv.MariaDB, src *Service) {
+	t.Helper()
 	ctx := context.Background()
 	set, err := LoadSet(filepath.Join("testdata", "site-a"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := testenv.SharedMariaDB(t)
+	db = testenv.SharedMariaDB(t)
 	if err := db.CreateDatabase(ctx, "import_source"); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.LoadSQL(ctx, "import_source", set.Fixture); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	bin, err := BuildBinary(dir)
-	if err != nil {
+	if bin, err = BuildBinary(t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	port, err := testenv.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := StartService(bin, port, map[string]string{
+	src, err = StartService(bin, port, map[string]string{
 		"CALENDAR_DB": "mysql://" + db.DSN("import_source"), "CALENDAR_ENVIRONMENT": "local",
 		"CALENDAR_NOW": set.Cases[0].Now, "CALENDAR_LOG_LEVEL": "info",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Stop()
+	t.Cleanup(src.Stop)
+	return set, bin, db, src
+}
 
-	target := "sqlite://" + filepath.Join(dir, "imported.db")
-	out := runImport(t, bin, src.Base, "admin", set.AppPassword("admin"), target)
-	t.Log(out)
-
-	// A second run over an unchanged source writes nothing.
-	again := runImport(t, bin, src.Base, "admin", set.AppPassword("admin"), target)
-	for _, line := range strings.Split(again, "\n") {
+// summaryWrites reads the "written" column of an import summary, by resource.
+func summaryWrites(out string) map[string]string {
+	w := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
-		if len(f) == 5 && strings.HasSuffix(f[0], "s") && f[0] != "resource" && f[2] != "0" {
-			t.Errorf("second run wrote %s %s:\n%s", f[2], f[0], again)
+		if len(f) != 5 || f[0] == "resource" {
+			continue
+		}
+		if _, err := strconv.Atoi(f[1]); err == nil {
+			w[f[0]] = f[2]
 		}
 	}
+	return w
+}
 
-	store := servedStore{name: "imported-sqlite", spec: target}
-	r := &runner{t: t, ctx: ctx, set: set, bin: bin, store: store, cache: newCacheReplay(t, "sqlite", "")}
-	defer r.stop()
-	anon := func(name string) bool { return true }
-	results := r.reads(anon)
-	var failed []string
-	gaps := 0
-	for _, res := range results {
-		if res.c.Request.Auth != nil {
-			continue
-		}
-		if res.err == nil && len(res.diffs) > 0 && gapOnly(res.diffs) {
-			gaps++
-			continue
-		}
-		if !res.passed() {
-			failed = append(failed, describe(res))
-		}
+// TestImportReplay serves site-a's fixture with calendard (the real binary, on MariaDB), imports it
+// over HTTP with `calendard import --user admin` into an empty SQLite file and into an empty
+// MariaDB database, re-runs the import (it must write nothing), serves each imported store and
+// replays the set's anonymous read cases against it: every answer must be the recorded one, but
+// for the exemptions listed in importExempt.
+func TestImportReplay(t *testing.T) {
+	testenv.SkipIfShort(t, "mariadbd")
+	set, bin, db, src := importSource(t)
+	targets := []struct{ name, cache, spec string }{
+		{"sqlite", "sqlite", "sqlite://" + filepath.Join(t.TempDir(), "imported.db")},
+		{"mariadb", "mysql", ""},
 	}
-	for i, f := range failed {
-		if i == 15 {
-			break
-		}
-		t.Log(f)
-	}
-	t.Logf("%d anonymous read answers: %d differ only in known gap fields, %d otherwise", len(results), gaps, len(failed))
-	// The import does not reproduce every answer yet (see the report of the import branch): the
-	// comparison fails the test only when asked, until the remaining differences are fixed.
-	if len(failed) > 0 && os.Getenv("IMPORT_REPLAY") == "strict" {
-		t.Errorf("%d answers differ after the import:\n%s", len(failed), strings.Join(failed[:min(len(failed), 60)], "\n"))
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			ctx := context.Background()
+			spec := tg.spec
+			if spec == "" {
+				if err := db.CreateDatabase(ctx, "import_target"); err != nil {
+					t.Fatal(err)
+				}
+				spec = "mysql://" + db.DSN("import_target")
+			}
+			out := runImport(t, bin, src.Base, "admin", set.AppPassword("admin"), spec)
+			t.Log(out)
+			writes := summaryWrites(out)
+			if writes["events"] != "150" || writes["media"] != "5" || writes["venues"] != "13" {
+				t.Errorf("first run: want 150 events, 5 media, 13 venues written, got %v", writes)
+			}
+			// A second run over an unchanged source writes nothing.
+			again := runImport(t, bin, src.Base, "admin", set.AppPassword("admin"), spec)
+			for res, n := range summaryWrites(again) {
+				if n != "0" {
+					t.Errorf("second run wrote %s %s:\n%s", n, res, again)
+				}
+			}
+			if len(summaryWrites(again)) != 6 {
+				t.Errorf("second run summary has not the 6 resources:\n%s", again)
+			}
+
+			store := servedStore{name: "imported-" + tg.name, spec: spec}
+			r := &runner{t: t, ctx: ctx, set: set, bin: bin, store: store, cache: newCacheReplay(t, tg.cache, "")}
+			defer r.stop()
+			results := r.reads(func(string) bool { return true })
+			used := map[int]bool{}
+			var failed []string
+			n := 0
+			for _, res := range results {
+				if res.c.Request.Auth != nil {
+					continue
+				}
+				n++
+				if res.err == nil {
+					res.diffs = unexempted(res.c.Name, res.diffs, used)
+				}
+				if !res.passed() {
+					failed = append(failed, describe(res))
+				}
+			}
+			if n < 1000 {
+				t.Errorf("only %d anonymous read answers replayed", n)
+			}
+			if len(failed) > 0 {
+				t.Errorf("%d of %d answers differ after the import:\n%s", len(failed), n, strings.Join(failed[:min(len(failed), 40)], "\n"))
+			}
+			for i, e := range importExempt {
+				if !used[i] {
+					t.Errorf("exemption %s %s matched no difference: remove it", e.name, e.path)
+				}
+			}
+		})
 	}
 }
