@@ -122,10 +122,20 @@ func importCalendar(args []string) error {
 		return err
 	}
 	if len(sum.Failures) > 0 {
-		return fmt.Errorf("%d records or pages not imported (listed above)", len(sum.Failures))
+		return partialImport(len(sum.Failures))
 	}
 	return nil
 }
+
+// partialImport is a run that completed with some records not imported: exit status 1, where a
+// run that could not complete exits with 2.
+type partialImport int
+
+func (n partialImport) Error() string {
+	return fmt.Sprintf("%d records or pages not imported (listed above)", int(n))
+}
+
+func (partialImport) ExitCode() int { return 1 }
 
 // siteReloader reloads the target's site settings after the import stored the source's, so the
 // records are written in the source's time zone.

@@ -43,7 +43,12 @@ func main() {
 		}
 		// One line, whatever the library quoted: configured passwords never reach the output.
 		fmt.Fprintln(os.Stderr, "calendard:", secrets.scrub(strings.ReplaceAll(err.Error(), "\n", " ")))
-		os.Exit(2)
+		code := 2
+		var ec interface{ ExitCode() int }
+		if errors.As(err, &ec) {
+			code = ec.ExitCode()
+		}
+		os.Exit(code)
 	}
 }
 
