@@ -43,6 +43,8 @@ type WriteTx interface {
 	MetaValues(ctx context.Context, postID int64, key string) ([]string, error)
 	// PostIDsByMeta returns the posts (lowest ID first) with a meta row of key holding value.
 	PostIDsByMeta(ctx context.Context, key, value string) ([]int64, error)
+	// MetaByKey returns every post's values of key, by post ID.
+	MetaByKey(ctx context.Context, key string) (map[int64][]string, error)
 
 	TermsOfObject(ctx context.Context, objectID int64, taxonomy string) ([]*Term, error)
 	TermsOfTaxonomy(ctx context.Context, taxonomy string) ([]*Term, error)

@@ -160,7 +160,7 @@ func (f *faultProxy) corrupt(resp *http.Response) error {
 // imported.
 func TestImportFaults(t *testing.T) {
 	testenv.SkipIfShort(t, "mariadbd")
-	set, bin, _, src := importSource(t)
+	set, bin, _, src := importSource(t, "import_faults_source")
 	target, err := url.Parse(src.Base)
 	if err != nil {
 		t.Fatal(err)

@@ -74,9 +74,9 @@ func runImport(t *testing.T, bin, from, user, password, target string, extra ...
 	return string(out)
 }
 
-// importSource serves site-a's fixture with calendard (the real binary, on MariaDB): the source
-// of the imports.
-func importSource(t *testing.T) (set *Set, bin string, db *testenv.MariaDB, src *Service) {
+// importSource serves site-a's fixture, loaded into the database dbname, with calendard (the real
+// binary, on MariaDB): the source of the imports.
+func importSource(t *testing.T, dbname string) (set *Set, bin string, db *testenv.MariaDB, src *Service) {
 	t.Helper()
 	ctx := context.Background()
 	set, err := LoadSet(filepath.Join("testdata", "site-a"))
@@ -84,10 +84,10 @@ func importSource(t *testing.T) (set *Set, bin string, db *testenv.MariaDB, src 
 		t.Fatal(err)
 	}
 	db = testenv.SharedMariaDB(t)
-	if err := db.CreateDatabase(ctx, "import_source"); err != nil {
+	if err := db.CreateDatabase(ctx, dbname); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.LoadSQL(ctx, "import_source", set.Fixture); err != nil {
+	if err := db.LoadSQL(ctx, dbname, set.Fixture); err != nil {
 		t.Fatal(err)
 	}
 	if bin, err = BuildBinary(t.TempDir()); err != nil {
@@ -97,15 +97,21 @@ func importSource(t *testing.T) (set *Set, bin string, db *testenv.MariaDB, src 
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err = StartService(bin, port, map[string]string{
-		"CALENDAR_DB": "mysql://" + db.DSN("import_source"), "CALENDAR_ENVIRONMENT": "local",
+	return set, bin, db, serveSource(t, set, bin, db, dbname, port)
+}
+
+// serveSource starts calendard on the source database (stopped at the end of the test).
+func serveSource(t *testing.T, set *Set, bin string, db *testenv.MariaDB, dbname string, port int) *Service {
+	t.Helper()
+	src, err := StartService(bin, port, map[string]string{
+		"CALENDAR_DB": "mysql://" + db.DSN(dbname), "CALENDAR_ENVIRONMENT": "local",
 		"CALENDAR_NOW": set.Cases[0].Now, "CALENDAR_LOG_LEVEL": "info",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(src.Stop)
-	return set, bin, db, src
+	return src
 }
 
 // summaryWrites reads the "written" column of an import summary, by resource.
@@ -130,7 +136,7 @@ func summaryWrites(out string) map[string]string {
 // for the exemptions listed in importExempt.
 func TestImportReplay(t *testing.T) {
 	testenv.SkipIfShort(t, "mariadbd")
-	set, bin, db, src := importSource(t)
+	set, bin, db, src := importSource(t, "import_source")
 	targets := []struct{ name, cache, spec string }{
 		{"sqlite", "sqlite", "sqlite://" + filepath.Join(t.TempDir(), "imported.db")},
 		{"mariadb", "mysql", ""},

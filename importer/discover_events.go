@@ -122,6 +122,8 @@ func (im *Importer) fetchEachQ(ctx context.Context, res Resource, ids []int64, r
 				if probing && errors.As(err, &he) && (he.Status == 404 || he.Status == 400 || he.Status == 403 || he.Status == 401) {
 					return
 				}
+				// The source has the record: it is reported, never pruned.
+				im.presentID(res, id)
 				im.fail(res, "id "+strconv.FormatInt(id, 10), err)
 				return
 			}

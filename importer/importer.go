@@ -43,6 +43,10 @@ type Target interface {
 	SaveVenue(ctx context.Context, v *Venue, source, hash string) (id int64, wrote bool, err error)
 	SaveOrganizer(ctx context.Context, o *Organizer, source, hash string) (id int64, wrote bool, err error)
 	SaveEvent(ctx context.Context, e *Event, links Links, source, hash string) (id int64, wrote bool, err error)
+	// ImportedPosts returns the posts whose source identity starts with prefix, by identity.
+	ImportedPosts(ctx context.Context, prefix string) (map[string]int64, error)
+	// DeletePost deletes a post for good (wp_delete_post with force).
+	DeletePost(ctx context.Context, id int64) error
 }
 
 // Links are an event's links as target IDs.
@@ -64,6 +68,9 @@ type Options struct {
 	MaxBody        int64
 	// Checkpoint is the file that records finished resources; "" for none.
 	Checkpoint string
+	// Prune deletes the posts earlier runs imported that the source no longer has (they are
+	// reported either way).
+	Prune bool
 	// Progress hears about every record (nil: silent).
 	Progress Progress
 }
@@ -92,6 +99,7 @@ type Summary struct {
 	Counts   map[Resource]*Count
 	Failures []Failure
 	Resumed  []Resource // resources a checkpoint said were done
+	Gone     []Gone     // imported earlier, deleted at the source since
 	Elapsed  time.Duration
 }
 
@@ -119,6 +127,16 @@ func (s *Summary) WriteTo(w io.Writer) (int64, error) {
 	for _, r := range s.Resumed {
 		fmt.Fprintf(&b, "  %s: done in an earlier run (checkpoint)\n", r)
 	}
+	if len(s.Gone) > 0 {
+		fmt.Fprintf(&b, "%d deleted at the source:\n", len(s.Gone))
+		for _, g := range s.Gone {
+			action := "kept (--prune deletes it)"
+			if g.Deleted {
+				action = "deleted"
+			}
+			fmt.Fprintf(&b, "  %s id %d (post %d here): %s\n", g.Resource, g.SourceID, g.ID, action)
+		}
+	}
 	if len(s.Failures) > 0 {
 		fmt.Fprintf(&b, "%d not imported:\n", len(s.Failures))
 		for _, f := range s.Failures {
@@ -143,6 +161,8 @@ type Importer struct {
 	cp  *checkpoint
 	// eventRaws are the source's events, read before the terms: the terms' term_taxonomy_ids
 	// show only inside the events (ttIDs, by taxonomy and term ID).
+	// seenIDs are the source IDs of the post records this run saw (prune keeps them).
+	seenIDs     map[Resource]map[int64]bool
 	eventRaws   []json.RawMessage
 	eventExtras map[int64]*Extra
 	// eventParents are the events' post_parent by source ID.
@@ -165,7 +185,7 @@ func Run(ctx context.Context, target Target, o Options) (*Summary, error) {
 	c := NewClient(o.Timeout)
 	c.User, c.Password, c.Retries, c.MaxBody = o.User, o.Password, o.Retries, o.MaxBody
 	c.UserAgent = "calendard-import"
-	im := &Importer{opts: o, client: c, target: target, ids: map[Resource]map[int64]int64{},
+	im := &Importer{opts: o, client: c, target: target, ids: map[Resource]map[int64]int64{}, seenIDs: map[Resource]map[int64]bool{},
 		sum: &Summary{Counts: map[Resource]*Count{}}}
 	for _, r := range Resources {
 		im.sum.Counts[r] = &Count{}
@@ -211,6 +231,9 @@ func Run(ctx context.Context, target Target, o Options) (*Summary, error) {
 		if err := im.cp.finish(st.res, im.ids[st.res]); err != nil {
 			return im.sum, err
 		}
+	}
+	if err := im.prune(ctx); err != nil {
+		return im.sum, err
 	}
 	if err := im.cp.remove(); err != nil {
 		return im.sum, err
@@ -340,6 +363,7 @@ func (im *Importer) venues(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		im.present(Venues, raw)
 		v, err := decodeVenue(raw)
 		if err == nil {
 			applyLinkedExtra(&v.Title, &v.Description, extras[v.ID])
@@ -372,6 +396,7 @@ func (im *Importer) organizers(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		im.present(Organizers, raw)
 		o, err := decodeOrganizer(raw)
 		if err == nil {
 			applyLinkedExtra(&o.Title, &o.Description, extras[o.ID])
@@ -411,6 +436,7 @@ func (im *Importer) events(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		im.present(Events, raw)
 		e, err := decodeEvent(raw)
 		if err == nil {
 			applyEventExtra(e, extras[e.ID])

@@ -20,6 +20,7 @@ func (im *Importer) media(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		im.present(MediaFiles, raw)
 		m, err := decodeMedia(raw)
 		if err == nil {
 			var id int64

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/calendard/calendard"
@@ -389,4 +390,32 @@ func (w *WordPress) SaveMedia(ctx context.Context, m *Media, source, hash string
 		return id, false, nil
 	}
 	return id, err == nil, err
+}
+
+// ImportedPosts returns the posts whose source identity starts with prefix, by identity.
+func (w *WordPress) ImportedPosts(ctx context.Context, prefix string) (map[string]int64, error) {
+	out := map[string]int64{}
+	err := w.write(ctx, func(tx calendard.WriteTx) error {
+		all, err := tx.MetaByKey(ctx, MetaSource)
+		if err != nil {
+			return err
+		}
+		for id, vals := range all {
+			for _, v := range vals {
+				if strings.HasPrefix(v, prefix) {
+					out[v] = id
+				}
+			}
+		}
+		return errUnchanged
+	})
+	if errors.Is(err, errUnchanged) {
+		err = nil
+	}
+	return out, err
+}
+
+// DeletePost deletes a post for good, as wp_delete_post($id, true) does.
+func (w *WordPress) DeletePost(ctx context.Context, id int64) error {
+	return w.write(ctx, func(tx calendard.WriteTx) error { return calendard.DeletePost(ctx, tx, id) })
 }

@@ -396,6 +396,25 @@ func (t *Tx) PostIDsByMeta(ctx context.Context, key, value string) ([]int64, err
 	return scanIDs(rows)
 }
 
+// MetaByKey returns every post's values of key, by post ID.
+func (t *Tx) MetaByKey(ctx context.Context, key string) (map[int64][]string, error) {
+	rows, err := t.query(ctx, "SELECT post_id, meta_value FROM "+t.t("postmeta")+" WHERE meta_key = ? ORDER BY meta_id", key)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64][]string{}
+	for rows.Next() {
+		var id int64
+		var v nullString
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, err
+		}
+		out[id] = append(out[id], v.String)
+	}
+	return out, rows.Err()
+}
+
 // MetaValues returns every value of key in meta_id order.
 func (t *Tx) MetaValues(ctx context.Context, postID int64, key string) ([]string, error) {
 	rows, err := t.query(ctx, "SELECT meta_value FROM "+t.t("postmeta")+" WHERE post_id = ? AND meta_key = ? ORDER BY meta_id", postID, key)

@@ -49,6 +49,7 @@ func importCalendar(args []string) error {
 		fs.StringVar(&user, "as", "", "login, e-mail or ID of the target user who writes (default: the administrator, user 1)")
 		fs.BoolVar(&quiet, "quiet", false, "no progress output")
 		fs.BoolVar(&keep, "keep-checkpoint", false, "keep the checkpoint file after a complete run")
+		fs.BoolVar(&o.Prune, "prune", false, "delete the posts earlier runs imported that the source no longer has (needs --user)")
 	})
 	if err != nil {
 		return err
@@ -61,6 +62,9 @@ func importCalendar(args []string) error {
 	}
 	if o.User != "" && o.Password == "" {
 		return &ConfigError{Var: "--user", Err: fmt.Errorf("needs an application password (CALENDAR_IMPORT_APP_PASSWORD or --app-password)")}
+	}
+	if o.Prune && o.User == "" {
+		return &ConfigError{Var: "--prune", Err: fmt.Errorf("needs --user: an anonymous run does not see drafts, pending or private posts")}
 	}
 	if checkpoint == "" {
 		checkpoint = defaultCheckpoint(o.From, cfg.DB)
