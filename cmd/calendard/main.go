@@ -62,7 +62,7 @@ commands:
            through the REST write path; does nothing when the calendar has events, unless --force
   copy     copy a whole calendar between databases: copy --from DB --to DB [--replace]
   import   migrate a live calendar from a WordPress site's REST API into the database:
-           import --from https://SITE [--user LOGIN] (CALENDAR_IMPORT_APP_PASSWORD) [--to DB]
+           import --from https://SITE [--user LOGIN] (CALENDAR_IMPORT_APP_PASSWORD) [--to DB] [--prune]
   reindex  rebuild the Meilisearch indexes (CALENDAR_MEILI_URL) and swap them in atomically
   user     list users; create, list and revoke application passwords:
            user list | user app-password create|list|revoke LOGIN (see "calendard user -h")
