@@ -90,9 +90,7 @@ func importSource(t *testing.T, dbname string) (set *Set, bin string, db *testen
 	if err := db.LoadSQL(ctx, dbname, set.Fixture); err != nil {
 		t.Fatal(err)
 	}
-	if bin, err = BuildBinary(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
+	bin = testenv.Calendard(t) // one build for every test of the process
 	port, err := testenv.FreePort()
 	if err != nil {
 		t.Fatal(err)
