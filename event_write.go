@@ -40,6 +40,17 @@ type EventWrite struct {
 	Categories, Tags *[]TermInput // nil: not sent (terms unchanged)
 	VenueID          int64        // 0: none (create) or unchanged (update)
 	OrganizerIDs     []int64      // the event's organizers, in order (an update replaces them)
+
+	// ImportID, Modified and ModifiedGMT are PostArgs' (a migration keeps the source's ID and
+	// modification dates).
+	ImportID              int64
+	Modified, ModifiedGMT *string
+	// Password is post_password (nil: unchanged); the plugin's routes never set it, a migration does.
+	Password *string
+	// Parent is post_parent (nil: unchanged); the plugin's routes never set it, a migration does.
+	Parent *int64
+	// NoRevision is PostArgs' (a migration writes no revisions).
+	NoRevision bool
 }
 
 // Event meta keys the write path stores.
@@ -79,6 +90,8 @@ func SaveEvent(ctx context.Context, tx WriteTx, site *Site, user *User, w *Event
 		Date: w.Date, DateGMT: w.DateGMT,
 		// The plugin passes false dates on update, which WordPress reads as "now".
 		ResetDate: !create && w.Date == nil && w.DateGMT == nil,
+		ImportID:  w.ImportID, Modified: w.Modified, ModifiedGMT: w.ModifiedGMT,
+		Password: w.Password, Parent: w.Parent, NoRevision: w.NoRevision,
 	}
 	var before *Post
 	if !create {
@@ -112,6 +125,7 @@ func SaveEvent(ctx context.Context, tx WriteTx, site *Site, user *User, w *Event
 			order = -1
 		}
 		if _, err := SavePost(ctx, tx, site, user, PostArgs{ID: p.ID, Type: PostTypeEvent, MenuOrder: &order,
+			Modified: w.Modified, ModifiedGMT: w.ModifiedGMT, NoRevision: w.NoRevision,
 			OnSaved: func(p *Post) error { return publishLinkedPosts(ctx, tx, site, user, p) }}); err != nil {
 			return 0, err
 		}

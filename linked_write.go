@@ -155,6 +155,9 @@ func CreateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 		if slug := wptext.SanitizeTitle(titleStr); slug != "" {
 			a.Name = &slug
 		}
+		if v, ok := data.Get("post_name"); ok && !php.Empty(v) {
+			a.Name = strPtr(phpToString(v)) // a migration's slug: the source's
+		}
 		if v, ok := data.Get("post_author"); ok && !php.Empty(v) {
 			author := php.Int(v)
 			a.Author = &author
@@ -165,6 +168,10 @@ func CreateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 		if v, ok := data.Get("post_date_gmt"); ok && !php.Empty(v) {
 			a.DateGMT = strPtr(phpToString(v))
 		}
+		if v, ok := data.Get("import_id"); ok {
+			a.ImportID = php.Int(v)
+		}
+		a.Modified, a.ModifiedGMT = importModified(data)
 		p, err := SavePost(ctx, tx, site, user, a)
 		if err != nil {
 			var refused *Error
@@ -179,6 +186,10 @@ func CreateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 		}
 	}
 
+	// The migration's keys are wp_insert_post arguments, never meta.
+	for _, key := range importKeys {
+		data.Delete(key)
+	}
 	if postType == PostTypeVenue {
 		// The map flags default to on; any other value than a truthy one turns them off.
 		for _, key := range []string{"ShowMap", "ShowMapLink"} {
@@ -193,6 +204,21 @@ func CreateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 		return 0, err
 	}
 	return id, nil
+}
+
+// importKeys are the data keys a migration adds (PostArgs' ImportID, Name, Modified, ModifiedGMT
+// and NoRevision).
+var importKeys = []string{"import_id", "post_name", "post_modified", "post_modified_gmt", "import_no_revision"}
+
+// importModified reads the migration's modification dates from data.
+func importModified(data LinkedArray) (local, gmt *string) {
+	if v, ok := data.Get("post_modified"); ok && !php.Empty(v) {
+		local = strPtr(phpToString(v))
+	}
+	if v, ok := data.Get("post_modified_gmt"); ok && !php.Empty(v) {
+		gmt = strPtr(phpToString(v))
+	}
+	return local, gmt
 }
 
 // hasLinkedData is has_venue_data / has_organizer_data.
@@ -242,7 +268,16 @@ func UpdateLinked(ctx context.Context, tx WriteTx, site *Site, user *User, postT
 	if v, ok := data.Get("post_status"); ok && !php.Empty(v) {
 		a.Status = phpToString(v)
 	}
-	if a.Title != nil || a.Content != nil || a.Excerpt != nil || a.Author != nil || a.Date != nil || a.DateGMT != nil || a.Status != "" {
+	a.Modified, a.ModifiedGMT = importModified(data)
+	_, a.NoRevision = data.Get("import_no_revision")
+	if v, ok := data.Get("post_name"); ok && !php.Empty(v) {
+		a.Name = strPtr(phpToString(v))
+	}
+	for _, key := range importKeys {
+		data.Delete(key)
+	}
+	if a.Title != nil || a.Content != nil || a.Excerpt != nil || a.Author != nil || a.Date != nil || a.DateGMT != nil || a.Status != "" ||
+		a.Name != nil || a.Modified != nil {
 		// wp_update_post without $wp_error: a refused update is ignored and the meta is still saved.
 		if _, err := SavePost(ctx, tx, site, user, a); err != nil {
 			var refused *Error

@@ -21,6 +21,7 @@ type WriteTx interface {
 	// LockPost returns the post with its meta and locks its row until the transaction ends; nil if
 	// there is no such post.
 	LockPost(ctx context.Context, id int64) (*Post, error)
+	// InsertPost inserts the row under p.ID when it is set (import_id), else under a new ID.
 	InsertPost(ctx context.Context, p *Post) (int64, error)
 	// UpdatePost writes every column of the row.
 	UpdatePost(ctx context.Context, p *Post) error
@@ -40,6 +41,10 @@ type WriteTx interface {
 	// DeleteMeta removes every row of key (value nil) or only rows holding value.
 	DeleteMeta(ctx context.Context, postID int64, key string, value *string) error
 	MetaValues(ctx context.Context, postID int64, key string) ([]string, error)
+	// PostIDsByMeta returns the posts (lowest ID first) with a meta row of key holding value.
+	PostIDsByMeta(ctx context.Context, key, value string) ([]int64, error)
+	// MetaByKey returns every post's values of key, by post ID.
+	MetaByKey(ctx context.Context, key string) (map[int64][]string, error)
 
 	TermsOfObject(ctx context.Context, objectID int64, taxonomy string) ([]*Term, error)
 	TermsOfTaxonomy(ctx context.Context, taxonomy string) ([]*Term, error)
@@ -139,6 +144,19 @@ type PostArgs struct {
 	// OnSaved runs once the row is written, where WordPress sets the post's terms and fires
 	// save_post (before the revision is taken).
 	OnSaved func(p *Post) error
+
+	// ImportID is wp_insert_post's import_id: an insert takes this ID when no post has it (a
+	// migration keeps the source's IDs, so links and bookmarks keep working).
+	ImportID int64
+	// Modified and ModifiedGMT, when set, are stored instead of the save's own modification dates:
+	// a migration keeps the source's, so the answers do not change and a re-run can compare them.
+	Modified, ModifiedGMT *string
+	// MimeType and GUID are wp_insert_attachment's post_mime_type and guid (the file's URL); an
+	// insert without a GUID gets the permalink.
+	MimeType, GUID *string
+	// NoRevision skips wp_save_post_revision on update: a migration copies posts, and a revision
+	// would take a post ID the source's later posts are to keep.
+	NoRevision bool
 }
 
 // floatingDate reports the statuses whose GMT date stays unset until publication.
@@ -216,6 +234,7 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 	if a.MenuOrder != nil {
 		p.MenuOrder = *a.MenuOrder
 	}
+	set(&p.MimeType, a.MimeType)
 
 	// Dates (wp_update_post clears the date of drafts that never had one, then wp_insert_post fills in).
 	date, dateGMT := p.Date, p.DateGMT
@@ -264,6 +283,8 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 	} else {
 		p.Modified, p.ModifiedGMT = date, dateGMT
 	}
+	set(&p.Modified, a.Modified)
+	set(&p.ModifiedGMT, a.ModifiedGMT)
 	// A published post dated at least a minute ahead is scheduled; a scheduled one in the past publishes.
 	if p.DateGMT != ZeroDate {
 		if gmt, err := time.ParseInLocation(DBDateTime, p.DateGMT, time.UTC); err == nil {
@@ -333,6 +354,15 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 		return nil, err
 	}
 	if before == nil {
+		if a.ImportID > 0 {
+			taken, err := tx.LockPost(ctx, a.ImportID)
+			if err != nil {
+				return nil, err
+			}
+			if taken == nil {
+				p.ID = a.ImportID
+			}
+		}
 		id, err := tx.InsertPost(ctx, p)
 		if err != nil {
 			return nil, err
@@ -348,6 +378,9 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 		gs := *site
 		gs.HomeURL = site.GUIDBase()
 		p.GUID = gs.Permalink(p, true)
+		if a.GUID != nil {
+			p.GUID = guidForDB(*a.GUID)
+		}
 		if err := tx.UpdatePost(ctx, p); err != nil {
 			return nil, err
 		}
@@ -368,7 +401,7 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 			return nil, err
 		}
 	}
-	if err := postUpdated(ctx, tx, site, user, before, p); err != nil {
+	if err := postUpdated(ctx, tx, site, user, before, p, !a.NoRevision); err != nil {
 		return nil, err
 	}
 	if err := addPostOrigin(ctx, tx, p); err != nil {
@@ -555,7 +588,7 @@ func uniquePostSlug(ctx context.Context, tx WriteTx, slug string, id int64, post
 
 // postUpdated runs what WordPress hooks on an update: changed-slug and changed-date records, the
 // revision, and term counts when the status changed.
-func postUpdated(ctx context.Context, tx WriteTx, site *Site, user *User, before, after *Post) error {
+func postUpdated(ctx context.Context, tx WriteTx, site *Site, user *User, before, after *Post, revision bool) error {
 	// wp_check_for_changed_slugs
 	if after.Name != before.Name && after.Status == "publish" && before.Name != "" {
 		olds, err := tx.MetaValues(ctx, after.ID, "_wp_old_slug")
@@ -592,8 +625,10 @@ func postUpdated(ctx context.Context, tx WriteTx, site *Site, user *User, before
 			}
 		}
 	}
-	if err := SaveRevision(ctx, tx, site, user, after); err != nil {
-		return err
+	if revision {
+		if err := SaveRevision(ctx, tx, site, user, after); err != nil {
+			return err
+		}
 	}
 	if before.Status != after.Status {
 		return RecountObjectTerms(ctx, tx, after.ID, after.Type)

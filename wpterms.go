@@ -54,6 +54,9 @@ type TermArgs struct {
 	Description  string
 	Parent       int64
 	Hierarchical bool
+	// ID and TaxonomyID, when set and free, are the term_id and term_taxonomy_id the term is stored
+	// under (a migration keeps the source's).
+	ID, TaxonomyID int64
 }
 
 // Term write errors, as wp_insert_term returns them (the REST layer adds status and data).
@@ -193,7 +196,7 @@ func InsertTerm(ctx context.Context, tx WriteTx, a TermArgs) (*Term, error) {
 		return nil, &TermError{Code: ErrCodeDBInsert, Message: "Could not insert term taxonomy into the database.",
 			Data: wpdbFieldsError([]string{"description"})}
 	}
-	t, err := tx.InsertTerm(ctx, &Term{Name: name, Slug: slug, Taxonomy: a.Taxonomy, Description: desc, Parent: a.Parent})
+	t, err := tx.InsertTerm(ctx, &Term{ID: a.ID, TaxonomyID: a.TaxonomyID, Name: name, Slug: slug, Taxonomy: a.Taxonomy, Description: desc, Parent: a.Parent})
 	if err != nil {
 		return nil, err
 	}

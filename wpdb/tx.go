@@ -266,6 +266,20 @@ func (t *Tx) LockPost(ctx context.Context, id int64) (*calendard.Post, error) {
 
 // InsertPost inserts a wp_posts row and returns its ID.
 func (t *Tx) InsertPost(ctx context.Context, p *calendard.Post) (int64, error) {
+	if p.ID > 0 {
+		// import_id: the caller checked the ID is free (under the row lock of LockPost).
+		_, err := t.exec(ctx, "INSERT INTO "+t.t("posts")+` (ID, post_author, post_date, post_date_gmt, post_content,
+		post_title, post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged,
+		post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, post_mime_type,
+		comment_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?, '', ?, ?, ?, ?, ?, 0)`,
+			p.ID, p.Author, p.Date, p.DateGMT, p.Content, p.Title, p.Excerpt, p.Status, p.CommentStatus, p.PingStatus, p.Password,
+			p.Name, p.Modified, p.ModifiedGMT, p.Parent, p.GUID, p.MenuOrder, p.Type, p.MimeType)
+		if err != nil {
+			return 0, err
+		}
+		t.touch(p.ID)
+		return p.ID, nil
+	}
 	res, err := t.exec(ctx, "INSERT INTO "+t.t("posts")+` (post_author, post_date, post_date_gmt, post_content,
 		post_title, post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged,
 		post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, post_mime_type,
@@ -371,6 +385,34 @@ func (t *Tx) DeleteMeta(ctx context.Context, postID int64, key string, value *st
 	}
 	_, err := t.exec(ctx, "DELETE FROM "+t.t("postmeta")+" WHERE post_id = ? AND meta_key = ? AND meta_value = ?", postID, key, *value)
 	return err
+}
+
+// PostIDsByMeta returns the posts with a meta row of key holding value, lowest ID first.
+func (t *Tx) PostIDsByMeta(ctx context.Context, key, value string) ([]int64, error) {
+	rows, err := t.query(ctx, "SELECT DISTINCT post_id FROM "+t.t("postmeta")+" WHERE meta_key = ? AND meta_value = ? ORDER BY post_id", key, value)
+	if err != nil {
+		return nil, err
+	}
+	return scanIDs(rows)
+}
+
+// MetaByKey returns every post's values of key, by post ID.
+func (t *Tx) MetaByKey(ctx context.Context, key string) (map[int64][]string, error) {
+	rows, err := t.query(ctx, "SELECT post_id, meta_value FROM "+t.t("postmeta")+" WHERE meta_key = ? ORDER BY meta_id", key)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64][]string{}
+	for rows.Next() {
+		var id int64
+		var v nullString
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, err
+		}
+		out[id] = append(out[id], v.String)
+	}
+	return out, rows.Err()
 }
 
 // MetaValues returns every value of key in meta_id order.
@@ -510,23 +552,45 @@ func (t *Tx) RemoveTermRelationships(ctx context.Context, objectID int64, ttIDs 
 // InsertTerm adds a wp_terms row and its wp_term_taxonomy row.
 func (t *Tx) InsertTerm(ctx context.Context, term *calendard.Term) (*calendard.Term, error) {
 	t.termsChanged = true
-	res, err := t.exec(ctx, "INSERT INTO "+t.t("terms")+" (name, slug, term_group) VALUES (?, ?, ?)", term.Name, term.Slug, term.Group)
-	if err != nil {
-		return nil, err
-	}
 	out := *term
-	if out.ID, err = res.LastInsertId(); err != nil {
-		return nil, err
+	// A requested ID (a migration's) is taken only when free.
+	if out.ID > 0 && t.rowExists(ctx, "terms", "term_id", out.ID) {
+		out.ID = 0
 	}
-	res, err = t.exec(ctx, "INSERT INTO "+t.t("term_taxonomy")+" (term_id, taxonomy, description, parent, count) VALUES (?, ?, ?, ?, ?)",
-		out.ID, out.Taxonomy, out.Description, out.Parent, out.Count)
+	if out.TaxonomyID > 0 && t.rowExists(ctx, "term_taxonomy", "term_taxonomy_id", out.TaxonomyID) {
+		out.TaxonomyID = 0
+	}
+	var res sql.Result
+	var err error
+	if out.ID > 0 {
+		_, err = t.exec(ctx, "INSERT INTO "+t.t("terms")+" (term_id, name, slug, term_group) VALUES (?, ?, ?, ?)", out.ID, term.Name, term.Slug, term.Group)
+	} else if res, err = t.exec(ctx, "INSERT INTO "+t.t("terms")+" (name, slug, term_group) VALUES (?, ?, ?)", term.Name, term.Slug, term.Group); err == nil {
+		out.ID, err = res.LastInsertId()
+	}
 	if err != nil {
 		return nil, err
 	}
-	if out.TaxonomyID, err = res.LastInsertId(); err != nil {
+	if out.TaxonomyID > 0 {
+		_, err = t.exec(ctx, "INSERT INTO "+t.t("term_taxonomy")+" (term_taxonomy_id, term_id, taxonomy, description, parent, count) VALUES (?, ?, ?, ?, ?, ?)",
+			out.TaxonomyID, out.ID, out.Taxonomy, out.Description, out.Parent, out.Count)
+	} else if res, err = t.exec(ctx, "INSERT INTO "+t.t("term_taxonomy")+" (term_id, taxonomy, description, parent, count) VALUES (?, ?, ?, ?, ?)",
+		out.ID, out.Taxonomy, out.Description, out.Parent, out.Count); err == nil {
+		out.TaxonomyID, err = res.LastInsertId()
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// rowExists reports whether table has a row with column = id (an error counts as taken).
+func (t *Tx) rowExists(ctx context.Context, table, column string, id int64) bool {
+	rows, err := t.query(ctx, "SELECT 1 FROM "+t.t(table)+" WHERE "+column+" = ? LIMIT 1", id)
+	if err != nil {
+		return true
+	}
+	defer rows.Close()
+	return rows.Next()
 }
 
 // UpdateTerm rewrites a term's name, slug, group, description and parent.

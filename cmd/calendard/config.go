@@ -475,6 +475,7 @@ func loadConfig(args []string, getenv func(string) string) (*Config, error) {
 var commandSettings = map[string][]string{
 	"migrate":     {"db", "table-prefix", "site-url", "listen", "log-level"},
 	"demo":        {"db", "table-prefix", "site-url", "listen", "now", "custom-tables"},
+	"import":      {"db", "table-prefix", "site-url", "now", "custom-tables"},
 	"reindex":     {"db", "table-prefix", "meili-url", "meili-key", "meili-index-prefix", "log-level"},
 	"healthcheck": {"listen"},
 	"user":        {"db", "table-prefix"},

@@ -4,6 +4,7 @@
 //	calendard migrate      create the tables, options and an administrator on an empty database
 //	calendard demo         fill a database with a demo calendar through the write path
 //	calendard copy         copy a whole calendar between MySQL and SQLite
+//	calendard import       migrate a live calendar from a WordPress site over its REST API
 //	calendard reindex      rebuild the Meilisearch indexes and swap them in atomically
 //	calendard healthcheck  exit 0 only when the configured service answers /healthz with 200
 //	calendard user         list users; create, list and revoke application passwords
@@ -42,7 +43,12 @@ func main() {
 		}
 		// One line, whatever the library quoted: configured passwords never reach the output.
 		fmt.Fprintln(os.Stderr, "calendard:", secrets.scrub(strings.ReplaceAll(err.Error(), "\n", " ")))
-		os.Exit(2)
+		code := 2
+		var ec interface{ ExitCode() int }
+		if errors.As(err, &ec) {
+			code = ec.ExitCode()
+		}
+		os.Exit(code)
 	}
 }
 
@@ -55,6 +61,8 @@ commands:
   demo     fill the database with a demo calendar (venues, organizers, categories, tags, events)
            through the REST write path; does nothing when the calendar has events, unless --force
   copy     copy a whole calendar between databases: copy --from DB --to DB [--replace]
+  import   migrate a live calendar from a WordPress site's REST API into the database:
+           import --from https://SITE [--user LOGIN] (CALENDAR_IMPORT_APP_PASSWORD) [--to DB] [--prune]
   reindex  rebuild the Meilisearch indexes (CALENDAR_MEILI_URL) and swap them in atomically
   user     list users; create, list and revoke application passwords:
            user list | user app-password create|list|revoke LOGIN (see "calendard user -h")
@@ -78,6 +86,8 @@ func run(args []string) error {
 		return demoCalendar(args[1:])
 	case "copy":
 		return copyCalendar(args[1:])
+	case "import":
+		return importCalendar(args[1:])
 	case "reindex":
 		return reindex(args[1:])
 	case "healthcheck":

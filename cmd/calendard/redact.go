@@ -101,6 +101,7 @@ var secretSettings = map[string]bool{
 	"CALENDAR_DB": true, "CALENDAR_DB_REPLICAS": true, "db-replicas": true, "CALENDAR_REDIS_URL": true, "CALENDAR_MEILI_URL": true, "CALENDAR_MEILI_KEY": true,
 	"CALENDAR_LOGGED_IN_KEY": true, "CALENDAR_LOGGED_IN_SALT": true, "logged-in-key": true, "logged-in-salt": true,
 	"db": true, "redis-url": true, "meili-url": true, "meili-key": true, "from": true, "to": true,
+	"app-password": true, "CALENDAR_IMPORT_APP_PASSWORD": true,
 }
 
 // scrubber masks every configured secret in text: the passwords of the DSN and URLs given in the
@@ -150,7 +151,7 @@ func (s *scrubber) add(v string, key bool) {
 func (s *scrubber) collect(getenv func(string) string, args []string) {
 	for name := range secretSettings {
 		if strings.HasPrefix(name, "CALENDAR_") {
-			s.add(getenv(name), name == "CALENDAR_MEILI_KEY")
+			s.add(getenv(name), name == "CALENDAR_MEILI_KEY" || name == "CALENDAR_IMPORT_APP_PASSWORD")
 		}
 	}
 	for i, a := range args {
@@ -164,7 +165,7 @@ func (s *scrubber) collect(getenv func(string) string, args []string) {
 			}
 			val = args[i+1]
 		}
-		s.add(val, name == "meili-key")
+		s.add(val, name == "meili-key" || name == "app-password")
 	}
 }
 
