@@ -554,11 +554,20 @@ func (t *Tx) InsertTerm(ctx context.Context, term *calendard.Term) (*calendard.T
 	t.termsChanged = true
 	out := *term
 	// A requested ID (a migration's) is taken only when free.
-	if out.ID > 0 && t.rowExists(ctx, "terms", "term_id", out.ID) {
-		out.ID = 0
-	}
-	if out.TaxonomyID > 0 && t.rowExists(ctx, "term_taxonomy", "term_taxonomy_id", out.TaxonomyID) {
-		out.TaxonomyID = 0
+	for _, want := range []struct {
+		id            *int64
+		table, column string
+	}{{&out.ID, "terms", "term_id"}, {&out.TaxonomyID, "term_taxonomy", "term_taxonomy_id"}} {
+		if *want.id <= 0 {
+			continue
+		}
+		taken, err := t.rowExists(ctx, want.table, want.column, *want.id)
+		if err != nil {
+			return nil, err
+		}
+		if taken {
+			*want.id = 0
+		}
 	}
 	var res sql.Result
 	var err error
@@ -583,14 +592,15 @@ func (t *Tx) InsertTerm(ctx context.Context, term *calendard.Term) (*calendard.T
 	return &out, nil
 }
 
-// rowExists reports whether table has a row with column = id (an error counts as taken).
-func (t *Tx) rowExists(ctx context.Context, table, column string, id int64) bool {
+// rowExists reports whether table has a row with column = id.
+func (t *Tx) rowExists(ctx context.Context, table, column string, id int64) (bool, error) {
 	rows, err := t.query(ctx, "SELECT 1 FROM "+t.t(table)+" WHERE "+column+" = ? LIMIT 1", id)
 	if err != nil {
-		return true
+		return false, err
 	}
 	defer rows.Close()
-	return rows.Next()
+	found := rows.Next()
+	return found, rows.Err()
 }
 
 // UpdateTerm rewrites a term's name, slug, group, description and parent.
