@@ -2,12 +2,18 @@ package wpdb
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/testenv"
 )
 
@@ -137,4 +143,147 @@ func TestReplicaThatStopsAnsweringCostsAReadTheWaitBoundOnly(t *testing.T) {
 		t.Error("the read was not retried on the primary")
 	}
 	t.Logf("read answered by the primary after %s", took.Round(time.Millisecond))
+}
+
+// blackholeResolver resolves through a DNS server that never answers, as a container's resolver
+// does for a stopped container's name when the engine's DNS cannot reach an upstream: Go's own
+// resolver, so the lookup is shared between callers (singleflight) and waits its own timeouts.
+func blackholeResolver(t *testing.T) *net.Resolver {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "udp", pc.LocalAddr().String())
+	}}
+}
+
+type requestKey struct{}
+
+// A write request through an instance right after its replica stopped and the replica's name stopped
+// resolving (TestFleetDocker's `stop replica`): the request's reads before and after its write
+// (the first finds the replica up; the one after waits for the write's position on it) cost the
+// wait bound each at most, then go to the primary, and the request succeeds within its deadline even
+// though the DSN allows a connection 30 s. Once the replica is marked down, no call made for a
+// request dials it at all (only the health checker does, in the background).
+func TestReplicaWhoseNameStopsResolvingCostsAWriteRequestTheWaitBoundOnly(t *testing.T) {
+	rep := testenv.NewReplication(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := rep.Primary.CreateDatabase(ctx, "wp"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := OpenMySQL(rep.Primary.DSN("wp"), "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.CreateTables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WaitReplicated(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+
+	// The replica's connections go through dial: to its address while it "runs"; once stopped, its
+	// connections are closed (as a stopped server's are) and its name no longer resolves in time.
+	resolver := blackholeResolver(t)
+	var (
+		mu           sync.Mutex
+		stopped      bool
+		conns        []net.Conn
+		requestDials atomic.Int64
+	)
+	network := "replicadns" + strings.ReplaceAll(t.Name(), "/", "_")
+	mysql.RegisterDialContext(network, func(ctx context.Context, addr string) (net.Conn, error) {
+		mu.Lock()
+		down := stopped
+		mu.Unlock()
+		if down {
+			if ctx.Value(requestKey{}) != nil {
+				requestDials.Add(1)
+			}
+			d := net.Dialer{Resolver: resolver}
+			return d.DialContext(ctx, "tcp", "replica.calendard.test:3306")
+		}
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+		return c, err
+	})
+	t.Cleanup(func() { mysql.DeregisterDialContext(network) })
+	cfg, err := mysql.ParseDSN(rep.Replica.DSN("wp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Net, cfg.Timeout = network, 30*time.Second
+	if err := db.UseReplicas([]string{cfg.FormatDSN()}, ReplicaOptions{MaxLag: 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if rs, _ := db.Replicas(); rs[0].Up {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the replica never came up")
+		}
+	}
+	if _, err := db.Options(ctx, "siteurl"); err != nil {
+		t.Fatal(err)
+	}
+	if rs, _ := db.Replicas(); rs[0].Reads == 0 {
+		t.Fatal("the read did not go to the replica")
+	}
+
+	mu.Lock()
+	stopped = true
+	for _, c := range conns {
+		c.Close()
+	}
+	mu.Unlock()
+	// A request's deadline, generous beside the wait bound (1s a call): it must not be used up.
+	const deadline = 10 * time.Second
+	request := func(value string) error {
+		rctx, rcancel := context.WithTimeout(context.WithValue(ctx, requestKey{}, true), deadline)
+		defer rcancel()
+		if _, err := db.Options(rctx, "blogname"); err != nil {
+			return fmt.Errorf("the read before the write: %w", err)
+		}
+		err := db.Write(rctx, nil, func(tx calendard.WriteTx) error { return tx.UpdateOption(rctx, "blogname", value) })
+		if err != nil {
+			return fmt.Errorf("the write: %w", err)
+		}
+		got, err := db.Options(rctx, "blogname")
+		if err != nil {
+			return fmt.Errorf("the read after the write: %w", err)
+		}
+		if got["blogname"] != value {
+			return fmt.Errorf("the read after the write: blogname %q, want %q", got["blogname"], value)
+		}
+		return nil
+	}
+	start := time.Now()
+	if err := request("first"); err != nil {
+		t.Fatalf("a write request right after the replica stopped: %v after %s (deadline %s)", err, time.Since(start).Round(time.Millisecond), deadline)
+	}
+	t.Logf("the write request answered after %s, %d replica dials for it", time.Since(start).Round(time.Millisecond), requestDials.Load())
+	if rs, _ := db.Replicas(); rs[0].Up {
+		t.Fatalf("the replica is still up after a request failed to reach it: %+v", rs[0])
+	}
+	dials := requestDials.Load()
+	for i := range 3 {
+		if err := request(fmt.Sprintf("again %d", i)); err != nil {
+			t.Fatalf("a write request with the replica marked down: %v", err)
+		}
+	}
+	if n := requestDials.Load() - dials; n != 0 {
+		t.Errorf("requests dialed the replica %d times after it was marked down", n)
+	}
 }

@@ -311,6 +311,9 @@ func TestReadmeDocker(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", makeImages, err, out)
 		}
 	}
+	// calendard itself is this tree's, not the one make docker-images built from an older tree (the
+	// shell's value overrides --env-file's).
+	env = append(env, "CALENDARD_IMAGE="+treeImage(t, root))
 
 	project := fmt.Sprintf("calendardreadme%d", os.Getpid())
 	cmds := make([]string, len(lines))
@@ -395,6 +398,11 @@ func TestReadmeDocker(t *testing.T) {
 		if err := runReadmeCommand(root, env, st.cmd, st.output, time.Minute); err != nil {
 			t.Errorf("README line %d against the compose stack: %s: %v", st.line, st.cmd, err)
 		}
+	}
+	if id, err := shell(root, env, time.Minute, prefix+" ps -q calendard"); err != nil || strings.TrimSpace(id) == "" {
+		t.Errorf("%s ps -q calendard: %v %q", prefix, err, id)
+	} else {
+		checkNoIndexFileWarning(t, root, env, strings.TrimSpace(id))
 	}
 	// "The stack runs in WordPress' production environment, where application passwords work only
 	// over TLS": over plain HTTP the administrator's password is ignored, and drafts stay hidden.
