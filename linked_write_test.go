@@ -13,6 +13,7 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -35,7 +36,7 @@ func newLinkedFixture(t *testing.T) *linkedFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	site, err := wpdb.NewStore(db, wpdb.SiteOverrides{}).Site(context.Background())
+	site, err := service.Start(context.Background(), db, wpdb.SiteOverrides{}, service.Cold).Site(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

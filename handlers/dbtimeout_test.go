@@ -50,9 +50,9 @@ func stallableServer(t *testing.T, cfg handlers.Config) (*httptest.Server, *test
 		cfg.Clock = func() time.Time { return eventsNow }
 	}
 	cfg.Environment = "local"
-	// Deliberately not started: with nothing kept (site options, event index, loaded records) every
+	// Cold (service.Cold): with nothing kept (site options, event index, loaded records) every
 	// request reaches the stalled database, which is what the deadline is tested against.
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
+	store := service.Start(context.Background(), db, wpdb.SiteOverrides{}, service.Cold)
 	srv := httptest.NewServer(service.Handler(cfg, store))
 	t.Cleanup(srv.Close)
 	return srv, m, raw, db

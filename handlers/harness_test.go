@@ -80,7 +80,7 @@ func serveFixtureStore(t *testing.T, cfg handlers.Config, prefix string, live bo
 	}
 	t.Cleanup(func() { raw.Close() })
 	if !live {
-		srv := httptest.NewServer(service.Handler(cfg, wpdb.NewStore(db, wpdb.SiteOverrides{})))
+		srv := httptest.NewServer(service.Handler(cfg, service.Start(context.Background(), db, wpdb.SiteOverrides{}, service.Cold)))
 		t.Cleanup(srv.Close)
 		return srv, raw, dsn
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/demo"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/wpauth"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -89,7 +90,7 @@ func fzServe(f *testing.F) *fzSite {
 	if err != nil {
 		f.Fatal(err)
 	}
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
+	store := service.Start(context.Background(), db, wpdb.SiteOverrides{}, service.Cold)
 	site, err := store.Site(ctx)
 	if err != nil {
 		f.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // may skip a loader it does not need (no record has an image), so a larger page may cost a query or
 // two more, never a query per record.
 //
-// The store is deliberately not started: a live one answers a page it has seen from memory, so
+// The store runs cold (service.Cold): a live one answers a page it has seen from memory, so
 // the counts would compare a remembered page with a new one instead of the SQL each costs.
 func TestListPagesCostNoQueryPerRecord(t *testing.T) {
 	cfg := handlers.Config{Environment: "local", Clock: func() time.Time { return recordedNow }, DBTimeout: time.Minute}

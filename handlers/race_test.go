@@ -62,8 +62,8 @@ func raceServers(t *testing.T, now time.Time) (live, cold *httptest.Server, raw 
 	t.Cleanup(live.Close)
 
 	cdb := open()
-	// Deliberately not started: the cold server keeps nothing, so it answers from the rows alone.
-	cstore := wpdb.NewStore(cdb, wpdb.SiteOverrides{})
+	// Cold (service.Cold): the cold server keeps nothing, so it answers from the rows alone.
+	cstore := service.Start(context.Background(), cdb, wpdb.SiteOverrides{}, service.Cold)
 	cold = httptest.NewServer(service.Handler(cfg, cstore))
 	t.Cleanup(cold.Close)
 

@@ -107,8 +107,8 @@ func oracleServer(t *testing.T, dsn string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Deliberately not started: the oracle keeps nothing, so it reads every answer from the rows.
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
+	// Cold (service.Cold): the oracle keeps nothing, so it reads every answer from the rows.
+	store := service.Start(context.Background(), db, wpdb.SiteOverrides{}, service.Cold)
 	srv := httptest.NewServer(service.Handler(handlers.Config{Environment: "local", Clock: func() time.Time { return cacheNow }}, store))
 	t.Cleanup(func() {
 		srv.Close()

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/base64"
 	"log/slog"
 	"net/http"
@@ -298,8 +299,8 @@ func TestUnreachableDatabaseAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	// Not started: no database answers, so there is nothing to keep in step with.
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
+	// Cold: no database answers, so there is nothing to keep in step with.
+	store := service.Start(context.Background(), db, wpdb.SiteOverrides{}, service.Cold)
 	srv := httptest.NewServer(service.Handler(handlers.Config{}, store))
 	defer srv.Close()
 	if a := get(t, srv, "/healthz", nil); a.status != 503 || a.body["status"] != "unavailable" || strings.Contains(a.raw, "127.0.0.1") {

@@ -32,14 +32,13 @@ func indexedAndSQLStores(t *testing.T, prefix string, setup ...string) map[strin
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { db.Close() })
-			// The SQL variant is deliberately not started: its answers come from SQL alone, which
-			// the indexed variant's must equal.
-			store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-			path := name + "/sql"
+			// The SQL variant runs cold: its answers come from SQL alone, which the indexed
+			// variant's must equal.
+			opts, path := service.Cold, name+"/sql"
 			if indexed {
-				store.Start(ctx, wpdb.StartOptions{WatchInterval: time.Hour, Records: 100})
-				path = name + "/index"
+				opts, path = wpdb.StartOptions{WatchInterval: time.Hour, Records: 100}, name+"/index"
 			}
+			store := service.Start(ctx, db, wpdb.SiteOverrides{}, opts)
 			srv := httptest.NewServer(service.Handler(cfg, store))
 			t.Cleanup(srv.Close)
 			out[path] = srv

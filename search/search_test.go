@@ -19,6 +19,7 @@ import (
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/bench/gen"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -116,8 +117,7 @@ func newCalendarWith(t testing.TB, m *testenv.Meilisearch, prepare func(*sql.DB)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
-	store.Start(ctx, wpdb.StartOptions{WatchInterval: 100 * time.Millisecond, Reconcile: reconcile})
+	store := service.Start(ctx, db, wpdb.SiteOverrides{}, wpdb.StartOptions{WatchInterval: 100 * time.Millisecond, Reconcile: reconcile})
 	site, err := store.Site(ctx)
 	if err != nil {
 		t.Fatal(err)

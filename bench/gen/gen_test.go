@@ -13,6 +13,7 @@ import (
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/bench/gen"
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -225,7 +226,7 @@ func checkStore(t *testing.T, g *generated) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	st := wpdb.NewStore(w, wpdb.SiteOverrides{})
+	st := service.Start(context.Background(), w, wpdb.SiteOverrides{}, service.Cold)
 	site, err := st.Site(ctx)
 	if err != nil {
 		t.Fatal(err)

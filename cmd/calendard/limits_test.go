@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -103,8 +104,8 @@ func TestHTTPServerHeaderLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	// Not started: every request here is refused before a route runs.
-	srv := httpServer(c, service.Handler(handlers.Config{MaxURIBytes: c.MaxURIBytes}, wpdb.NewStore(db, wpdb.SiteOverrides{})))
+	// Cold: every request here is refused before a route runs.
+	srv := httpServer(c, service.Handler(handlers.Config{MaxURIBytes: c.MaxURIBytes}, service.Start(context.Background(), db, wpdb.SiteOverrides{}, service.Cold)))
 	if srv.MaxHeaderBytes != 32<<10 || srv.ReadHeaderTimeout != 10*time.Second || srv.ReadTimeout < c.BodyTimeout {
 		t.Errorf("server %+v", srv)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/meilisearch/meilisearch-go"
 
+	"github.com/calendard/calendard/internal/service"
 	"github.com/calendard/calendard/internal/testenv"
 	"github.com/calendard/calendard/search"
 	"github.com/calendard/calendard/wpdb"
@@ -143,7 +144,7 @@ func TestSearchMetricsAreRegistered(t *testing.T) {
 	cfg := &Config{Search: SearchConfig{MeiliURL: "http://127.0.0.1:1", MeiliPrefix: "calendard", MeiliTimeout: search.DefaultTimeout}}
 	reg := newMetrics(&Config{Metrics: true})
 	// Only the registration is looked at: the store need not run.
-	searchServices(ctx, cfg, db, wpdb.NewStore(db, wpdb.SiteOverrides{}), slog.New(slog.DiscardHandler), reg)
+	searchServices(ctx, cfg, db, service.Start(context.Background(), db, wpdb.SiteOverrides{}, service.Cold), slog.New(slog.DiscardHandler), reg)
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

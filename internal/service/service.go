@@ -22,6 +22,12 @@ import (
 // CALENDAR_WATCH_INTERVAL, CALENDAR_RECONCILE_INTERVAL and CALENDAR_RECORD_CACHE; the event index on).
 var Live = wpdb.StartOptions{WatchInterval: time.Second, Reconcile: 5 * time.Minute, Records: 5000}
 
+// Cold is how serve runs the store with CALENDAR_WATCH_INTERVAL=0, CALENDAR_EVENT_INDEX=off and
+// CALENDAR_RECORD_CACHE=0: nothing kept between requests, every answer read from the rows. Tests
+// that need an answer from SQL alone (an oracle for the live store, a count of the queries a
+// request makes, a database that never answers) run it.
+var Cold = wpdb.StartOptions{NoIndex: true}
+
 // Start returns the store over db, running until ctx ends: the change feed polled every
 // o.WatchInterval, the event index built in the background (unless o.NoIndex), loaded records kept
 // (o.Records).
