@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,17 +64,6 @@ func localizeDate(v string, site *calendard.Site, now time.Time) (string, bool) 
 	return t.In(PluginSiteZone(site)).Format(calendard.DBDateTime), true
 }
 
-// pluginSiteZone is the zone localize_date shows dates in:
-// generate_timezone_string_from_utc_offset(wp_timezone_string()), the site's timezone_string, or for
-// an offset-only site the region PHP names for the offset (UTC-8 is Los Angeles, with its summer
-// time; UTC+6 has none and is UTC), where WordPress itself keeps a fixed offset (Site.Location).
-func PluginSiteZone(site *calendard.Site) *time.Location {
-	if site.TimezoneName != "" && site.Location != nil {
-		return site.Location
-	}
-	return calendard.BuildTimezoneObject("", false, site)
-}
-
 // dayStart returns the Unix time the day-rounding helpers start from: the value itself for
 // timestamps, strtotime() otherwise (false, PHP's 0, for unparsable strings).
 func dayStart(v string, now time.Time) time.Time {
@@ -136,6 +124,3 @@ func strictDates(v string) bool {
 	}
 	return false
 }
-
-// itoa formats an int64.
-func Itoa(n int64) string { return strconv.FormatInt(n, 10) }

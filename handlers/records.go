@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -155,12 +154,6 @@ func dateDetails(v string) *phpjson.Object {
 		y, mo, d, h, mi, s = v[0:4], v[5:7], v[8:10], v[11:13], v[14:16], v[17:19]
 	}
 	return phpjson.Obj("year", y, "month", mo, "day", d, "hour", h, "minutes", mi, "seconds", s)
-}
-
-// permalink is get_permalink as seen by the requesting user.
-func (r *Request) Permalink(p *calendard.Post) string {
-	canRead := p.Status == "private" && r.User.CanReadPost(&calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author})
-	return r.Site.Permalink(p, canRead)
 }
 
 // customFields renders Pro additional fields that have a value; [] when none.
@@ -414,88 +407,4 @@ func sizesRecord(v any, dir string) any {
 		out.Set(KeyString(e.Key), so)
 	}
 	return out
-}
-
-// serialToJSON converts a decoded PHP value to its JSON form.
-func SerialToJSON(v any) any {
-	switch x := v.(type) {
-	case *phpserial.Array:
-		list := true
-		for i, e := range x.Entries() {
-			if n, ok := e.Key.(int64); !ok || n != int64(i) {
-				list = false
-				break
-			}
-		}
-		if list {
-			out := make([]any, 0, x.Len())
-			for _, e := range x.Entries() {
-				out = append(out, SerialToJSON(e.Value))
-			}
-			return out
-		}
-		o := phpjson.NewObject()
-		for _, e := range x.Entries() {
-			o.Set(KeyString(e.Key), SerialToJSON(e.Value))
-		}
-		return o
-	}
-	return v
-}
-
-func KeyString(k any) string {
-	s, _ := php.String(k)
-	return s
-}
-
-// uploadURL is wp_get_attachment_url for a non-empty _wp_attached_file: a path holding
-// wp-content/uploads is re-rooted at the uploads URL (its part after that, then its base name),
-// anything else is taken as relative to the uploads URL. A path under the uploads directory is
-// re-rooted only when that directory is known (Site.UploadsDir): calendard does not know ABSPATH.
-func (r *Request) UploadURL(file string) string {
-	return r.SSLFrontEnd(r.uploadPathURL(file))
-}
-
-// sslFrontEnd is wp_get_attachment_url's last step: on an HTTPS request (is_ssl(), not the admin),
-// set_url_scheme makes the URL https, whatever scheme it had.
-func (r *Request) SSLFrontEnd(url string) string {
-	if !r.Secure {
-		return url
-	}
-	u := strings.TrimSpace(url)
-	if strings.HasPrefix(u, "//") {
-		u = "http:" + u
-	}
-	if m := urlScheme.FindString(u); m != "" {
-		return "https://" + u[len(m):]
-	}
-	return u
-}
-
-// urlScheme is set_url_scheme's '#^\w+://#'.
-var urlScheme = regexp.MustCompile(`^\w+://`)
-
-// uploadPathURL is wp_get_attachment_url before the scheme step.
-func (r *Request) uploadPathURL(file string) string {
-	base := r.Site.UploadsURL
-	if base == "" {
-		base = r.Site.SiteURL + "/wp-content/uploads"
-	}
-	if dir := r.Site.UploadsDir; dir != "" && strings.HasPrefix(file, dir) {
-		// str_replace($uploads['basedir'], $uploads['baseurl'], $file): every occurrence.
-		return strings.ReplaceAll(file, dir, base)
-	}
-	if _, after, found := strings.Cut(file, "wp-content/uploads"); found {
-		// _wp_get_attachment_relative_path: the directory part after wp-content/uploads.
-		dir := ""
-		if i := strings.LastIndex(after, "/"); i >= 0 {
-			dir = strings.Trim(after[:i], "/")
-		}
-		u := base + "/" + dir
-		if !strings.HasSuffix(u, "/") {
-			u += "/"
-		}
-		return u + path.Base(file)
-	}
-	return base + "/" + file
 }

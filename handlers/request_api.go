@@ -35,20 +35,3 @@ func (r *Request) CorePost(id int64) *calendard.CorePost {
 
 // posts returns the post lookups.
 func (r *Request) Posts() calendard.PostService { return r.srv.deps.Posts }
-
-// taxonomy loads a taxonomy once per request for validators and filters.
-func (r *Request) Taxonomy(tax string) (*TermIndex, error) {
-	if idx, ok := r.termCache[tax]; ok {
-		return idx, nil
-	}
-	terms, err := r.srv.deps.Terms.TermsOf(r.ctx, tax)
-	if err != nil {
-		return nil, err
-	}
-	idx := newTermIndex(terms)
-	if r.termCache == nil {
-		r.termCache = map[string]*TermIndex{}
-	}
-	r.termCache[tax] = idx
-	return idx, nil
-}

@@ -37,8 +37,8 @@ func (s *Server) routeTable(svc *PluginServices) []*Route {
 	venues := &linkedHandler{svc: svc, postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
 	organizers := &linkedHandler{svc: svc, postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
 	ev := &eventsHandler{svc: svc, venues: venues, organizers: organizers}
-	cats := &TermsHandler{Svc: svc, Taxonomy: calendard.TaxonomyCategory, Kind: "category", Plural: "categories", Hierarchical: true}
-	tags := &TermsHandler{Svc: svc, Taxonomy: calendard.TaxonomyTag, Kind: "tag", Plural: "tags"}
+	cats := &TermsHandler{TermWrites: &TermWrites{Writer: svc.writer, Taxonomy: calendard.TaxonomyCategory, Hierarchical: true}, Svc: svc, Kind: "category", Plural: "categories"}
+	tags := &TermsHandler{TermWrites: &TermWrites{Writer: svc.writer, Taxonomy: calendard.TaxonomyTag}, Svc: svc, Kind: "tag", Plural: "tags"}
 	evCaps := calendard.CapsOf(calendard.PostTypeEvent)
 
 	routes := []*Route{

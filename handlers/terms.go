@@ -8,11 +8,10 @@ import (
 
 // termsHandler serves /categories and /tags (the plugin's wrappers around WordPress' terms controller).
 type TermsHandler struct {
-	Svc          *PluginServices
-	Taxonomy     string
-	Kind         string // "category" or "tag"
-	Plural       string // route segment
-	Hierarchical bool
+	*TermWrites
+	Svc    *PluginServices
+	Kind   string // "category" or "tag"
+	Plural string // route segment
 }
 
 // listArgs are the archive parameters of the term lists, in the plugin's declaration order.
@@ -116,4 +115,83 @@ func (h *TermsHandler) get(r *Request) (*Response, error) {
 	rec := r.termRecord(t, idx)
 	rec.Set("_links", r.TermLinks(t, idx))
 	return Ok(rec), nil
+}
+
+// singleTerm is a term record with the core controller's links.
+func (r *Request) singleTerm(t *calendard.Term, idx *TermIndex) *phpjson.Object {
+	rec := r.termRecord(t, idx)
+	rec.Set("_links", r.TermLinks(t, idx))
+	return rec
+}
+
+// create is POST /categories and /tags: wp_insert_term, then 201 with the term and a Location on the
+// core route.
+func (h *TermsHandler) create(r *Request) (*Response, error) {
+	parent, err := h.ParentParam(r)
+	if err != nil {
+		return nil, err
+	}
+	t, idx, err := h.InsertTerm(r, h.NewTermArgs(r, parent), parent)
+	if err != nil {
+		return nil, err
+	}
+	location := RestURL(r.Site, "/wp/v2/"+TermRESTBase(h.Taxonomy)+"/"+Itoa(t.ID))
+	return (&Response{Status: 201, Body: r.singleTerm(t, idx)}).Header("Location", location), nil
+}
+
+// update is POST/PUT/PATCH /categories/{id} and /tags/{id}: wp_update_term with the fields sent (an
+// empty request still re-saves the term), then the term as it is now.
+func (h *TermsHandler) update(r *Request) (*Response, error) {
+	id := php.Int(r.Value("id"))
+	parent, err := h.ParentParam(r)
+	if err != nil {
+		return nil, err
+	}
+	u := calendard.TermUpdate{Name: TermTextParam(r, "name"), Slug: TermTextParam(r, "slug"),
+		Description: TermTextParam(r, "description"), Parent: parent}
+	t, idx, err := h.UpdateTerm(r, id, u)
+	if err != nil {
+		return nil, err
+	}
+	return Ok(r.singleTerm(t, idx)), nil
+}
+
+// delete is DELETE /categories/{id} and /tags/{id}: always permanent (the plugin forces it); the
+// answer is the term as it was, without links.
+func (h *TermsHandler) delete(r *Request) (*Response, error) {
+	var body *phpjson.Object
+	err := h.DeleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *TermIndex) {
+		body = r.termRecord(t, idx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return Ok(body), nil
+}
+
+// termQuery builds the plan of a plugin list request. Parameters are already validated and coerced.
+func (h *TermsHandler) termQuery(r *Request, idx *TermIndex, page, perPage int64) *TermPlan {
+	a := TermListQuery{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical, Number: perPage, Offset: RowsBefore(page, perPage),
+		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
+		HideEmpty: RestBool(r.Value("hide_empty"))}
+	// "event" is an alias of "post" and wins when both are given (the plugin copies it over).
+	if ev, ok := r.Param("event"); ok {
+		a.Post = ev
+	}
+	if h.Hierarchical {
+		a.Parent = r.Value("parent")
+	}
+	if s, ok := r.Value("search").(string); ok {
+		a.Search = s
+	}
+	a.Orderby = "name"
+	if v, ok := r.Value("orderby").(string); ok {
+		a.Orderby = v
+	}
+	if v, ok := r.Param("order"); ok {
+		a.Order, _ = v.(string)
+	} else {
+		a.Order = "ASC"
+	}
+	return a.Plan(idx)
 }

@@ -44,32 +44,6 @@ type TermListQuery struct {
 	Offset       int
 }
 
-// termQuery builds the plan of a plugin list request. Parameters are already validated and coerced.
-func (h *TermsHandler) termQuery(r *Request, idx *TermIndex, page, perPage int64) *TermPlan {
-	a := TermListQuery{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical, Number: perPage, Offset: RowsBefore(page, perPage),
-		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
-		HideEmpty: RestBool(r.Value("hide_empty"))}
-	// "event" is an alias of "post" and wins when both are given (the plugin copies it over).
-	if ev, ok := r.Param("event"); ok {
-		a.Post = ev
-	}
-	if h.Hierarchical {
-		a.Parent = r.Value("parent")
-	}
-	if s, ok := r.Value("search").(string); ok {
-		a.Search = s
-	}
-	a.Orderby = "name"
-	if v, ok := r.Value("orderby").(string); ok {
-		a.Orderby = v
-	}
-	if v, ok := r.Param("order"); ok {
-		a.Order, _ = v.(string)
-	} else {
-		a.Order = "ASC"
-	}
-	return a.Plan(idx)
-}
 
 // plan turns the arguments into WP_Term_Query's, as get_terms (or wp_get_object_terms) does.
 func (a TermListQuery) Plan(idx *TermIndex) *TermPlan {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/php"
-	"github.com/calendard/calendard/internal/phpjson"
 )
 
 // Category and tag writes (POST on the collections, POST/PUT/PATCH/DELETE on /{id}): the plugin hands
@@ -22,6 +21,14 @@ var errParentMissing = &calendard.Error{Code: "rest_term_invalid", Message: "Par
 
 // errTermMissing is the core controller's answer for a term that vanished after validation.
 var errTermMissing = &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
+
+// TermWrites are the term writes of one taxonomy both namespaces serve (the core terms
+// controller's create_item, update_item and delete_item, which the plugin's routes wrap).
+type TermWrites struct {
+	Writer       calendard.Writer
+	Taxonomy     string
+	Hierarchical bool
+}
 
 // termWriteError turns a wp_insert_term/wp_update_term failure into the core controller's answer.
 // term_exists gets status 400 and the existing term's ID (added twice more to the WP_Error, hence
@@ -42,8 +49,8 @@ func termWriteError(err error) error {
 
 // write runs fn in one transaction at the request's clock; the taxonomy cached for validation is
 // dropped afterwards.
-func (h *TermsHandler) write(r *Request, fn func(tx calendard.WriteTx) error) error {
-	w := h.Svc.writer
+func (h *TermWrites) write(r *Request, fn func(tx calendard.WriteTx) error) error {
+	w := h.Writer
 	if w == nil {
 		return &calendard.Error{Code: "rest_not_implemented", Message: "This endpoint is not implemented by calendard yet.", Status: 501}
 	}
@@ -59,7 +66,7 @@ func (h *TermsHandler) write(r *Request, fn func(tx calendard.WriteTx) error) er
 }
 
 // loadIndex reads the taxonomy inside the transaction (the records need the ancestors' slugs).
-func (h *TermsHandler) loadIndex(r *Request, tx calendard.WriteTx) (*TermIndex, error) {
+func (h *TermWrites) loadIndex(r *Request, tx calendard.WriteTx) (*TermIndex, error) {
 	terms, err := tx.TermsOfTaxonomy(r.ctx, h.Taxonomy)
 	if err != nil {
 		return nil, err
@@ -78,7 +85,7 @@ func TermTextParam(r *Request, name string) *string {
 }
 
 // parentParam is the parent the client sent (isset($request['parent'])): refused on flat taxonomies.
-func (h *TermsHandler) ParentParam(r *Request) (*int64, error) {
+func (h *TermWrites) ParentParam(r *Request) (*int64, error) {
 	v, ok := r.Param("parent")
 	if !ok {
 		return nil, nil
@@ -91,7 +98,7 @@ func (h *TermsHandler) ParentParam(r *Request) (*int64, error) {
 }
 
 // checkParent is get_term((int) $request['parent']) inside the transaction.
-func (h *TermsHandler) checkParent(r *Request, tx calendard.WriteTx, parent *int64) error {
+func (h *TermWrites) checkParent(r *Request, tx calendard.WriteTx, parent *int64) error {
 	if parent == nil || *parent == 0 {
 		return nil
 	}
@@ -105,15 +112,8 @@ func (h *TermsHandler) checkParent(r *Request, tx calendard.WriteTx, parent *int
 	return nil
 }
 
-// singleTerm is a term record with the core controller's links.
-func (r *Request) singleTerm(t *calendard.Term, idx *TermIndex) *phpjson.Object {
-	rec := r.termRecord(t, idx)
-	rec.Set("_links", r.TermLinks(t, idx))
-	return rec
-}
-
 // newTermArgs is what a create request sends for wp_insert_term (both namespaces).
-func (h *TermsHandler) NewTermArgs(r *Request, parent *int64) calendard.TermArgs {
+func (h *TermWrites) NewTermArgs(r *Request, parent *int64) calendard.TermArgs {
 	args := calendard.TermArgs{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical}
 	if s := TermTextParam(r, "name"); s != nil {
 		args.Name = *s
@@ -130,24 +130,9 @@ func (h *TermsHandler) NewTermArgs(r *Request, parent *int64) calendard.TermArgs
 	return args
 }
 
-// create is POST /categories and /tags: wp_insert_term, then 201 with the term and a Location on the
-// core route.
-func (h *TermsHandler) create(r *Request) (*Response, error) {
-	parent, err := h.ParentParam(r)
-	if err != nil {
-		return nil, err
-	}
-	t, idx, err := h.InsertTerm(r, h.NewTermArgs(r, parent), parent)
-	if err != nil {
-		return nil, err
-	}
-	location := RestURL(r.Site, "/wp/v2/"+TermRESTBase(h.Taxonomy)+"/"+Itoa(t.ID))
-	return (&Response{Status: 201, Body: r.singleTerm(t, idx)}).Header("Location", location), nil
-}
-
 // insertTerm is the write of the core controller's create_item (which the plugin's create wraps):
 // the parent check, wp_insert_term, and the term with its taxonomy as they are afterwards.
-func (h *TermsHandler) InsertTerm(r *Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *TermIndex, error) {
+func (h *TermWrites) InsertTerm(r *Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *TermIndex, error) {
 	var (
 		term *calendard.Term
 		idx  *TermIndex
@@ -171,26 +156,9 @@ func (h *TermsHandler) InsertTerm(r *Request, args calendard.TermArgs, parent *i
 	return term, idx, err
 }
 
-// update is POST/PUT/PATCH /categories/{id} and /tags/{id}: wp_update_term with the fields sent (an
-// empty request still re-saves the term), then the term as it is now.
-func (h *TermsHandler) update(r *Request) (*Response, error) {
-	id := php.Int(r.Value("id"))
-	parent, err := h.ParentParam(r)
-	if err != nil {
-		return nil, err
-	}
-	u := calendard.TermUpdate{Name: TermTextParam(r, "name"), Slug: TermTextParam(r, "slug"),
-		Description: TermTextParam(r, "description"), Parent: parent}
-	t, idx, err := h.UpdateTerm(r, id, u)
-	if err != nil {
-		return nil, err
-	}
-	return Ok(r.singleTerm(t, idx)), nil
-}
-
 // updateTerm is the write of the core controller's update_item: the term must still exist, the
 // parent is checked, wp_update_term runs, and the term and its taxonomy are read back.
-func (h *TermsHandler) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) (*calendard.Term, *TermIndex, error) {
+func (h *TermWrites) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) (*calendard.Term, *TermIndex, error) {
 	var (
 		term *calendard.Term
 		idx  *TermIndex
@@ -220,22 +188,9 @@ func (h *TermsHandler) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) 
 	return term, idx, err
 }
 
-// delete is DELETE /categories/{id} and /tags/{id}: always permanent (the plugin forces it); the
-// answer is the term as it was, without links.
-func (h *TermsHandler) delete(r *Request) (*Response, error) {
-	var body *phpjson.Object
-	err := h.DeleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *TermIndex) {
-		body = r.termRecord(t, idx)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return Ok(body), nil
-}
-
 // deleteTerm is the write of the core controller's delete_item: wp_delete_term on the term as it is
 // inside the transaction, which before sees first (to answer with the term as it was).
-func (h *TermsHandler) DeleteTerm(r *Request, id int64, before func(*calendard.Term, *TermIndex)) error {
+func (h *TermWrites) DeleteTerm(r *Request, id int64, before func(*calendard.Term, *TermIndex)) error {
 	return h.write(r, func(tx calendard.WriteTx) error {
 		idx, err := h.loadIndex(r, tx)
 		if err != nil {

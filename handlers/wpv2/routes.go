@@ -15,14 +15,16 @@ type coreServices struct {
 	posts handlers.PostStore
 	terms calendard.TermService
 	users calendard.UserService
+	// termQuery and writer serve the term lists and writes (handlers.TermWrites).
+	termQuery calendard.TermQueryService
+	writer    calendard.Writer
 }
 
 // coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order:
 // the namespace index WordPress adds with the first route, then the routes. The indexes list this
 // table, so they list exactly what is served.
 func coreRouteTable(s *handlers.Server, cfg handlers.Config, deps handlers.Deps) []*handlers.Route {
-	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users}
-	plugin := handlers.NewPluginServices(cfg, deps)
+	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users, termQuery: deps.TermQuery, writer: deps.Writer}
 	routes := []*handlers.Route{{Path: "", Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Handler: s.NamespaceIndex,
 		Args: []*handlers.Arg{
 			{Name: "namespace", HasDefault: true, Default: func(*handlers.Request) any { return handlers.NamespaceCore }},
@@ -52,7 +54,7 @@ func coreRouteTable(s *handlers.Server, cfg handlers.Config, deps handlers.Deps)
 				Permission: h.revisionDeletePermission, Handler: h.revisionDelete}}})
 	}
 	routes = append(routes, registryRoutes()...)
-	routes = append(routes, coreTermRoutes(plugin)...)
+	routes = append(routes, coreTermRoutes(svc)...)
 	routes = append(routes, usersRoutes(svc)...)
 	routes = append(routes, &handlers.Route{Path: "/settings", Schema: settingsSchema, Endpoints: []*handlers.Endpoint{
 		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: svc.settings},

@@ -18,7 +18,8 @@ type coreTerms struct {
 	base         string // rest_base
 	hierarchical bool
 	caps         termCaps
-	terms        *handlers.TermsHandler // the plugin's handler of the taxonomy: its writes are shared
+	writes       *handlers.TermWrites // shared with the plugin's routes
+	query        calendard.TermQueryService
 }
 
 // termCaps are a taxonomy's capabilities after map_meta_cap (edit_term and delete_term map to
@@ -46,20 +47,16 @@ var (
 	termViewableTypes = map[string]bool{"post": true, calendard.PostTypeEvent: true, "tec_calendar_embed": true}
 )
 
-func newCoreTerms(taxonomy string, svc *handlers.PluginServices) *coreTerms {
-	h := &coreTerms{taxonomy: taxonomy, base: handlers.TermRESTBase(taxonomy), caps: termCapsOf(taxonomy)}
-	if taxonomy == calendard.TaxonomyCategory {
-		h.hierarchical = true
-		h.terms = &handlers.TermsHandler{Svc: svc, Taxonomy: taxonomy, Kind: "category", Plural: "categories", Hierarchical: true}
-	} else {
-		h.terms = &handlers.TermsHandler{Svc: svc, Taxonomy: taxonomy, Kind: "tag", Plural: "tags"}
-	}
+func newCoreTerms(taxonomy string, svc *coreServices) *coreTerms {
+	h := &coreTerms{taxonomy: taxonomy, base: handlers.TermRESTBase(taxonomy), caps: termCapsOf(taxonomy),
+		hierarchical: taxonomy == calendard.TaxonomyCategory, query: svc.termQuery}
+	h.writes = &handlers.TermWrites{Writer: svc.writer, Taxonomy: taxonomy, Hierarchical: h.hierarchical}
 	return h
 }
 
 // coreTermRoutes registers the term routes of the calendar's taxonomies in WordPress' order (core's
 // tags first, then the plugin's event categories).
-func coreTermRoutes(svc *handlers.PluginServices) []*handlers.Route {
+func coreTermRoutes(svc *coreServices) []*handlers.Route {
 	var routes []*handlers.Route
 	for _, h := range []*coreTerms{newCoreTerms(calendard.TaxonomyTag, svc), newCoreTerms(calendard.TaxonomyCategory, svc)} {
 		id := handlers.SchemaArg("id", false, handlers.Schema("description", "Unique identifier for the term.", "type", "integer"), nil)
@@ -343,11 +340,11 @@ func (h *coreTerms) list(r *handlers.Request) (*handlers.Response, error) {
 	a.Order, _ = r.Value("order").(string)
 	plan := a.Plan(idx)
 
-	terms, err := plan.Run(r, idx, h.terms.Svc.TermQuery)
+	terms, err := plan.Run(r, idx, h.query)
 	if err != nil {
 		return nil, err
 	}
-	total, err := plan.Count(r, h.terms.Svc.TermQuery)
+	total, err := plan.Count(r, h.query)
 	if err != nil {
 		return nil, err
 	}
@@ -388,11 +385,11 @@ func setFirstParam(r *handlers.Request, name string, v any) {
 // create is POST /wp/v2/<taxonomy>: create_item. The answer is the term in the edit context with
 // its links, 201 and a Location.
 func (h *coreTerms) create(r *handlers.Request) (*handlers.Response, error) {
-	parent, err := h.terms.ParentParam(r)
+	parent, err := h.writes.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	t, idx, err := h.terms.InsertTerm(r, h.terms.NewTermArgs(r, parent), parent)
+	t, idx, err := h.writes.InsertTerm(r, h.writes.NewTermArgs(r, parent), parent)
 	if err != nil {
 		return nil, err
 	}
@@ -408,13 +405,13 @@ func (h *coreTerms) update(r *handlers.Request) (*handlers.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent, err := h.terms.ParentParam(r)
+	parent, err := h.writes.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
 	u := calendard.TermUpdate{Name: handlers.TermTextParam(r, "name"), Slug: handlers.TermTextParam(r, "slug"),
 		Description: handlers.TermTextParam(r, "description"), Parent: parent}
-	t, idx, err := h.terms.UpdateTerm(r, cur.ID, u)
+	t, idx, err := h.writes.UpdateTerm(r, cur.ID, u)
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +435,7 @@ func (h *coreTerms) delete(r *handlers.Request) (*handlers.Response, error) {
 	}
 	setFirstParam(r, "context", "view")
 	var previous *phpjson.Object
-	err = h.terms.DeleteTerm(r, cur.ID, func(t *calendard.Term, idx *handlers.TermIndex) {
+	err = h.writes.DeleteTerm(r, cur.ID, func(t *calendard.Term, idx *handlers.TermIndex) {
 		previous = h.item(r, t, idx, "view", false)
 	})
 	if err != nil {
