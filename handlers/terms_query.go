@@ -44,7 +44,6 @@ type TermListQuery struct {
 	Offset       int
 }
 
-
 // plan turns the arguments into WP_Term_Query's, as get_terms (or wp_get_object_terms) does.
 func (a TermListQuery) Plan(idx *TermIndex) *TermPlan {
 	p := &TermPlan{Hierarchical: a.Hierarchical, limit: int(a.Number), Offset: a.Offset}
