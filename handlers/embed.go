@@ -128,7 +128,7 @@ func (s *Server) dispatchEmbedded(parent *Request, href string) any {
 	if c, _ := query.Get("context"); php.Empty(c) {
 		query.Set("context", "embed")
 	}
-	req := &Request{ctx: parent.ctx, srv: s, Method: "GET", Site: site, User: parent.User, Now: parent.Now,
+	req := &Request{ctx: parent.ctx, dbContext: s.dbContext, log: s.log, Method: "GET", Site: site, User: parent.User, Now: parent.Now,
 		Render: wptext.NewRenderContext(site.HomeURL), Secure: parent.Secure, query: query,
 		url: phpjson.NewObject(), defaults: phpjson.NewObject()}
 	rt, ep, ns, captures := s.match(route, "GET", site)

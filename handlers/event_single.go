@@ -10,19 +10,19 @@ import (
 )
 
 // slugArgs are the parameters of GET /events/by-slug/{slug}.
-func slugEventArgs() []*Arg {
+func (l *lookups) slugEventArgs() []*Arg {
 	return []*Arg{{Name: "slug", Type: "string", Required: true, In: "path", Description: "the event post name",
-		Validate: validSlugOf(calendard.PostTypeEvent)}}
+		Validate: l.validSlugOf(calendard.PostTypeEvent)}}
 }
 
 // validSlugOf is is_event_slug (and its venue/organizer twins): get_page_by_path finds a post of the type.
-func validSlugOf(postType string) func(*Request, any) error {
+func (l *lookups) validSlugOf(postType string) func(*Request, any) error {
 	return func(r *Request, v any) error {
 		s, ok := v.(string)
 		if !ok || php.Empty(s) {
 			return ErrInvalid
 		}
-		id, err := r.postBySlugPath(s, postType)
+		id, err := l.postBySlugPath(r, s, postType)
 		if err != nil {
 			return err
 		}
@@ -36,7 +36,7 @@ func validSlugOf(postType string) func(*Request, any) error {
 // postBySlugPath is get_page_by_path($slug, OBJECT, $type) for a single-segment path of a
 // non-hierarchical type: the slug is normalized like sanitize_title_for_query, and a post with a
 // parent does not match a one-segment path.
-func (r *Request) postBySlugPath(path, postType string) (int64, error) {
+func (l *lookups) postBySlugPath(r *Request, path, postType string) (int64, error) {
 	p := rawURLEncode(php.URLDecode(path))
 	p = strings.ReplaceAll(strings.ReplaceAll(p, "%2F", "/"), "%20", " ")
 	parts := strings.Split(strings.Trim(p, "/"), "/")
@@ -47,7 +47,7 @@ func (r *Request) postBySlugPath(path, postType string) (int64, error) {
 	if slug == "" {
 		return 0, nil
 	}
-	posts, err := r.Posts().PostsByName(r.ctx, slug, postType)
+	posts, err := l.posts.PostsByName(r.ctx, slug, postType)
 	if err != nil {
 		return 0, err
 	}
@@ -85,7 +85,7 @@ func (h *eventsHandler) get(r *Request) (*Response, error) {
 // getBySlug is GET /events/by-slug/{slug}.
 func (h *eventsHandler) getBySlug(r *Request) (*Response, error) {
 	s, _ := r.Value("slug").(string)
-	id, err := r.postBySlugPath(s, calendard.PostTypeEvent)
+	id, err := h.postBySlugPath(r, s, calendard.PostTypeEvent)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (h *eventsHandler) getBySlug(r *Request) (*Response, error) {
 }
 
 func (h *eventsHandler) getByID(r *Request, id int64) (*Response, error) {
-	post, err := r.Posts().PostByID(r.ctx, id)
+	post, err := h.posts.PostByID(r.ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -120,5 +120,5 @@ func (h *eventsHandler) getByID(r *Request, id int64) (*Response, error) {
 	if e.HasPassword() && !r.unlocked(e.Post) {
 		return nil, &calendard.Error{Code: "event-password-protected", Status: 403, Message: calendard.MsgEventPasswordProtected}
 	}
-	return Ok(r.eventRecord(e, true)), nil
+	return Ok(h.eventRecord(r, e, true)), nil
 }

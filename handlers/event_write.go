@@ -19,7 +19,7 @@ import (
 // create is POST /events: 201 with the new event's record.
 func (h *eventsHandler) create(r *Request) (*Response, error) {
 	var id int64
-	err := r.Write(func(tx calendard.WriteTx) error {
+	err := Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		w, err := h.prepare(r, tx, 0)
 		if err != nil {
 			return err
@@ -28,7 +28,7 @@ func (h *eventsHandler) create(r *Request) (*Response, error) {
 		return err
 	})
 	if err != nil {
-		return nil, r.unconfirmed("event", id, err)
+		return nil, r.Unconfirmed("event", id, err)
 	}
 	return h.written(r, id, 201)
 }
@@ -56,7 +56,7 @@ func (h *eventsHandler) updateID(r *Request, id int64) (*Response, error) {
 	if _, err := h.existing(r, id); err != nil {
 		return nil, err
 	}
-	err := r.Write(func(tx calendard.WriteTx) error {
+	err := Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		w, err := h.prepare(r, tx, id)
 		if err != nil {
 			return err
@@ -65,7 +65,7 @@ func (h *eventsHandler) updateID(r *Request, id int64) (*Response, error) {
 		return err
 	})
 	if err != nil {
-		return nil, r.unconfirmed("event", id, err)
+		return nil, r.Unconfirmed("event", id, err)
 	}
 	return h.written(r, id, 200)
 }
@@ -95,11 +95,11 @@ func (h *eventsHandler) trash(r *Request, id int64) (*Response, error) {
 	if p.Status == "trash" {
 		return nil, &calendard.Error{Code: "event-is-in-trash", Message: "The event is already trashed", Status: 410}
 	}
-	err = r.Write(func(tx calendard.WriteTx) error {
+	err = Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		return calendard.TrashEvent(r.ctx, tx, r.Site, r.User, id)
 	})
 	if err != nil {
-		return nil, r.unconfirmed("event", id, err)
+		return nil, r.Unconfirmed("event", id, err)
 	}
 	return h.written(r, id, 200)
 }
@@ -107,12 +107,12 @@ func (h *eventsHandler) trash(r *Request, id int64) (*Response, error) {
 // idOfSlug resolves the by-slug routes' slug (0 when no event has it).
 func (h *eventsHandler) idOfSlug(r *Request) (int64, error) {
 	s, _ := r.Value("slug").(string)
-	return r.postBySlugPath(s, calendard.PostTypeEvent)
+	return h.postBySlugPath(r, s, calendard.PostTypeEvent)
 }
 
 // existing is the plugin's check before a write: 404 for unknown IDs, 400 for other post types.
 func (h *eventsHandler) existing(r *Request, id int64) (*calendard.Post, error) {
-	p, err := r.Posts().PostByID(r.ctx, id)
+	p, err := h.posts.PostByID(r.ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -129,19 +129,19 @@ func (h *eventsHandler) canEdit(r *Request, id int64) error {
 	if id == 0 {
 		return nil // answered with 404 by existing()
 	}
-	return canPostID(r, calendard.PostTypeEvent, "edit", id)
+	return h.canPostID(r, calendard.PostTypeEvent, "edit", id)
 }
 
 func (h *eventsHandler) canDelete(r *Request, id int64) error {
 	if id == 0 {
 		return nil
 	}
-	return canPostID(r, calendard.PostTypeEvent, "delete", id)
+	return h.canPostID(r, calendard.PostTypeEvent, "delete", id)
 }
 
 // written answers a write with the event's record (get_event_data, without JSON-LD).
 func (h *eventsHandler) written(r *Request, id int64, status int) (*Response, error) {
-	return r.readBack("event", id, func() (*Response, error) {
+	return r.ReadBack("event", id, func() (*Response, error) {
 		e, err := h.svc.events.EventByID(r.ctx, id)
 		if err != nil {
 			return nil, err
@@ -149,7 +149,7 @@ func (h *eventsHandler) written(r *Request, id int64, status int) (*Response, er
 		if e == nil {
 			return nil, &calendard.Error{Code: "rest-event-not-found", Status: 404, Message: fmt.Sprintf(calendard.MsgEventNotFoundFmt, id)}
 		}
-		return &Response{Status: status, Body: r.eventRecord(e, false)}, nil
+		return &Response{Status: status, Body: h.eventRecord(r, e, false)}, nil
 	})
 }
 
@@ -200,7 +200,7 @@ func (h *eventsHandler) prepare(r *Request, tx calendard.WriteTx, id int64) (*ca
 		}
 	}
 	if v := r.Value("image"); v != nil {
-		img, err := r.imageID(v)
+		img, err := h.imageID(r, v)
 		if err != nil {
 			return nil, err
 		}
@@ -395,7 +395,7 @@ var errInvalidLinkedID = &calendard.Error{Code: "invalid-linked-post-id", Messag
 
 // linkedID checks that an ID names a post of the linked type.
 func (h *eventsHandler) linkedID(r *Request, id int64, postType string) (int64, error) {
-	t, err := r.postType(id)
+	t, err := h.postType(r, id)
 	if err != nil {
 		return 0, err
 	}
@@ -408,7 +408,7 @@ func (h *eventsHandler) linkedID(r *Request, id int64, postType string) (int64, 
 // validLinkedOrEmpty is is_venue_id_or_entry_or_empty / is_organizer_id_or_entry_or_empty: empty
 // (or an array of empty values), IDs of the type (a CSV string is split), or items each an ID of the
 // type, {"id": ID of the type}, or data the create endpoint's parameters accept.
-func validLinkedOrEmpty(postType string) func(*Request, any) error {
+func (l *lookups) validLinkedOrEmpty(postType string) func(*Request, any) error {
 	return func(r *Request, v any) error {
 		if php.Empty(v) || (php.IsArray(v) && allEmpty(php.List(v))) {
 			return nil
@@ -433,17 +433,17 @@ func validLinkedOrEmpty(postType string) func(*Request, any) error {
 			o, isObj := it.(*phpjson.Object)
 			switch {
 			case php.IsNumeric(it):
-				if ok, err := r.isPostOfType(it, postType); err != nil || !ok {
+				if ok, err := l.isPostOfType(r, it, postType); err != nil || !ok {
 					return orInvalid(err)
 				}
 			case isObj && !o.IsList():
 				if idv, ok := o.Get("id"); ok && !php.Empty(idv) {
-					if ok, err := r.isPostOfType(idv, postType); err != nil || !ok {
+					if ok, err := l.isPostOfType(r, idv, postType); err != nil || !ok {
 						return orInvalid(err)
 					}
 					continue
 				}
-				if err := validLinkedEntry(r, postType, o); err != nil {
+				if err := l.validLinkedEntry(r, postType, o); err != nil {
 					return err
 				}
 			default:

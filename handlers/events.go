@@ -11,6 +11,8 @@ import (
 
 // eventsHandler serves /events, /events/{id} and /events/by-slug/{slug}.
 type eventsHandler struct {
+	*lookups
+	*records
 	svc *PluginServices
 	// venues and organizers create the linked posts an event write carries as data.
 	venues, organizers *linkedHandler
@@ -41,10 +43,10 @@ func (h *eventsHandler) listArgs() []*Arg {
 			Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days."},
 		{Name: "search", Type: "string", Validate: validString,
 			Description: "Events should contain the specified string in the title or description"},
-		list("categories", "Events should be assigned one of the specified categories slugs or IDs", validTermList(calendard.TaxonomyCategory)),
-		list("tags", "Events should be assigned one of the specified tags slugs or IDs", validTermList(calendard.TaxonomyTag)),
-		list("venue", "Events should be assigned one of the specified venue IDs", validPostIDList(calendard.PostTypeVenue)),
-		list("organizer", "Events should be assigned one of the specified organizer IDs", validPostIDList(calendard.PostTypeOrganizer)),
+		list("categories", "Events should be assigned one of the specified categories slugs or IDs", h.validTermList(calendard.TaxonomyCategory)),
+		list("tags", "Events should be assigned one of the specified tags slugs or IDs", h.validTermList(calendard.TaxonomyTag)),
+		list("venue", "Events should be assigned one of the specified venue IDs", h.validPostIDList(calendard.PostTypeVenue)),
+		list("organizer", "Events should be assigned one of the specified organizer IDs", h.validPostIDList(calendard.PostTypeOrganizer)),
 		{Name: "featured", Type: "boolean", Description: "Events should be filtered by their featured status"},
 		{Name: "status", Format: "string", SwaggerType: "string", Description: "The event post status",
 			Validate: validStatusList(calendard.PostTypeEvent)},
@@ -57,7 +59,7 @@ func (h *eventsHandler) listArgs() []*Arg {
 		{Name: "include", ItemsType: "integer", SwaggerType: "array", CollectionFormat: "csv", Validate: validPositiveIntList,
 			Sanitize:    func(_ *Request, v any) (any, error) { return php.ListToArray(v), nil },
 			Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored."},
-		{Name: "post_parent", Type: "integer", Validate: validEventID,
+		{Name: "post_parent", Type: "integer", Validate: h.validEventID,
 			Description: "Events should be filtered by their post_parent being the specified one."},
 		{Name: "ticketed", Type: "boolean", Validate: validTicketed, Description: "Filter events with or without tickets."},
 	}
@@ -155,7 +157,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	gen := r.generation() // before loading: records rendered now are at least this new
+	gen := h.generation() // before loading: records rendered now are at least this new
 	events, total, err := h.findEvents(r, r.Site, q.f)
 	if err != nil {
 		return nil, err
@@ -167,7 +169,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	body := phpjson.NewObject()
 	list := make([]any, 0, len(events))
 	for _, e := range events {
-		list = append(list, r.listEventRecord(e, gen))
+		list = append(list, h.listEventRecord(r, e, gen))
 	}
 	body.Set("events", list)
 	body.Set("rest_url", restURL)
@@ -481,7 +483,7 @@ func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64,
 		items = items[:1]
 	}
 	for _, it := range items {
-		t, err := r.termBy(it, taxonomy)
+		t, err := h.termBy(r, it, taxonomy)
 		if err != nil {
 			return nil, err
 		}
@@ -490,7 +492,7 @@ func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64,
 		}
 	}
 	if taxonomy == calendard.TaxonomyCategory && len(ids) > 0 {
-		idx, err := r.Taxonomy(taxonomy)
+		idx, err := h.taxonomies.Get(r, taxonomy)
 		if err != nil {
 			return nil, err
 		}

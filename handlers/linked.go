@@ -9,6 +9,8 @@ import (
 // linkedHandler serves /venues and /organizers (Archive_Venue/Archive_Organizer and the single
 // endpoints): the two post types behave the same way apart from names and search fields.
 type linkedHandler struct {
+	*lookups
+	*records
 	svc      *PluginServices
 	postType string
 	kind     string // "venue" or "organizer"
@@ -24,7 +26,7 @@ func (h *linkedHandler) listArgs() []*Arg {
 		perPageArg("The number of " + h.plural + " to return on each page"),
 		{Name: "search", Type: "string", Validate: validString,
 			Description: capitalize(h.plural) + " should contain the specified string in the title, description or custom fields"},
-		{Name: "event", Type: "integer", Validate: validEventID, Description: capitalize(h.plural) + " should be related to this event"},
+		{Name: "event", Type: "integer", Validate: h.validEventID, Description: capitalize(h.plural) + " should be related to this event"},
 		{Name: "has_events", SwaggerType: "boolean", Description: capitalize(h.plural) + " should have events associated to them"},
 		upcoming,
 		// The reference describes the venue status parameter as the organizer's too.
@@ -134,7 +136,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	var pageIDs []int64
 	total := 0
 	var err error
-	gen := r.generation() // before loading: records rendered now are at least this new
+	gen := h.generation() // before loading: records rendered now are at least this new
 	if searchEmpty {
 		_, total, err = svc.FindLinked(r.ctx, withLimit(countFilter, 0))
 	} else {
@@ -228,14 +230,14 @@ func (h *linkedHandler) record(r *Request, p *calendard.LinkedPost, single bool)
 // listRecord is a venue's or organizer's list record, through the rendered-record cache as event
 // list records are (their description goes through the_content's filters on every rendering).
 func (h *linkedHandler) listRecord(r *Request, p *calendard.LinkedPost, gen uint64) any {
-	return r.sharedListRecord(p.Post, gen, func() *phpjson.Object { return h.record(r, p, false) })
+	return h.sharedListRecord(r, p.Post, gen, func() *phpjson.Object { return h.record(r, p, false) })
 }
 
 // getArgs are the GET parameters of /venues/{id}: the ID must name a post of the type.
 func (h *linkedHandler) getArgs() []*Arg {
-	a := linkedIDArg(h.kind)
+	a := h.linkedIDArg(h.kind)
 	a.Validate = func(r *Request, v any) error {
-		ok, err := r.isPostOfType(v, h.postType)
+		ok, err := h.isPostOfType(r, v, h.postType)
 		if err != nil {
 			return err
 		}
@@ -255,7 +257,7 @@ func (h *linkedHandler) get(r *Request) (*Response, error) {
 // getBySlug is GET /venues/by-slug/{slug}.
 func (h *linkedHandler) getBySlug(r *Request) (*Response, error) {
 	s, _ := r.Value("slug").(string)
-	id, err := r.postBySlugPath(s, h.postType)
+	id, err := h.postBySlugPath(r, s, h.postType)
 	if err != nil {
 		return nil, err
 	}

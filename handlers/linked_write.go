@@ -18,7 +18,7 @@ func (h *linkedHandler) create(r *Request) (*Response, error) {
 		return nil, err
 	}
 	var id int64
-	err = r.Write(func(tx calendard.WriteTx) error {
+	err = Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		var err error
 		if id, err = calendard.CreateLinked(r.ctx, tx, r.Site, r.User, h.postType, data, true); err != nil {
 			return err
@@ -29,7 +29,7 @@ func (h *linkedHandler) create(r *Request) (*Response, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, r.unconfirmed(h.kind, id, err)
+		return nil, r.Unconfirmed(h.kind, id, err)
 	}
 	return h.written(r, id, 201)
 }
@@ -53,7 +53,7 @@ func (h *linkedHandler) updateID(r *Request, id int64) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = r.Write(func(tx calendard.WriteTx) error {
+	err = Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		p, err := tx.LockPost(r.ctx, id)
 		if err != nil {
 			return err
@@ -65,7 +65,7 @@ func (h *linkedHandler) updateID(r *Request, id int64) (*Response, error) {
 		return calendard.UpdateLinked(r.ctx, tx, r.Site, r.User, h.postType, id, data)
 	})
 	if err != nil {
-		return nil, r.unconfirmed(h.kind, id, err)
+		return nil, r.Unconfirmed(h.kind, id, err)
 	}
 	return h.written(r, id, 200)
 }
@@ -85,7 +85,7 @@ func (h *linkedHandler) deleteBySlug(r *Request) (*Response, error) {
 }
 
 func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
-	err := r.Write(func(tx calendard.WriteTx) error {
+	err := Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		p, err := tx.LockPost(r.ctx, id)
 		if err != nil {
 			return err
@@ -102,7 +102,7 @@ func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
 		return err
 	})
 	if err != nil {
-		return nil, r.unconfirmed(h.kind, id, err)
+		return nil, r.Unconfirmed(h.kind, id, err)
 	}
 	return h.written(r, id, 200)
 }
@@ -110,12 +110,12 @@ func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
 // idOfSlug resolves the by-slug path parameter (already validated to name a post of the type).
 func (h *linkedHandler) idOfSlug(r *Request) (int64, error) {
 	s, _ := r.Value("slug").(string)
-	return r.postBySlugPath(s, h.postType)
+	return h.postBySlugPath(r, s, h.postType)
 }
 
 // written answers with the record the plugin returns after a write (get_venue_data: no json_ld).
 func (h *linkedHandler) written(r *Request, id int64, status int) (*Response, error) {
-	return r.readBack(h.kind, id, func() (*Response, error) {
+	return r.ReadBack(h.kind, id, func() (*Response, error) {
 		posts, err := h.svc.linked.LinkedPosts(r.ctx, []int64{id})
 		if err != nil {
 			return nil, err
@@ -143,7 +143,7 @@ func (h *linkedHandler) saveInline(r *Request, tx calendard.WriteTx, data *phpjs
 	}
 	if idv, ok := data.Get("id"); ok && !php.Empty(idv) {
 		// {"id": ID} links an existing post.
-		if ok, err := r.isPostOfType(idv, h.postType); err != nil || !ok {
+		if ok, err := h.isPostOfType(r, idv, h.postType); err != nil || !ok {
 			if err != nil {
 				return 0, err
 			}
@@ -151,7 +151,7 @@ func (h *linkedHandler) saveInline(r *Request, tx calendard.WriteTx, data *phpjs
 		}
 		return php.Int(idv), nil
 	}
-	if err := validLinkedEntry(r, h.postType, data); err != nil {
+	if err := h.validLinkedEntry(r, h.postType, data); err != nil {
 		if err != ErrInvalid {
 			return 0, err
 		}
@@ -216,7 +216,7 @@ func (h *linkedHandler) postarr(r *Request, get func(string) (any, bool), id int
 		v, ok := get(f.param)
 		set(f.key, v, ok)
 	}
-	img, err := r.uploadImage(get)
+	img, err := h.uploadImage(r, get)
 	if err != nil {
 		return nil, err
 	}
@@ -255,13 +255,13 @@ func (r *Request) reformatDate(get func(string) (any, bool), param string) any {
 // uploadImage is tribe_upload_image() for the "image" value: false when empty or unusable, the value
 // itself when it names an attachment, the attachment ID for the URL of one already in the library
 // (calendard does not download files).
-func (r *Request) uploadImage(get func(string) (any, bool)) (any, error) {
+func (l *lookups) uploadImage(r *Request, get func(string) (any, bool)) (any, error) {
 	v, ok := get("image")
 	if !ok || php.Empty(v) {
 		return false, nil
 	}
 	if s, isStr := v.(string); isStr && !php.IsNumeric(s) {
-		id, err := r.imageID(s)
+		id, err := l.imageID(r, s)
 		if err != nil || id == 0 {
 			return false, err
 		}
@@ -270,7 +270,7 @@ func (r *Request) uploadImage(get func(string) (any, bool)) (any, error) {
 	if !php.IsNumeric(v) {
 		return false, nil
 	}
-	p, err := r.Posts().PostByID(r.ctx, php.Int(v))
+	p, err := l.posts.PostByID(r.ctx, php.Int(v))
 	if err != nil || p == nil || p.Type != calendard.PostTypeAttach {
 		return false, err
 	}
@@ -279,11 +279,11 @@ func (r *Request) uploadImage(get func(string) (any, bool)) (any, error) {
 
 // linkedCreateChecks are the validate_callbacks of the create endpoint's parameters (required name
 // first), which WP_REST_Request::has_valid_params applies to inline data.
-func linkedCreateChecks(postType string) (name string, checks map[string]func(*Request, any) error) {
+func (l *lookups) linkedCreateChecks(postType string) (name string, checks map[string]func(*Request, any) error) {
 	checks = map[string]func(*Request, any) error{
-		"author": validUserID, "date": validTime, "date_utc": validTime, "description": validStringOrEmpty,
+		"author": l.validUserID, "date": validTime, "date_utc": validTime, "description": validStringOrEmpty,
 		"status": validPostStatus, "phone": validStringOrEmpty, "website": validURLOrEmpty,
-		"image": validImageOrEmpty,
+		"image": l.validImageOrEmpty,
 	}
 	if postType == calendard.PostTypeVenue {
 		for _, f := range []string{"address", "city", "country", "province", "state", "zip", "stateprovince"} {
@@ -300,8 +300,8 @@ func linkedCreateChecks(postType string) (name string, checks map[string]func(*R
 // validLinkedEntry is has_valid_params() of a venue/organizer data object against the create
 // endpoint's parameters: the name is required and every non-null value passes its validator.
 // Types are not checked (has_valid_params does not sanitize). errInvalid when it fails.
-func validLinkedEntry(r *Request, postType string, o *phpjson.Object) error {
-	name, checks := linkedCreateChecks(postType)
+func (l *lookups) validLinkedEntry(r *Request, postType string, o *phpjson.Object) error {
+	name, checks := l.linkedCreateChecks(postType)
 	if v, ok := o.Get(name); !ok || v == nil {
 		return ErrInvalid
 	}
@@ -344,17 +344,17 @@ func validStringOrEmpty(r *Request, v any) error {
 }
 
 // validImageOrEmpty is is_image_or_empty.
-func validImageOrEmpty(r *Request, v any) error {
+func (l *lookups) validImageOrEmpty(r *Request, v any) error {
 	if php.Empty(v) {
 		return nil
 	}
-	return validImage(r, v)
+	return l.validImage(r, v)
 }
 
 // validLinkedID is is_venue_id / is_organizer_id for the {id} path parameter.
-func validLinkedID(postType string) func(*Request, any) error {
+func (l *lookups) validLinkedID(postType string) func(*Request, any) error {
 	return func(r *Request, v any) error {
-		ok, err := r.isPostOfType(v, postType)
+		ok, err := l.isPostOfType(r, v, postType)
 		if err != nil {
 			return err
 		}
@@ -370,13 +370,13 @@ func validLinkedID(postType string) func(*Request, any) error {
 // answers do_not_allow, which is what the Allow header of such a request shows.
 func (h *linkedHandler) linkedPermission(action string) func(*Request) error {
 	return func(r *Request) error {
-		post, err := r.Posts().PostByID(r.ctx, php.Int(r.Value("id")))
+		post, err := h.posts.PostByID(r.ctx, php.Int(r.Value("id")))
 		if err != nil {
 			return err
 		}
 		if post == nil {
 			return calendard.ErrForbidden(r.User.LoggedIn())
 		}
-		return canPostID(r, h.postType, action, post.ID)
+		return h.canPostID(r, h.postType, action, post.ID)
 	}
 }

@@ -16,13 +16,13 @@ import (
 // eventRecord builds the plugin's event object (reference-behaviour §4.1), every key always present,
 // in the plugin's order. Single-event answers (single) also carry the JSON-LD of the event and of its
 // venue and organizers.
-func (r *Request) eventRecord(e *calendard.Event, single bool) *phpjson.Object {
+func (rs *records) eventRecord(r *Request, e *calendard.Event, single bool) *phpjson.Object {
 	site := r.Site
 	m := e.Meta
 	// The plugin renders the venue, then the organizers, then the event's own content; the order
 	// matters because shortcodes such as [audio] number their instances per request.
 	venues := e.Venues
-	if r.srv.cfg.StrictReads {
+	if rs.strictReads {
 		venues = slices.DeleteFunc(slices.Clone(venues), func(v *calendard.Venue) bool { return !r.mayEmbed(v.Post) })
 	}
 	var venue any = []any{}
@@ -39,7 +39,7 @@ func (r *Request) eventRecord(e *calendard.Event, single bool) *phpjson.Object {
 	}
 	orgs := make([]any, 0, len(e.Organizers))
 	for _, org := range e.Organizers {
-		if r.srv.cfg.StrictReads && !r.mayEmbed(org.Post) {
+		if rs.strictReads && !r.mayEmbed(org.Post) {
 			continue
 		}
 		orgs = append(orgs, r.organizerRecord(org, single))

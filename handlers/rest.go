@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"regexp"
 	"strings"
 	"time"
@@ -109,16 +110,18 @@ func (r *Response) Header(k, v string) *Response {
 
 // Request is one REST request after routing.
 type Request struct {
-	ctx      context.Context
-	srv      *Server
-	Method   string
-	NS       string // namespace spelling the client used
-	Route    *Route
-	Endpoint *Endpoint
-	Site     *calendard.Site
-	User     *calendard.User
-	Now      time.Time
-	Render   *wptext.RenderContext
+	ctx context.Context
+	// dbContext starts a database deadline of the server's length (a committed write's read-back).
+	dbContext func(context.Context) (context.Context, context.CancelFunc)
+	log       *slog.Logger
+	Method    string
+	NS        string // namespace spelling the client used
+	Route     *Route
+	Endpoint  *Endpoint
+	Site      *calendard.Site
+	User      *calendard.User
+	Now       time.Time
+	Render    *wptext.RenderContext
 	// Secure is WordPress' is_ssl(): TLS, or https reported by a trusted proxy.
 	Secure bool
 
@@ -130,7 +133,8 @@ type Request struct {
 	url      *phpjson.Object
 	defaults *phpjson.Object
 
-	termCache map[string]*TermIndex
+	// locals are what route families keep for the rest of the request (Local, SetLocal).
+	locals map[any]any
 }
 
 // sources returns the parameter sources in WordPress' lookup order.

@@ -21,11 +21,15 @@ type PluginServices struct {
 	geoRadiusKM float64
 	// strictReads filters lists by the read_post rule (Config.StrictReads).
 	strictReads bool
+	posts       calendard.PostService
+	users       calendard.UserService
+	terms       calendard.TermService
 }
 
 func NewPluginServices(cfg Config, d Deps) *PluginServices {
 	return &PluginServices{events: d.Events, ranked: d.Ranked, linked: d.Linked, TermQuery: d.TermQuery, writer: d.Writer,
-		geo: d.Geo, geoOn: cfg.Geo, geoRadiusKM: cfg.GeoRadiusKM, strictReads: cfg.StrictReads}
+		geo: d.Geo, geoOn: cfg.Geo, geoRadiusKM: cfg.GeoRadiusKM, strictReads: cfg.StrictReads,
+		posts: d.Posts, users: d.Users, terms: d.Terms}
 }
 
 // geoFilters reports whether the geoloc filters are served.
@@ -33,12 +37,13 @@ func (p *PluginServices) geoFilters() bool { return p.geoOn && p.geo != nil }
 
 // routeTable registers the plugin's routes in its registration order (which the namespace index and
 // /doc follow). Each route is served under both namespaces.
-func (s *Server) routeTable(svc *PluginServices) []*Route {
-	venues := &linkedHandler{svc: svc, postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
-	organizers := &linkedHandler{svc: svc, postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
-	ev := &eventsHandler{svc: svc, venues: venues, organizers: organizers}
-	cats := &TermsHandler{TermWrites: &TermWrites{Writer: svc.writer, Taxonomy: calendard.TaxonomyCategory, Hierarchical: true}, Svc: svc, Kind: "category", Plural: "categories"}
-	tags := &TermsHandler{TermWrites: &TermWrites{Writer: svc.writer, Taxonomy: calendard.TaxonomyTag}, Svc: svc, Kind: "tag", Plural: "tags"}
+func (s *Server) routeTable(svc *PluginServices, rs *records) []*Route {
+	lk := &lookups{posts: svc.posts, users: svc.users, taxonomies: Taxonomies{Terms: svc.terms}}
+	venues := &linkedHandler{lookups: lk, records: rs, svc: svc, postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
+	organizers := &linkedHandler{lookups: lk, records: rs, svc: svc, postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
+	ev := &eventsHandler{lookups: lk, records: rs, svc: svc, venues: venues, organizers: organizers}
+	cats := &TermsHandler{TermWrites: &TermWrites{Writer: svc.writer, Taxonomy: calendard.TaxonomyCategory, Hierarchical: true}, lookups: lk, Svc: svc, Kind: "category", Plural: "categories"}
+	tags := &TermsHandler{TermWrites: &TermWrites{Writer: svc.writer, Taxonomy: calendard.TaxonomyTag}, lookups: lk, Svc: svc, Kind: "tag", Plural: "tags"}
 	evCaps := calendard.CapsOf(calendard.PostTypeEvent)
 
 	routes := []*Route{
@@ -50,24 +55,24 @@ func (s *Server) routeTable(svc *PluginServices) []*Route {
 		{Path: "/doc", Endpoints: []*Endpoint{{Methods: []string{"GET"}, Handler: s.doc}}},
 		{Path: "/events", Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: append(ev.listArgs(), svc.geoArgs(calendard.PostTypeEvent)...), Handler: ev.list},
-			{Methods: []string{"POST"}, Args: eventWriteArgs(true), Permission: canDo(evCaps.Edit), Handler: ev.create},
+			{Methods: []string{"POST"}, Args: lk.eventWriteArgs(true), Permission: canDo(evCaps.Edit), Handler: ev.create},
 		}},
 		{Path: `/events/(?P<id>\d+)`, Endpoints: []*Endpoint{
 			{Methods: []string{"GET"}, Args: eventIDArgs(), Handler: ev.get},
-			{Methods: []string{"DELETE"}, Args: eventIDArgs(), Permission: canPost(calendard.PostTypeEvent, "delete"), Handler: ev.delete},
-			{Methods: []string{"POST", "PUT", "PATCH"}, Args: eventUpdateArgs(), Permission: canPost(calendard.PostTypeEvent, "edit"), Handler: ev.update},
+			{Methods: []string{"DELETE"}, Args: eventIDArgs(), Permission: lk.canPost(calendard.PostTypeEvent, "delete"), Handler: ev.delete},
+			{Methods: []string{"POST", "PUT", "PATCH"}, Args: lk.eventUpdateArgs(), Permission: lk.canPost(calendard.PostTypeEvent, "edit"), Handler: ev.update},
 		}},
 		{Path: `/events/by-slug/(?P<slug>[^/]+)`, Endpoints: []*Endpoint{
-			{Methods: []string{"GET"}, Args: slugEventArgs(), Handler: ev.getBySlug},
-			{Methods: []string{"DELETE"}, Args: slugEventArgs(), Permission: canDo(evCaps.Delete), Handler: ev.deleteBySlug},
-			{Methods: []string{"POST", "PUT", "PATCH"}, Args: eventSlugUpdateArgs(), Permission: canDo(evCaps.Edit), Handler: ev.updateBySlug},
+			{Methods: []string{"GET"}, Args: lk.slugEventArgs(), Handler: ev.getBySlug},
+			{Methods: []string{"DELETE"}, Args: lk.slugEventArgs(), Permission: canDo(evCaps.Delete), Handler: ev.deleteBySlug},
+			{Methods: []string{"POST", "PUT", "PATCH"}, Args: lk.eventSlugUpdateArgs(), Permission: canDo(evCaps.Edit), Handler: ev.updateBySlug},
 		}},
 	}
 	for _, lh := range []*linkedHandler{venues, organizers} {
 		caps := calendard.CapsOf(lh.postType)
-		writeArgs := venueWriteArgs
+		writeArgs := lk.venueWriteArgs
 		if lh.postType == calendard.PostTypeOrganizer {
-			writeArgs = organizerWriteArgs
+			writeArgs = lk.organizerWriteArgs
 		}
 		routes = append(routes,
 			&Route{Path: "/" + lh.plural, Endpoints: []*Endpoint{
@@ -76,14 +81,14 @@ func (s *Server) routeTable(svc *PluginServices) []*Route {
 			}},
 			&Route{Path: "/" + lh.plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: lh.getArgs(), Handler: lh.get},
-				{Methods: []string{"DELETE"}, Args: []*Arg{linkedIDArg(lh.kind)}, Permission: lh.linkedPermission("delete"), Handler: lh.delete},
-				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{linkedIDArg(lh.kind)}, writeArgs(false)...),
+				{Methods: []string{"DELETE"}, Args: []*Arg{lk.linkedIDArg(lh.kind)}, Permission: lh.linkedPermission("delete"), Handler: lh.delete},
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{lk.linkedIDArg(lh.kind)}, writeArgs(false)...),
 					Permission: lh.linkedPermission("edit"), Handler: lh.update},
 			}},
 			&Route{Path: "/" + lh.plural + `/by-slug/(?P<slug>[^/]+)`, Endpoints: []*Endpoint{
-				{Methods: []string{"GET"}, Args: []*Arg{linkedSlugArg(lh.kind, lh.postType)}, Handler: lh.getBySlug},
-				{Methods: []string{"DELETE"}, Args: []*Arg{linkedSlugArg(lh.kind, lh.postType)}, Permission: canDo(caps.Delete), Handler: lh.deleteBySlug},
-				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{linkedSlugArg(lh.kind, lh.postType)}, writeArgs(false)...),
+				{Methods: []string{"GET"}, Args: []*Arg{lk.linkedSlugArg(lh.kind, lh.postType)}, Handler: lh.getBySlug},
+				{Methods: []string{"DELETE"}, Args: []*Arg{lk.linkedSlugArg(lh.kind, lh.postType)}, Permission: canDo(caps.Delete), Handler: lh.deleteBySlug},
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{lk.linkedSlugArg(lh.kind, lh.postType)}, writeArgs(false)...),
 					Permission: canDo(caps.Edit), Handler: lh.updateBySlug},
 			}})
 	}
@@ -92,11 +97,11 @@ func (s *Server) routeTable(svc *PluginServices) []*Route {
 		routes = append(routes,
 			&Route{Path: "/" + th.Plural, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: th.listArgs(), Handler: th.list},
-				{Methods: []string{"POST"}, Args: termWriteArgs(th.Kind, true, th.Hierarchical), Permission: manage, Handler: th.create},
+				{Methods: []string{"POST"}, Args: lk.termWriteArgs(th.Kind, true, th.Hierarchical), Permission: manage, Handler: th.create},
 			}},
 			&Route{Path: "/" + th.Plural + `/(?P<id>\d+)`, Endpoints: []*Endpoint{
 				{Methods: []string{"GET"}, Args: []*Arg{th.idArg()}, Handler: th.get},
-				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{th.idArg()}, termWriteArgs(th.Kind, false, th.Hierarchical)...),
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*Arg{th.idArg()}, lk.termWriteArgs(th.Kind, false, th.Hierarchical)...),
 					Permission: manage, Handler: th.update},
 				{Methods: []string{"DELETE"}, Args: []*Arg{th.idArg()}, Permission: manage, Handler: th.delete},
 			}})
@@ -106,7 +111,8 @@ func (s *Server) routeTable(svc *PluginServices) []*Route {
 
 // PluginRoutes registers the plugin's routes under both of its namespaces.
 func PluginRoutes(s *Server, cfg Config, deps Deps) {
-	s.Register(NamespaceTribe, s.routeTable(NewPluginServices(cfg, deps)))
+	rs := &records{strictReads: cfg.StrictReads, rendered: newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)}
+	s.Register(NamespaceTribe, s.routeTable(NewPluginServices(cfg, deps), rs))
 }
 
 // termManageCap is the taxonomy's manage_terms capability: publish_tribe_events for event
@@ -132,14 +138,14 @@ func canDo(caps ...string) func(*Request) error {
 
 // canPost is the per-post edit_post/delete_post check of update and delete routes; for an ID that is
 // not a post of the type it falls back to the type's general capability so the handler can answer 404.
-func canPost(postType, action string) func(*Request) error {
-	return func(r *Request) error { return canPostID(r, postType, action, php.Int(r.Value("id"))) }
+func (l *lookups) canPost(postType, action string) func(*Request) error {
+	return func(r *Request) error { return l.canPostID(r, postType, action, php.Int(r.Value("id"))) }
 }
 
 // canPostID is the edit_post/delete_post check for one post ID.
-func canPostID(r *Request, postType, action string, id int64) error {
+func (l *lookups) canPostID(r *Request, postType, action string, id int64) error {
 	caps := calendard.CapsOf(postType)
-	post, err := r.Posts().PostByID(r.ctx, id)
+	post, err := l.posts.PostByID(r.ctx, id)
 	if err != nil {
 		return err
 	}
@@ -152,7 +158,7 @@ func canPostID(r *Request, postType, action string, id int64) error {
 	}
 	ref := &calendard.PostRef{ID: post.ID, Type: post.Type, Status: post.Status, Author: post.Author}
 	if post.Status == "trash" {
-		if ref.TrashedFrom, err = r.Posts().TrashedFrom(r.ctx, post.ID); err != nil {
+		if ref.TrashedFrom, err = l.posts.TrashedFrom(r.ctx, post.ID); err != nil {
 			return err
 		}
 	}

@@ -168,10 +168,8 @@ type Server struct {
 	// untrustedProxyWarned: the warning about forwarding headers from an untrusted peer was logged.
 	untrustedProxyWarned atomic.Bool
 	cors                 corsPolicy
-	// rendered keeps encoded list records (nil: render every time).
-	rendered *renderedRecords
-	metrics  *httpMetrics
-	hc       httpCaching
+	metrics              *httpMetrics
+	hc                   httpCaching
 	// plainHTTPWarned: the warning about credentials over plain HTTP has been logged.
 	plainHTTPWarned atomic.Bool
 }
@@ -196,11 +194,10 @@ func New(cfg Config, deps Deps, families ...RouteFamily) *gin.Engine {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
 		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
+	setDefault(&cfg.RenderCacheBytes, 64<<20)
 	for _, register := range families {
 		register(s, cfg, deps)
 	}
-	setDefault(&cfg.RenderCacheBytes, 64<<20)
-	s.rendered = newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)
 
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
@@ -374,7 +371,7 @@ func (s *Server) serve(c *gin.Context, route string) {
 		method = strings.ToUpper(m)
 	}
 
-	req := &Request{ctx: ctx, srv: s, Method: method, Site: site, User: user, Now: now,
+	req := &Request{ctx: ctx, dbContext: s.dbContext, log: s.log, Method: method, Site: site, User: user, Now: now,
 		Render: wptext.NewRenderContext(site.HomeURL), Secure: s.secure(c), query: query, url: phpjson.NewObject(), defaults: phpjson.NewObject()}
 	if s.serveCached(c, req, route) {
 		return

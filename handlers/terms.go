@@ -9,6 +9,7 @@ import (
 // termsHandler serves /categories and /tags (the plugin's wrappers around WordPress' terms controller).
 type TermsHandler struct {
 	*TermWrites
+	*lookups
 	Svc    *PluginServices
 	Kind   string // "category" or "tag"
 	Plural string // route segment
@@ -16,7 +17,7 @@ type TermsHandler struct {
 
 // listArgs are the archive parameters of the term lists, in the plugin's declaration order.
 func (h *TermsHandler) listArgs() []*Arg {
-	inTaxonomy := validTermList(h.Taxonomy)
+	inTaxonomy := h.validTermList(h.Taxonomy)
 	args := []*Arg{
 		pageArg(),
 		perPageArg("The number of event " + h.Plural + " to return on each page"),
@@ -38,9 +39,9 @@ func (h *TermsHandler) listArgs() []*Arg {
 			Description: "Limit result set to terms assigned to a specific parent"})
 	}
 	return append(args,
-		&Arg{Name: "post", Type: "integer", Validate: validEventID,
+		&Arg{Name: "post", Type: "integer", Validate: h.validEventID,
 			Description: "Limit result set to terms assigned to a specific post"},
-		&Arg{Name: "event", Type: "integer", Validate: validEventID,
+		&Arg{Name: "event", Type: "integer", Validate: h.validEventID,
 			Description: `Limit result set to terms assigned to a specific event (an alias of the "post" parameter)`},
 		&Arg{Name: "slug", Type: "string", Validate: validString, Description: "Limit result set to terms with a specific slug"},
 	)
@@ -50,13 +51,13 @@ func (h *TermsHandler) listArgs() []*Arg {
 // (is_event_category / is_post_tag), otherwise the request fails validation with a 400.
 func (h *TermsHandler) idArg() *Arg {
 	a := termIDArg(h.Kind)
-	a.Validate = validTermList(h.Taxonomy)
+	a.Validate = h.validTermList(h.Taxonomy)
 	return a
 }
 
 // list is GET /categories and /tags (Term_Archive_Base::get over WP_REST_Terms_Controller::get_items).
 func (h *TermsHandler) list(r *Request) (*Response, error) {
-	idx, err := r.Taxonomy(h.Taxonomy)
+	idx, err := h.taxonomies.Get(r, h.Taxonomy)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func (h *TermsHandler) list(r *Request) (*Response, error) {
 // get is GET /categories/{id} and /tags/{id}: the core term serializer renamed by the plugin, with
 // the core controller's links.
 func (h *TermsHandler) get(r *Request) (*Response, error) {
-	idx, err := r.Taxonomy(h.Taxonomy)
+	idx, err := h.taxonomies.Get(r, h.Taxonomy)
 	if err != nil {
 		return nil, err
 	}

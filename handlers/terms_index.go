@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strings"
 
 	"github.com/calendard/calendard"
@@ -44,19 +45,30 @@ func (ti *TermIndex) byName(name string) *calendard.Term {
 	return nil
 }
 
-// taxonomy loads a taxonomy once per request for validators and filters.
-func (r *Request) Taxonomy(tax string) (*TermIndex, error) {
-	if idx, ok := r.termCache[tax]; ok {
-		return idx, nil
+// TermSource reads the terms of a taxonomy (wpdb.Store).
+type TermSource interface {
+	TermsOf(ctx context.Context, taxonomy string) ([]*calendard.Term, error)
+}
+
+// Taxonomies load a taxonomy once per request, for validators, filters and records.
+type Taxonomies struct{ Terms TermSource }
+
+// taxonomyKey keeps a loaded taxonomy among the request's locals.
+type taxonomyKey string
+
+// Get is the taxonomy's terms as the request first loaded them.
+func (t Taxonomies) Get(r *Request, tax string) (*TermIndex, error) {
+	if idx, ok := r.Local(taxonomyKey(tax)); ok {
+		return idx.(*TermIndex), nil
 	}
-	terms, err := r.srv.deps.Terms.TermsOf(r.ctx, tax)
+	terms, err := t.Terms.TermsOf(r.Context(), tax)
 	if err != nil {
 		return nil, err
 	}
 	idx := newTermIndex(terms)
-	if r.termCache == nil {
-		r.termCache = map[string]*TermIndex{}
-	}
-	r.termCache[tax] = idx
+	r.SetLocal(taxonomyKey(tax), idx)
 	return idx, nil
 }
+
+// ForgetTaxonomy drops the taxonomy the request loaded (after it wrote terms).
+func ForgetTaxonomy(r *Request, tax string) { r.SetLocal(taxonomyKey(tax), nil) }

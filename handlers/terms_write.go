@@ -61,7 +61,7 @@ func (h *TermWrites) write(r *Request, fn func(tx calendard.WriteTx) error) erro
 		}
 		return fn(tx)
 	})
-	delete(r.termCache, h.Taxonomy)
+	ForgetTaxonomy(r, h.Taxonomy)
 	return termWriteError(err)
 }
 

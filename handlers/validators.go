@@ -11,6 +11,15 @@ import (
 
 // Validators shared by the plugin's endpoints (Tribe__Validator__Base and its TEC subclasses).
 
+// lookups are the reads the plugin's validators, permission checks and filters make beyond the
+// service of their route: posts by ID, slug or URL, users by ID, and the taxonomies (loaded once
+// per request). The handlers embed them.
+type lookups struct {
+	posts      calendard.PostService
+	users      calendard.UserService
+	taxonomies Taxonomies
+}
+
 func isPositiveInt(v any) bool {
 	return php.IsNumeric(v) && php.LooseEqualsInt(v) && php.Int(v) > 0
 }
@@ -51,11 +60,11 @@ func validPositiveIntList(_ *Request, v any) error {
 }
 
 // postType returns the type of the post with that ID, or "".
-func (r *Request) postType(id int64) (string, error) {
+func (l *lookups) postType(r *Request, id int64) (string, error) {
 	if id <= 0 {
 		return "", nil
 	}
-	p, err := r.Posts().PostByID(r.ctx, id)
+	p, err := l.posts.PostByID(r.ctx, id)
 	if err != nil || p == nil {
 		return "", err
 	}
@@ -63,23 +72,23 @@ func (r *Request) postType(id int64) (string, error) {
 }
 
 // isPostOfType is tribe_is_venue/tribe_is_organizer/is_event_id: numeric and a post of that type.
-func (r *Request) isPostOfType(v any, postType string) (bool, error) {
+func (l *lookups) isPostOfType(r *Request, v any, postType string) (bool, error) {
 	if !php.IsNumeric(v) {
 		return false, nil
 	}
-	t, err := r.postType(php.Int(v))
+	t, err := l.postType(r, php.Int(v))
 	return t == postType, err
 }
 
 // validPostIDList is is_venue_id_list / is_organizer_id_list: every list item is a post of the type.
-func validPostIDList(postType string) func(*Request, any) error {
+func (l *lookups) validPostIDList(postType string) func(*Request, any) error {
 	return func(r *Request, v any) error {
 		list := php.ListToArray(v)
 		if len(list) == 0 {
 			return ErrInvalid
 		}
 		for _, it := range list {
-			ok, err := r.isPostOfType(it, postType)
+			ok, err := l.isPostOfType(r, it, postType)
 			if err != nil {
 				return err
 			}
@@ -92,11 +101,11 @@ func validPostIDList(postType string) func(*Request, any) error {
 }
 
 // validEventID is is_event_id: a non-empty ID of an existing event.
-func validEventID(r *Request, v any) error {
+func (l *lookups) validEventID(r *Request, v any) error {
 	if php.Empty(v) {
 		return ErrInvalid
 	}
-	ok, err := r.isPostOfType(v, calendard.PostTypeEvent)
+	ok, err := l.isPostOfType(r, v, calendard.PostTypeEvent)
 	if err != nil {
 		return err
 	}
@@ -107,14 +116,14 @@ func validEventID(r *Request, v any) error {
 }
 
 // validTermList is is_term_of_taxonomy: every item exists in the taxonomy (term_exists).
-func validTermList(taxonomy string) func(*Request, any) error {
+func (l *lookups) validTermList(taxonomy string) func(*Request, any) error {
 	return func(r *Request, v any) error {
 		list := php.ListToArray(v)
 		if len(list) == 0 {
 			return ErrInvalid
 		}
 		for _, it := range list {
-			t, err := r.termExists(it, taxonomy)
+			t, err := l.termExists(r, it, taxonomy)
 			if err != nil {
 				return err
 			}
@@ -128,8 +137,8 @@ func validTermList(taxonomy string) func(*Request, any) error {
 
 // termExists is term_exists($term, $taxonomy): integers look up the ID; strings the sanitized slug,
 // then the name (stored HTML-escaped).
-func (r *Request) termExists(v any, taxonomy string) (*calendard.Term, error) {
-	terms, err := r.Taxonomy(taxonomy)
+func (l *lookups) termExists(r *Request, v any, taxonomy string) (*calendard.Term, error) {
+	terms, err := l.taxonomies.Get(r, taxonomy)
 	if err != nil {
 		return nil, err
 	}
@@ -151,8 +160,8 @@ func (r *Request) termExists(v any, taxonomy string) (*calendard.Term, error) {
 }
 
 // termBy resolves an item the way the event filter does: get_term_by('slug') then get_term_by('id').
-func (r *Request) termBy(v any, taxonomy string) (*calendard.Term, error) {
-	terms, err := r.Taxonomy(taxonomy)
+func (l *lookups) termBy(r *Request, v any, taxonomy string) (*calendard.Term, error) {
+	terms, err := l.taxonomies.Get(r, taxonomy)
 	if err != nil {
 		return nil, err
 	}

@@ -11,21 +11,12 @@ import (
 
 // Helpers shared by the write endpoints (events, venues, organizers).
 
-// write runs fn in one database transaction at the request's clock: everything a request writes
-// commits together or not at all.
-func (r *Request) Write(fn func(tx calendard.WriteTx) error) error {
-	if r.srv.deps.Writer == nil {
-		return &calendard.Error{Code: "rest_not_implemented", Message: "This store is read-only.", Status: 501}
-	}
-	return r.srv.deps.Writer.Write(r.ctx, func() time.Time { return r.Now }, fn)
-}
-
 // validUserID is is_user_id: numeric and an existing user.
-func validUserID(r *Request, v any) error {
+func (l *lookups) validUserID(r *Request, v any) error {
 	if !php.IsNumeric(v) {
 		return ErrInvalid
 	}
-	u, err := r.srv.deps.Users.UserByID(r.ctx, php.Int(v))
+	u, err := l.users.UserByID(r.ctx, php.Int(v))
 	if err != nil {
 		return err
 	}
@@ -60,13 +51,13 @@ func sanitizeURL(s string) string {
 // the URL of an image already in the media library. calendard does not download remote files (the
 // plugin would fetch and import them): a service that fetches arbitrary URLs on request is a
 // server-side request forgery risk.
-func validImage(r *Request, v any) error {
+func (l *lookups) validImage(r *Request, v any) error {
 	if !php.IsNumeric(v) && !r.User.Can("upload_files") {
 		// The plugin's is_image considers a URL only from users who may upload files: from anyone
 		// else any non-numeric value is invalid, even the URL of an image already in the library.
 		return ErrInvalid
 	}
-	id, err := r.imageID(v)
+	id, err := l.imageID(r, v)
 	if err != nil {
 		return err
 	}
@@ -77,21 +68,21 @@ func validImage(r *Request, v any) error {
 }
 
 // imageID is tribe_upload_image for the accepted forms: the attachment ID, or 0.
-func (r *Request) imageID(v any) (int64, error) {
+func (l *lookups) imageID(r *Request, v any) (int64, error) {
 	var id int64
 	switch {
 	case php.IsNumeric(v):
 		id = php.Int(v)
 	case php.IsString(v) && php.FilterValidateURL(v.(string)):
 		var err error
-		if id, err = r.Posts().AttachmentByURL(r.ctx, v.(string)); err != nil {
+		if id, err = l.posts.AttachmentByURL(r.ctx, v.(string)); err != nil {
 			return 0, err
 		}
 	}
 	if id <= 0 {
 		return 0, nil
 	}
-	p, err := r.Posts().PostByID(r.ctx, id)
+	p, err := l.posts.PostByID(r.ctx, id)
 	if err != nil || p == nil {
 		return 0, err
 	}

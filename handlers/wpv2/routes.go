@@ -18,13 +18,29 @@ type coreServices struct {
 	// termQuery and writer serve the term lists and writes (handlers.TermWrites).
 	termQuery calendard.TermQueryService
 	writer    calendard.Writer
+	// taxonomies load the calendar's taxonomies once per request.
+	taxonomies handlers.Taxonomies
+}
+
+// corePost loads any post by ID (nil when there is none or it cannot be read), for parents of
+// attachments and revisions.
+func (c *coreServices) corePost(r *handlers.Request, id int64) *calendard.CorePost {
+	if id <= 0 {
+		return nil
+	}
+	p, err := c.posts.CorePost(r.Context(), id)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order:
 // the namespace index WordPress adds with the first route, then the routes. The indexes list this
 // table, so they list exactly what is served.
 func coreRouteTable(s *handlers.Server, cfg handlers.Config, deps handlers.Deps) []*handlers.Route {
-	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users, termQuery: deps.TermQuery, writer: deps.Writer}
+	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users, termQuery: deps.TermQuery, writer: deps.Writer,
+		taxonomies: handlers.Taxonomies{Terms: deps.Terms}}
 	routes := []*handlers.Route{{Path: "", Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Handler: s.NamespaceIndex,
 		Args: []*handlers.Arg{
 			{Name: "namespace", HasDefault: true, Default: func(*handlers.Request) any { return handlers.NamespaceCore }},

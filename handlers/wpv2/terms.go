@@ -20,6 +20,8 @@ type coreTerms struct {
 	caps         termCaps
 	writes       *handlers.TermWrites // shared with the plugin's routes
 	query        calendard.TermQueryService
+	taxonomies   handlers.Taxonomies
+	posts        calendard.PostService
 }
 
 // termCaps are a taxonomy's capabilities after map_meta_cap (edit_term and delete_term map to
@@ -49,7 +51,8 @@ var (
 
 func newCoreTerms(taxonomy string, svc *coreServices) *coreTerms {
 	h := &coreTerms{taxonomy: taxonomy, base: handlers.TermRESTBase(taxonomy), caps: termCapsOf(taxonomy),
-		hierarchical: taxonomy == calendard.TaxonomyCategory, query: svc.termQuery}
+		hierarchical: taxonomy == calendard.TaxonomyCategory, query: svc.termQuery,
+		taxonomies: svc.taxonomies, posts: svc.posts}
 	h.writes = &handlers.TermWrites{Writer: svc.writer, Taxonomy: taxonomy, Hierarchical: h.hierarchical}
 	return h
 }
@@ -180,7 +183,7 @@ func (h *coreTerms) term(r *handlers.Request) (*calendard.Term, *handlers.TermIn
 	if id <= 0 {
 		return nil, nil, errTermInvalid
 	}
-	idx, err := r.Taxonomy(h.taxonomy)
+	idx, err := h.taxonomies.Get(r, h.taxonomy)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,7 +204,7 @@ func (h *coreTerms) listPermission(r *handlers.Request) error {
 	if php.Empty(post) {
 		return nil
 	}
-	p, err := r.Posts().PostByID(r.Context(), php.Int(post))
+	p, err := h.posts.PostByID(r.Context(), php.Int(post))
 	if err != nil {
 		return err
 	}
@@ -234,7 +237,7 @@ func (h *coreTerms) canReadTermsOf(r *handlers.Request, p *calendard.Post) (bool
 	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
 	if p.Status == "trash" {
 		var err error
-		if ref.TrashedFrom, err = r.Posts().TrashedFrom(r.Context(), p.ID); err != nil {
+		if ref.TrashedFrom, err = h.posts.TrashedFrom(r.Context(), p.ID); err != nil {
 			return false, err
 		}
 	}
@@ -312,7 +315,7 @@ func (h *coreTerms) item(r *handlers.Request, t *calendard.Term, idx *handlers.T
 
 // list is GET /wp/v2/<taxonomy>: get_items over the same term query as the plugin's archives.
 func (h *coreTerms) list(r *handlers.Request) (*handlers.Response, error) {
-	idx, err := r.Taxonomy(h.taxonomy)
+	idx, err := h.taxonomies.Get(r, h.taxonomy)
 	if err != nil {
 		return nil, err
 	}
