@@ -16,7 +16,7 @@ import (
 // building the document never touches the database.
 func newRouteServer() *Server {
 	s := &Server{}
-	s.routes = s.routeTable(NewPluginServices(Config{}, Deps{}), &records{})
+	s.routes = routeTable(s, NewPluginServices(Config{}, Deps{}), &records{})
 	return s
 }
 

@@ -47,7 +47,7 @@ func (l *lookups) postBySlugPath(r *Request, path, postType string) (int64, erro
 	if slug == "" {
 		return 0, nil
 	}
-	posts, err := l.posts.PostsByName(r.ctx, slug, postType)
+	posts, err := l.posts.PostsByName(r.Context(), slug, postType)
 	if err != nil {
 		return 0, err
 	}
@@ -93,7 +93,7 @@ func (h *eventsHandler) getBySlug(r *Request) (*Response, error) {
 }
 
 func (h *eventsHandler) getByID(r *Request, id int64) (*Response, error) {
-	post, err := h.posts.PostByID(r.ctx, id)
+	post, err := h.posts.PostByID(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (h *eventsHandler) getByID(r *Request, id int64) (*Response, error) {
 	if post.Status != "publish" && !r.User.CanReadPost(ref) {
 		return nil, &calendard.Error{Code: "event-not-accessible", Status: 403, Message: calendard.MsgEventNotAccessible}
 	}
-	e, err := h.svc.events.EventByID(r.ctx, id)
+	e, err := h.svc.events.EventByID(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}

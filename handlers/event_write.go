@@ -24,7 +24,7 @@ func (h *eventsHandler) create(r *Request) (*Response, error) {
 		if err != nil {
 			return err
 		}
-		id, err = calendard.SaveEvent(r.ctx, tx, r.Site, r.User, w)
+		id, err = calendard.SaveEvent(r.Context(), tx, r.Site, r.User, w)
 		return err
 	})
 	if err != nil {
@@ -61,7 +61,7 @@ func (h *eventsHandler) updateID(r *Request, id int64) (*Response, error) {
 		if err != nil {
 			return err
 		}
-		_, err = calendard.SaveEvent(r.ctx, tx, r.Site, r.User, w)
+		_, err = calendard.SaveEvent(r.Context(), tx, r.Site, r.User, w)
 		return err
 	})
 	if err != nil {
@@ -96,7 +96,7 @@ func (h *eventsHandler) trash(r *Request, id int64) (*Response, error) {
 		return nil, &calendard.Error{Code: "event-is-in-trash", Message: "The event is already trashed", Status: 410}
 	}
 	err = Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
-		return calendard.TrashEvent(r.ctx, tx, r.Site, r.User, id)
+		return calendard.TrashEvent(r.Context(), tx, r.Site, r.User, id)
 	})
 	if err != nil {
 		return nil, r.Unconfirmed("event", id, err)
@@ -112,7 +112,7 @@ func (h *eventsHandler) idOfSlug(r *Request) (int64, error) {
 
 // existing is the plugin's check before a write: 404 for unknown IDs, 400 for other post types.
 func (h *eventsHandler) existing(r *Request, id int64) (*calendard.Post, error) {
-	p, err := h.posts.PostByID(r.ctx, id)
+	p, err := h.posts.PostByID(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (h *eventsHandler) canDelete(r *Request, id int64) error {
 // written answers a write with the event's record (get_event_data, without JSON-LD).
 func (h *eventsHandler) written(r *Request, id int64, status int) (*Response, error) {
 	return r.ReadBack("event", id, func() (*Response, error) {
-		e, err := h.svc.events.EventByID(r.ctx, id)
+		e, err := h.svc.events.EventByID(r.Context(), id)
 		if err != nil {
 			return nil, err
 		}

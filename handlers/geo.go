@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"math"
 	"slices"
 	"strconv"
@@ -116,7 +115,7 @@ func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
 			return nil, invalidParams(phpjson.Obj("geoloc_radius", msgRadiusAlone), phpjson.Obj("geoloc_radius",
 				phpjson.Obj("code", "rest_invalid_param", "message", msgRadiusAlone, "data", nil)))
 		}
-		return p.geo.VenuesWithCoordinates(r.ctx)
+		return p.geo.VenuesWithCoordinates(r.Context())
 	}
 	lat := number("geoloc_lat", 90)
 	lng := number("geoloc_lng", 180)
@@ -130,7 +129,7 @@ func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
 	if invalid.Len() > 0 {
 		return nil, invalidParams(invalid, details)
 	}
-	return p.geo.VenuesNear(r.ctx, lat, lng, radius)
+	return p.geo.VenuesNear(r.Context(), lat, lng, radius)
 }
 
 const msgRadiusAlone = "geoloc_radius applies only with geoloc_lat and geoloc_lng."
@@ -163,12 +162,6 @@ func restBoolParam(r *Request, name string) bool {
 	return ok && RestBool(v)
 }
 
-// RankedEvents is an event service that can order a search by relevance (package search, with
-// Meilisearch configured).
-type RankedEvents interface {
-	FindEventsByRelevance(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error)
-}
-
 // findEvents lists events, by relevance or distance when the request asks for it and the service
 // can (near: the geo filter's venues, nearest first).
 func (h *eventsHandler) findEvents(r *Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
@@ -179,10 +172,10 @@ func (h *eventsHandler) findEvents(r *Request, site *calendard.Site, f calendard
 	}
 	if v, ok := r.Param("orderby"); ok && v == "relevance" && len(f.Search) > 0 {
 		if h.svc.ranked != nil {
-			return h.svc.ranked.FindEventsByRelevance(r.ctx, site, f)
+			return h.svc.ranked.FindEventsByRelevance(r.Context(), site, f)
 		}
 	}
-	return h.svc.events.FindEvents(r.ctx, site, f)
+	return h.svc.events.FindEvents(r.Context(), site, f)
 }
 
 // byDistance lists the events matching f (whose VenueIDs the geo filter set, nearest first) ordered
@@ -196,7 +189,7 @@ func (h *eventsHandler) byDistance(r *Request, site *calendard.Site, f calendard
 	}
 	g := f
 	g.Offset, g.Limit = 0, 1<<31-1
-	all, total, err := h.svc.events.FindEvents(r.ctx, site, g)
+	all, total, err := h.svc.events.FindEvents(r.Context(), site, g)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -78,7 +78,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	}
 	eventParam, hasEvent := r.Param("event")
 	if hasEvent && !php.Empty(eventParam) {
-		ids, err := svc.LinkedOfEvents(r.ctx, h.postType, []int64{php.Int(eventParam)})
+		ids, err := svc.LinkedOfEvents(r.Context(), h.postType, []int64{php.Int(eventParam)})
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +86,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	}
 	hasEvents, hasHasEvents := r.Param("has_events")
 	if hasHasEvents {
-		ids, err := svc.LinkedWithEvents(r.ctx, h.postType)
+		ids, err := svc.LinkedWithEvents(r.Context(), h.postType)
 		if err != nil {
 			return nil, err
 		}
@@ -103,11 +103,11 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 			// Upcoming = the first default-page-size events starting now or later, where "now" is the UTC
 			// clock read as site time (reference quirk), with the request's statuses.
 			from := r.Now.UTC().Format(calendard.DBDateTime)
-			evIDs, err := svc.UpcomingEventIDs(r.ctx, r.Site, f.Statuses, from, r.Site.PerPage)
+			evIDs, err := svc.UpcomingEventIDs(r.Context(), r.Site, f.Statuses, from, r.Site.PerPage)
 			if err != nil {
 				return nil, err
 			}
-			ids, err := svc.LinkedOfEvents(r.ctx, h.postType, evIDs)
+			ids, err := svc.LinkedOfEvents(r.Context(), h.postType, evIDs)
 			if err != nil {
 				return nil, err
 			}
@@ -121,7 +121,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	searchEmpty := false
 	if s, ok := r.Param("search"); ok {
 		str, _ := s.(string)
-		ids, err := svc.SearchLinked(r.ctx, h.postType, str)
+		ids, err := svc.SearchLinked(r.Context(), h.postType, str)
 		if err != nil {
 			return nil, err
 		}
@@ -138,9 +138,9 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	var err error
 	gen := h.generation() // before loading: records rendered now are at least this new
 	if searchEmpty {
-		_, total, err = svc.FindLinked(r.ctx, withLimit(countFilter, 0))
+		_, total, err = svc.FindLinked(r.Context(), withLimit(countFilter, 0))
 	} else {
-		pageIDs, total, err = svc.FindLinked(r.ctx, f)
+		pageIDs, total, err = svc.FindLinked(r.Context(), f)
 	}
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 		return nil, &calendard.Error{Code: h.kind + "-archive-page-not-found", Status: 404,
 			Message: "The requested " + h.kind + " archive page does not exist"}
 	}
-	posts, err := svc.LinkedPosts(r.ctx, pageIDs)
+	posts, err := svc.LinkedPosts(r.Context(), pageIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +265,7 @@ func (h *linkedHandler) getBySlug(r *Request) (*Response, error) {
 }
 
 func (h *linkedHandler) getByID(r *Request, id int64) (*Response, error) {
-	posts, err := h.svc.linked.LinkedPosts(r.ctx, []int64{id})
+	posts, err := h.svc.linked.LinkedPosts(r.Context(), []int64{id})
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ func (h *linkedHandler) create(r *Request) (*Response, error) {
 	var id int64
 	err = Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		var err error
-		if id, err = calendard.CreateLinked(r.ctx, tx, r.Site, r.User, h.postType, data, true); err != nil {
+		if id, err = calendard.CreateLinked(r.Context(), tx, r.Site, r.User, h.postType, data, true); err != nil {
 			return err
 		}
 		if id == 0 {
@@ -54,7 +54,7 @@ func (h *linkedHandler) updateID(r *Request, id int64) (*Response, error) {
 		return nil, err
 	}
 	err = Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
-		p, err := tx.LockPost(r.ctx, id)
+		p, err := tx.LockPost(r.Context(), id)
 		if err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func (h *linkedHandler) updateID(r *Request, id int64) (*Response, error) {
 			return &calendard.Error{Code: "could-not-update-" + h.kind, Status: 400,
 				Message: "The " + h.kind + " could not be updated"}
 		}
-		return calendard.UpdateLinked(r.ctx, tx, r.Site, r.User, h.postType, id, data)
+		return calendard.UpdateLinked(r.Context(), tx, r.Site, r.User, h.postType, id, data)
 	})
 	if err != nil {
 		return nil, r.Unconfirmed(h.kind, id, err)
@@ -86,7 +86,7 @@ func (h *linkedHandler) deleteBySlug(r *Request) (*Response, error) {
 
 func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
 	err := Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
-		p, err := tx.LockPost(r.ctx, id)
+		p, err := tx.LockPost(r.Context(), id)
 		if err != nil {
 			return err
 		}
@@ -98,7 +98,7 @@ func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
 			return &calendard.Error{Code: h.kind + "-is-in-trash", Status: 410,
 				Message: "The " + h.kind + " is already trashed"}
 		}
-		_, err = calendard.TrashLinked(r.ctx, tx, r.Site, r.User, p)
+		_, err = calendard.TrashLinked(r.Context(), tx, r.Site, r.User, p)
 		return err
 	})
 	if err != nil {
@@ -116,7 +116,7 @@ func (h *linkedHandler) idOfSlug(r *Request) (int64, error) {
 // written answers with the record the plugin returns after a write (get_venue_data: no json_ld).
 func (h *linkedHandler) written(r *Request, id int64, status int) (*Response, error) {
 	return r.ReadBack(h.kind, id, func() (*Response, error) {
-		posts, err := h.svc.linked.LinkedPosts(r.ctx, []int64{id})
+		posts, err := h.svc.linked.LinkedPosts(r.Context(), []int64{id})
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +166,7 @@ func (h *linkedHandler) saveInline(r *Request, tx calendard.WriteTx, data *phpjs
 	if err != nil {
 		return 0, err
 	}
-	id, err := calendard.CreateLinked(r.ctx, tx, r.Site, r.User, h.postType, arr, true)
+	id, err := calendard.CreateLinked(r.Context(), tx, r.Site, r.User, h.postType, arr, true)
 	if err != nil {
 		return 0, err
 	}
@@ -242,9 +242,9 @@ func (r *Request) reformatDate(get func(string) (any, bool), param string) any {
 	if !ok {
 		return false
 	}
-	conv := r.postDate
+	conv := func(v any) (string, bool) { return r.postDate(v) }
 	if param == "date_utc" {
-		conv = r.postDateGMT
+		conv = func(v any) (string, bool) { return r.postDateGMT(v) }
 	}
 	if d, ok := conv(v); ok {
 		return d
@@ -270,7 +270,7 @@ func (l *lookups) uploadImage(r *Request, get func(string) (any, bool)) (any, er
 	if !php.IsNumeric(v) {
 		return false, nil
 	}
-	p, err := l.posts.PostByID(r.ctx, php.Int(v))
+	p, err := l.posts.PostByID(r.Context(), php.Int(v))
 	if err != nil || p == nil || p.Type != calendard.PostTypeAttach {
 		return false, err
 	}
@@ -370,7 +370,7 @@ func (l *lookups) validLinkedID(postType string) func(*Request, any) error {
 // answers do_not_allow, which is what the Allow header of such a request shows.
 func (h *linkedHandler) linkedPermission(action string) func(*Request) error {
 	return func(r *Request) error {
-		post, err := h.posts.PostByID(r.ctx, php.Int(r.Value("id")))
+		post, err := h.posts.PostByID(r.Context(), php.Int(r.Value("id")))
 		if err != nil {
 			return err
 		}

@@ -37,7 +37,7 @@ func (p *PluginServices) geoFilters() bool { return p.geoOn && p.geo != nil }
 
 // routeTable registers the plugin's routes in its registration order (which the namespace index and
 // /doc follow). Each route is served under both namespaces.
-func (s *Server) routeTable(svc *PluginServices, rs *records) []*Route {
+func routeTable(s *Server, svc *PluginServices, rs *records) []*Route {
 	lk := &lookups{posts: svc.posts, users: svc.users, taxonomies: Taxonomies{Terms: svc.terms}}
 	venues := &linkedHandler{lookups: lk, records: rs, svc: svc, postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
 	organizers := &linkedHandler{lookups: lk, records: rs, svc: svc, postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
@@ -112,16 +112,7 @@ func (s *Server) routeTable(svc *PluginServices, rs *records) []*Route {
 // PluginRoutes registers the plugin's routes under both of its namespaces.
 func PluginRoutes(s *Server, cfg Config, deps Deps) {
 	rs := &records{strictReads: cfg.StrictReads, rendered: newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)}
-	s.Register(NamespaceTribe, s.routeTable(NewPluginServices(cfg, deps), rs))
-}
-
-// termManageCap is the taxonomy's manage_terms capability: publish_tribe_events for event
-// categories, manage_categories (via manage_post_tags) for tags.
-func termManageCap(taxonomy string) string {
-	if taxonomy == calendard.TaxonomyCategory {
-		return calendard.CapsOf(calendard.PostTypeEvent).Publish
-	}
-	return "manage_categories"
+	s.Register(NamespaceTribe, routeTable(s, NewPluginServices(cfg, deps), rs))
 }
 
 // canDo is a permission callback requiring primitive capabilities.
@@ -145,7 +136,7 @@ func (l *lookups) canPost(postType, action string) func(*Request) error {
 // canPostID is the edit_post/delete_post check for one post ID.
 func (l *lookups) canPostID(r *Request, postType, action string, id int64) error {
 	caps := calendard.CapsOf(postType)
-	post, err := l.posts.PostByID(r.ctx, id)
+	post, err := l.posts.PostByID(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -158,7 +149,7 @@ func (l *lookups) canPostID(r *Request, postType, action string, id int64) error
 	}
 	ref := &calendard.PostRef{ID: post.ID, Type: post.Type, Status: post.Status, Author: post.Author}
 	if post.Status == "trash" {
-		if ref.TrashedFrom, err = l.posts.TrashedFrom(r.ctx, post.ID); err != nil {
+		if ref.TrashedFrom, err = l.posts.TrashedFrom(r.Context(), post.ID); err != nil {
 			return err
 		}
 	}

@@ -134,6 +134,12 @@ type Config struct {
 	AccessLog bool
 }
 
+// RankedEvents is an event service that can order a search by relevance (package search, with
+// Meilisearch configured).
+type RankedEvents interface {
+	FindEventsByRelevance(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error)
+}
+
 // Deps are the services the endpoints use.
 type Deps struct {
 	Site   SiteSource

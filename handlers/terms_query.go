@@ -174,7 +174,7 @@ func (p *TermPlan) Run(r *Request, idx *TermIndex, tq calendard.TermQueryService
 	if p.noTree || p.brokenOrder {
 		return nil, nil
 	}
-	ids, err := tq.TermIDs(r.ctx, p.q)
+	ids, err := tq.TermIDs(r.Context(), p.q)
 	if err != nil {
 		return nil, err
 	}
@@ -209,5 +209,5 @@ func (p *TermPlan) Count(r *Request, tq calendard.TermQueryService) (int, error)
 	q := p.q
 	q.NonEmpty = p.HideEmpty
 	q.Limit, q.Offset = 0, 0
-	return tq.CountTerms(r.ctx, q)
+	return tq.CountTerms(r.Context(), q)
 }

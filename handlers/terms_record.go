@@ -102,3 +102,12 @@ func (r *Request) TermLinks(t *calendard.Term, idx *TermIndex) *phpjson.Object {
 	links.Set("curies", []any{phpjson.Obj("name", "wp", "href", "https://api.w.org/{rel}", "templated", true)})
 	return links
 }
+
+// termManageCap is the taxonomy's manage_terms capability: publish_tribe_events for event
+// categories, manage_categories (via manage_post_tags) for tags.
+func termManageCap(taxonomy string) string {
+	if taxonomy == calendard.TaxonomyCategory {
+		return calendard.CapsOf(calendard.PostTypeEvent).Publish
+	}
+	return "manage_categories"
+}

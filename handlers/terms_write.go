@@ -55,8 +55,8 @@ func (h *TermWrites) write(r *Request, fn func(tx calendard.WriteTx) error) erro
 		return &calendard.Error{Code: "rest_not_implemented", Message: "This endpoint is not implemented by calendard yet.", Status: 501}
 	}
 	now := r.Now
-	err := w.Write(r.ctx, func() time.Time { return now }, func(tx calendard.WriteTx) error {
-		if err := calendard.LockTermWrites(r.ctx, tx); err != nil {
+	err := w.Write(r.Context(), func() time.Time { return now }, func(tx calendard.WriteTx) error {
+		if err := calendard.LockTermWrites(r.Context(), tx); err != nil {
 			return err
 		}
 		return fn(tx)
@@ -67,7 +67,7 @@ func (h *TermWrites) write(r *Request, fn func(tx calendard.WriteTx) error) erro
 
 // loadIndex reads the taxonomy inside the transaction (the records need the ancestors' slugs).
 func (h *TermWrites) loadIndex(r *Request, tx calendard.WriteTx) (*TermIndex, error) {
-	terms, err := tx.TermsOfTaxonomy(r.ctx, h.Taxonomy)
+	terms, err := tx.TermsOfTaxonomy(r.Context(), h.Taxonomy)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (h *TermWrites) checkParent(r *Request, tx calendard.WriteTx, parent *int64
 	if parent == nil || *parent == 0 {
 		return nil
 	}
-	t, err := tx.TermByID(r.ctx, *parent, h.Taxonomy)
+	t, err := tx.TermByID(r.Context(), *parent, h.Taxonomy)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (h *TermWrites) InsertTerm(r *Request, args calendard.TermArgs, parent *int
 		if err := h.checkParent(r, tx, parent); err != nil {
 			return err
 		}
-		t, err := calendard.InsertTerm(r.ctx, tx, args)
+		t, err := calendard.InsertTerm(r.Context(), tx, args)
 		if err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func (h *TermWrites) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) (*
 		idx  *TermIndex
 	)
 	err := h.write(r, func(tx calendard.WriteTx) error {
-		cur, err := tx.TermByID(r.ctx, id, h.Taxonomy)
+		cur, err := tx.TermByID(r.Context(), id, h.Taxonomy)
 		if err != nil {
 			return err
 		}
@@ -174,7 +174,7 @@ func (h *TermWrites) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) (*
 		if err := h.checkParent(r, tx, u.Parent); err != nil {
 			return err
 		}
-		if _, err := calendard.UpdateTerm(r.ctx, tx, id, h.Taxonomy, h.Hierarchical, u); err != nil {
+		if _, err := calendard.UpdateTerm(r.Context(), tx, id, h.Taxonomy, h.Hierarchical, u); err != nil {
 			return err
 		}
 		if idx, err = h.loadIndex(r, tx); err != nil {
@@ -201,6 +201,6 @@ func (h *TermWrites) DeleteTerm(r *Request, id int64, before func(*calendard.Ter
 			return errTermMissing
 		}
 		before(t, idx)
-		return calendard.DeleteTerm(r.ctx, tx, t, h.Hierarchical)
+		return calendard.DeleteTerm(r.Context(), tx, t, h.Hierarchical)
 	})
 }

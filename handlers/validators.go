@@ -64,7 +64,7 @@ func (l *lookups) postType(r *Request, id int64) (string, error) {
 	if id <= 0 {
 		return "", nil
 	}
-	p, err := l.posts.PostByID(r.ctx, id)
+	p, err := l.posts.PostByID(r.Context(), id)
 	if err != nil || p == nil {
 		return "", err
 	}

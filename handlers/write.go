@@ -16,7 +16,7 @@ func (l *lookups) validUserID(r *Request, v any) error {
 	if !php.IsNumeric(v) {
 		return ErrInvalid
 	}
-	u, err := l.users.UserByID(r.ctx, php.Int(v))
+	u, err := l.users.UserByID(r.Context(), php.Int(v))
 	if err != nil {
 		return err
 	}
@@ -75,14 +75,14 @@ func (l *lookups) imageID(r *Request, v any) (int64, error) {
 		id = php.Int(v)
 	case php.IsString(v) && php.FilterValidateURL(v.(string)):
 		var err error
-		if id, err = l.posts.AttachmentByURL(r.ctx, v.(string)); err != nil {
+		if id, err = l.posts.AttachmentByURL(r.Context(), v.(string)); err != nil {
 			return 0, err
 		}
 	}
 	if id <= 0 {
 		return 0, nil
 	}
-	p, err := l.posts.PostByID(r.ctx, id)
+	p, err := l.posts.PostByID(r.Context(), id)
 	if err != nil || p == nil {
 		return 0, err
 	}
