@@ -65,7 +65,7 @@ func FuzzParseQuery(f *testing.F) {
 		_ = buildQuery(q, "")
 		for _, uri := range []string{"http://example.test/wp-json/x?" + raw, raw, "https://h/p#" + raw} {
 			out := AddQueryArg(uri, []calendard.KV{{Key: "page", Value: 2}, {Key: "x", Value: nil}, {Key: "y", Value: true}})
-			_ = removeQueryArg(out, "page")
+			_ = RemoveQueryArg(out, "page")
 		}
 		for _, c := range urlencode(raw) {
 			if !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.%+", c) {

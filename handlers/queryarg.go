@@ -54,7 +54,7 @@ func AddQueryArg(uri string, args []calendard.KV) string {
 }
 
 // removeQueryArg is remove_query_arg($key, $url): add_query_arg with the key set to false.
-func removeQueryArg(uri, key string) string {
+func RemoveQueryArg(uri, key string) string {
 	return AddQueryArg(uri, []calendard.KV{{Key: key, Value: false}})
 }
 

@@ -62,7 +62,7 @@ func (r *Request) checkParams() error {
 		}
 	}
 	if invalid.Len() > 0 {
-		return invalidParams(invalid, details)
+		return InvalidParams(invalid, details)
 	}
 
 	byName := map[string]*Arg{}
@@ -93,12 +93,12 @@ func (r *Request) checkParams() error {
 		}
 	}
 	if invalid.Len() > 0 {
-		return invalidParams(invalid, details)
+		return InvalidParams(invalid, details)
 	}
 	return nil
 }
 
-func invalidParams(invalid, details *phpjson.Object) *calendard.Error {
+func InvalidParams(invalid, details *phpjson.Object) *calendard.Error {
 	return &calendard.Error{Code: "rest_invalid_param", Status: 400,
 		Message: "Invalid parameter(s): " + strings.Join(invalid.Keys(), ", "),
 		Data:    []calendard.KV{{Key: "params", Value: invalid}, {Key: "details", Value: details}}}

@@ -7,6 +7,7 @@ package wpv2
 import (
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/handlers/termapi"
 )
 
 // coreServices are what the wp/v2 route handlers use beyond the request, given to them when the
@@ -15,11 +16,11 @@ type coreServices struct {
 	posts handlers.PostStore
 	terms calendard.TermService
 	users calendard.UserService
-	// termQuery and writer serve the term lists and writes (handlers.TermWrites).
+	// termQuery and writer serve the term lists and writes (termapi.TermWrites).
 	termQuery calendard.TermQueryService
 	writer    calendard.Writer
 	// taxonomies load the calendar's taxonomies once per request.
-	taxonomies handlers.Taxonomies
+	taxonomies termapi.Taxonomies
 }
 
 // corePost loads any post by ID (nil when there is none or it cannot be read), for parents of
@@ -40,7 +41,7 @@ func (c *coreServices) corePost(r *handlers.Request, id int64) *calendard.CorePo
 // table, so they list exactly what is served.
 func coreRouteTable(s *handlers.Server, cfg handlers.Config, deps handlers.Deps) []*handlers.Route {
 	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users, termQuery: deps.TermQuery, writer: deps.Writer,
-		taxonomies: handlers.Taxonomies{Terms: deps.Terms}}
+		taxonomies: termapi.Taxonomies{Terms: deps.Terms}}
 	routes := []*handlers.Route{{Path: "", Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Handler: s.NamespaceIndex,
 		Args: []*handlers.Arg{
 			{Name: "namespace", HasDefault: true, Default: func(*handlers.Request) any { return handlers.NamespaceCore }},

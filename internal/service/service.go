@@ -12,6 +12,7 @@ import (
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/handlers/tribe"
 	"github.com/calendard/calendard/handlers/wpv2"
 	"github.com/calendard/calendard/wpdb"
 )
@@ -63,5 +64,5 @@ func Handler(cfg handlers.Config, store *wpdb.Store, opts ...Option) *gin.Engine
 	for _, o := range opts {
 		o(&d)
 	}
-	return handlers.New(cfg, d, handlers.PluginRoutes, wpv2.Register)
+	return handlers.New(cfg, d, tribe.PluginRoutes, wpv2.Register)
 }

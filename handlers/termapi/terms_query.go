@@ -1,9 +1,10 @@
-package handlers
+package termapi
 
 import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/wptext"
 )
@@ -170,7 +171,7 @@ func parseIDList(v any) []int64 {
 }
 
 // run fetches the page of terms.
-func (p *TermPlan) Run(r *Request, idx *TermIndex, tq calendard.TermQueryService) ([]*calendard.Term, error) {
+func (p *TermPlan) Run(r *handlers.Request, idx *TermIndex, tq calendard.TermQueryService) ([]*calendard.Term, error) {
 	if p.noTree || p.brokenOrder {
 		return nil, nil
 	}
@@ -202,7 +203,7 @@ func (p *TermPlan) Run(r *Request, idx *TermIndex, tq calendard.TermQueryService
 
 // count is wp_count_terms over the same arguments: never hierarchical, so hide_empty becomes
 // "tt.count > 0" and empty ancestors the list shows are not counted (reference quirk).
-func (p *TermPlan) Count(r *Request, tq calendard.TermQueryService) (int, error) {
+func (p *TermPlan) Count(r *handlers.Request, tq calendard.TermQueryService) (int, error) {
 	if p.noTree {
 		return 0, nil
 	}

@@ -1,4 +1,4 @@
-package handlers
+package tribe
 
 import (
 	"path"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/cost"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
@@ -16,53 +17,53 @@ import (
 // eventRecord builds the plugin's event object (reference-behaviour §4.1), every key always present,
 // in the plugin's order. Single-event answers (single) also carry the JSON-LD of the event and of its
 // venue and organizers.
-func (rs *records) eventRecord(r *Request, e *calendard.Event, single bool) *phpjson.Object {
+func (rs *records) eventRecord(r *handlers.Request, e *calendard.Event, single bool) *phpjson.Object {
 	site := r.Site
 	m := e.Meta
 	// The plugin renders the venue, then the organizers, then the event's own content; the order
 	// matters because shortcodes such as [audio] number their instances per request.
 	venues := e.Venues
 	if rs.strictReads {
-		venues = slices.DeleteFunc(slices.Clone(venues), func(v *calendard.Venue) bool { return !r.mayEmbed(v.Post) })
+		venues = slices.DeleteFunc(slices.Clone(venues), func(v *calendard.Venue) bool { return !mayEmbed(r, v.Post) })
 	}
 	var venue any = []any{}
 	switch len(venues) {
 	case 0:
 	case 1:
-		venue = r.venueRecord(venues[0], single)
+		venue = venueRecord(r, venues[0], single)
 	default:
 		vs := make([]any, len(venues))
 		for i, v := range venues {
-			vs[i] = r.venueRecord(v, single)
+			vs[i] = venueRecord(r, v, single)
 		}
 		venue = vs
 	}
 	orgs := make([]any, 0, len(e.Organizers))
 	for _, org := range e.Organizers {
-		if rs.strictReads && !r.mayEmbed(org.Post) {
+		if rs.strictReads && !mayEmbed(r, org.Post) {
 			continue
 		}
-		orgs = append(orgs, r.organizerRecord(org, single))
+		orgs = append(orgs, organizerRecord(r, org, single))
 	}
 
 	o := phpjson.NewObject()
 	o.Set("id", e.ID)
 	o.Set("global_id", site.GlobalID(e.ID))
 	o.Set("global_id_lineage", lineage(site, e.Post))
-	o.Set("author", Itoa(e.Author))
+	o.Set("author", handlers.Itoa(e.Author))
 	o.Set("status", e.Status)
 	o.Set("date", e.Date)
 	o.Set("date_utc", e.DateGMT)
 	o.Set("modified", e.Modified)
 	o.Set("modified_utc", e.ModifiedGMT)
 	o.Set("url", r.Permalink(e.Post))
-	o.Set("rest_url", r.RestURL("events/"+Itoa(e.ID)))
+	o.Set("rest_url", r.RestURL("events/"+handlers.Itoa(e.ID)))
 	o.Set("title", wptext.Title(e.Title))
 	o.Set("description", wptext.Content(e.Content, r.Render))
 	o.Set("excerpt", wptext.Excerpt(e.Excerpt))
 	o.Set("slug", e.Name)
 	if e.Image != nil {
-		o.Set("image", r.imageRecord(e.Image))
+		o.Set("image", imageRecord(r, e.Image))
 	} else {
 		o.Set("image", false)
 	}
@@ -102,13 +103,13 @@ func (rs *records) eventRecord(r *Request, e *calendard.Event, single bool) *php
 	o.Set("hide_from_listings", m.Value("_EventHideFromUpcoming") == "yes")
 	o.Set("sticky", e.MenuOrder == -1)
 	o.Set("featured", isFeatured(m))
-	o.Set("categories", r.termList(e.Categories))
-	o.Set("tags", r.termList(e.Tags))
+	o.Set("categories", termList(r, e.Categories))
+	o.Set("tags", termList(r, e.Tags))
 	o.Set("venue", venue)
 	o.Set("organizer", orgs)
 	o.Set("custom_fields", customFields(site, m))
 	if single {
-		if ld := r.eventJSONLD(e); ld != nil {
+		if ld := eventJSONLD(r, e); ld != nil {
 			o.Set("json_ld", ld)
 		}
 	}
@@ -168,42 +169,42 @@ func customFields(site *calendard.Site, m calendard.Meta) any {
 }
 
 // termList renders embedded event terms (shape (a) of §4.5).
-func (r *Request) termList(terms []*calendard.Term) []any {
+func termList(r *handlers.Request, terms []*calendard.Term) []any {
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
-		out = append(out, r.embeddedTerm(t))
+		out = append(out, embeddedTerm(r, t))
 	}
 	return out
 }
 
-func (r *Request) embeddedTerm(t *calendard.Term) *phpjson.Object {
+func embeddedTerm(r *handlers.Request, t *calendard.Term) *phpjson.Object {
 	return phpjson.Obj(
 		"name", t.Name, "slug", t.Slug, "term_group", t.Group, "term_taxonomy_id", t.TaxonomyID,
 		"taxonomy", t.Taxonomy, "description", t.Description, "parent", t.Parent, "count", t.Count,
-		"filter", "raw", "id", t.ID, "urls", r.termURLs(t, true))
+		"filter", "raw", "id", t.ID, "urls", termURLs(r, t, true))
 }
 
 // termURLs is the plugin's prepare_term_data urls: up when the term data has a parent, which an
 // event's terms (WP_Term arrays) always have, and archive records only for hierarchical taxonomies
 // (the core controller's schema has parent for those alone).
-func (r *Request) termURLs(t *calendard.Term, hasParent bool) *phpjson.Object {
+func termURLs(r *handlers.Request, t *calendard.Term, hasParent bool) *phpjson.Object {
 	base := "categories"
 	if t.Taxonomy == calendard.TaxonomyTag {
 		base = "tags"
 	}
-	u := phpjson.Obj("self", r.RestURL(base+"/"+Itoa(t.ID)), "collection", r.RestURL(base))
+	u := phpjson.Obj("self", r.RestURL(base+"/"+handlers.Itoa(t.ID)), "collection", r.RestURL(base))
 	if hasParent && t.Parent != 0 {
-		u.Set("up", r.RestURL(base+"/"+Itoa(t.Parent)))
+		u.Set("up", r.RestURL(base+"/"+handlers.Itoa(t.Parent)))
 	}
 	return u
 }
 
 // venueRecord builds a venue (§4.6): empty values are removed, then the map flags and global ids are
 // appended. Password-protected venues are redacted unless unlocked.
-func (r *Request) venueRecord(v *calendard.Venue, single bool) *phpjson.Object {
+func venueRecord(r *handlers.Request, v *calendard.Venue, single bool) *phpjson.Object {
 	m := v.Meta
 	o := phpjson.NewObject()
-	r.linkedPostHead(o, v.Post, "venue", v.Image)
+	linkedPostHead(r, o, v.Post, "venue", v.Image)
 	for _, f := range []struct{ key, meta string }{
 		{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
 		{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"},
@@ -212,7 +213,7 @@ func (r *Request) venueRecord(v *calendard.Venue, single bool) *phpjson.Object {
 		o.Set(f.key, m.Value(f.meta))
 	}
 	if single {
-		if ld := r.placeJSONLD(v); ld != nil {
+		if ld := placeJSONLD(r, v); ld != nil {
 			o.Set("json_ld", ld)
 		}
 	}
@@ -221,38 +222,38 @@ func (r *Request) venueRecord(v *calendard.Venue, single bool) *phpjson.Object {
 	o.Set("show_map_link", mapFlag(m, "_VenueShowMapLink"))
 	o.Set("global_id", r.Site.GlobalID(v.ID))
 	o.Set("global_id_lineage", lineage(r.Site, v.Post))
-	if v.HasPassword() && !r.unlocked(v.Post) {
+	if v.HasPassword() && !unlocked(r, v.Post) {
 		redact(o)
 	}
 	return o
 }
 
 // organizerRecord builds an organizer (§4.7); empty values are removed at the end.
-func (r *Request) organizerRecord(org *calendard.Organizer, single bool) *phpjson.Object {
+func organizerRecord(r *handlers.Request, org *calendard.Organizer, single bool) *phpjson.Object {
 	m := org.Meta
 	o := phpjson.NewObject()
-	r.linkedPostHead(o, org.Post, "organizer", org.Image)
+	linkedPostHead(r, o, org.Post, "organizer", org.Image)
 	o.Set("phone", m.Value("_OrganizerPhone"))
 	o.Set("website", m.Value("_OrganizerWebsite"))
 	o.Set("email", m.Value("_OrganizerEmail"))
 	if single {
-		if ld := r.personJSONLD(org); ld != nil {
+		if ld := personJSONLD(r, org); ld != nil {
 			o.Set("json_ld", ld)
 		}
 	}
 	o.Set("global_id", r.Site.GlobalID(org.ID))
 	o.Set("global_id_lineage", lineage(r.Site, org.Post))
 	removeEmpty(o)
-	if org.HasPassword() && !r.unlocked(org.Post) {
+	if org.HasPassword() && !unlocked(r, org.Post) {
 		redact(o)
 	}
 	return o
 }
 
 // linkedPostHead writes the keys venues and organizers share, up to the image.
-func (r *Request) linkedPostHead(o *phpjson.Object, p *calendard.Post, nameKey string, img *calendard.Attachment) {
+func linkedPostHead(r *handlers.Request, o *phpjson.Object, p *calendard.Post, nameKey string, img *calendard.Attachment) {
 	o.Set("id", p.ID)
-	o.Set("author", Itoa(p.Author))
+	o.Set("author", handlers.Itoa(p.Author))
 	o.Set("status", p.Status)
 	o.Set("date", p.Date)
 	o.Set("date_utc", p.DateGMT)
@@ -264,7 +265,7 @@ func (r *Request) linkedPostHead(o *phpjson.Object, p *calendard.Post, nameKey s
 	o.Set("excerpt", wptext.Excerpt(p.Excerpt))
 	o.Set("slug", p.Name)
 	if img != nil {
-		o.Set("image", r.imageRecord(img))
+		o.Set("image", imageRecord(r, img))
 	}
 }
 
@@ -272,11 +273,11 @@ func (r *Request) linkedPostHead(o *phpjson.Object, p *calendard.Post, nameKey s
 // parameter matches, or context=edit by a user who can edit it.
 // mayEmbed is the strict-reads rule for a venue or organizer inside an event: only what its own
 // single route would show the caller (the plugin embeds them whatever their status, §4).
-func (r *Request) mayEmbed(p *calendard.Post) bool {
+func mayEmbed(r *handlers.Request, p *calendard.Post) bool {
 	return p.Status == "publish" || r.User.CanReadPost(&calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author})
 }
 
-func (r *Request) unlocked(p *calendard.Post) bool {
+func unlocked(r *handlers.Request, p *calendard.Post) bool {
 	if pw, ok := r.Param("password"); ok {
 		if s, isStr := pw.(string); isStr && s == p.Password {
 			return true
@@ -344,7 +345,7 @@ func redact(o *phpjson.Object) {
 }
 
 // imageRecord builds the featured image object (§4.4).
-func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
+func imageRecord(r *handlers.Request, a *calendard.Attachment) *phpjson.Object {
 	file := a.Meta.Value("_wp_attached_file")
 	url := r.UploadURL(file)
 	if file == "" {
@@ -369,7 +370,7 @@ func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
 		if k == "" || k == "file" || k == "image_meta" {
 			continue
 		}
-		v := SerialToJSON(e.Value)
+		v := handlers.SerialToJSON(e.Value)
 		if k == "sizes" {
 			v = sizesRecord(e.Value, dir)
 		}
@@ -385,7 +386,7 @@ func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
 func sizesRecord(v any, dir string) any {
 	sizes, ok := v.(*phpserial.Array)
 	if !ok {
-		return SerialToJSON(v)
+		return handlers.SerialToJSON(v)
 	}
 	out := phpjson.NewObject()
 	for _, e := range sizes.Entries() {
@@ -396,15 +397,15 @@ func sizesRecord(v any, dir string) any {
 		so := phpjson.NewObject()
 		file := ""
 		for _, se := range size.Entries() {
-			k := KeyString(se.Key)
+			k := handlers.KeyString(se.Key)
 			if k == "file" {
 				file, _ = se.Value.(string)
 				continue
 			}
-			so.Set(k, SerialToJSON(se.Value))
+			so.Set(k, handlers.SerialToJSON(se.Value))
 		}
 		so.Set("url", dir+file)
-		out.Set(KeyString(e.Key), so)
+		out.Set(handlers.KeyString(e.Key), so)
 	}
 	return out
 }

@@ -1,10 +1,11 @@
-package handlers
+package tribe
 
 import (
 	"strings"
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/strtotime"
 )
@@ -12,26 +13,26 @@ import (
 // Helpers shared by the write endpoints (events, venues, organizers).
 
 // validUserID is is_user_id: numeric and an existing user.
-func (l *lookups) validUserID(r *Request, v any) error {
+func (l *lookups) validUserID(r *handlers.Request, v any) error {
 	if !php.IsNumeric(v) {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	u, err := l.users.UserByID(r.Context(), php.Int(v))
 	if err != nil {
 		return err
 	}
 	if u == nil {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	return nil
 }
 
 // validPostStatus is is_post_status: a status WordPress has registered.
-func validPostStatus(_ *Request, v any) error {
+func validPostStatus(_ *handlers.Request, v any) error {
 	if s, ok := v.(string); ok && calendard.IsRegisteredStatus(s) {
 		return nil
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
 // sanitizeURL is FILTER_SANITIZE_URL: characters that cannot appear in a URL are removed.
@@ -51,24 +52,24 @@ func sanitizeURL(s string) string {
 // the URL of an image already in the media library. calendard does not download remote files (the
 // plugin would fetch and import them): a service that fetches arbitrary URLs on request is a
 // server-side request forgery risk.
-func (l *lookups) validImage(r *Request, v any) error {
+func (l *lookups) validImage(r *handlers.Request, v any) error {
 	if !php.IsNumeric(v) && !r.User.Can("upload_files") {
 		// The plugin's is_image considers a URL only from users who may upload files: from anyone
 		// else any non-numeric value is invalid, even the URL of an image already in the library.
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	id, err := l.imageID(r, v)
 	if err != nil {
 		return err
 	}
 	if id == 0 {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	return nil
 }
 
 // imageID is tribe_upload_image for the accepted forms: the attachment ID, or 0.
-func (l *lookups) imageID(r *Request, v any) (int64, error) {
+func (l *lookups) imageID(r *handlers.Request, v any) (int64, error) {
 	var id int64
 	switch {
 	case php.IsNumeric(v):
@@ -94,11 +95,11 @@ func (l *lookups) imageID(r *Request, v any) (int64, error) {
 
 // postDate is Tribe__Date_Utils::reformat($date, 'Y-m-d H:i:s') for a write's "date": parsed in the
 // site zone (or the offset it carries), wall clock kept.
-func (r *Request) postDate(v any) (string, bool) { return wallClock(v, r.Site.Location, r.Now) }
+func postDate(r *handlers.Request, v any) (string, bool) { return wallClock(v, r.Site.Location, r.Now) }
 
 // postDateGMT is Tribe__Timezones::localize_date('Y-m-d H:i:s', $date_utc, 'UTC') for "date_utc":
 // timestamps are instants, strings parsed in UTC (or their own offset), shown in UTC.
-func (r *Request) postDateGMT(v any) (string, bool) {
+func postDateGMT(r *handlers.Request, v any) (string, bool) {
 	s, ok := php.String(v)
 	if !ok || php.IsArray(v) {
 		return "", false

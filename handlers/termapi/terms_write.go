@@ -1,10 +1,11 @@
-package handlers
+package termapi
 
 import (
 	"errors"
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 )
 
@@ -49,7 +50,7 @@ func termWriteError(err error) error {
 
 // write runs fn in one transaction at the request's clock; the taxonomy cached for validation is
 // dropped afterwards.
-func (h *TermWrites) write(r *Request, fn func(tx calendard.WriteTx) error) error {
+func (h *TermWrites) write(r *handlers.Request, fn func(tx calendard.WriteTx) error) error {
 	w := h.Writer
 	if w == nil {
 		return &calendard.Error{Code: "rest_not_implemented", Message: "This endpoint is not implemented by calendard yet.", Status: 501}
@@ -66,7 +67,7 @@ func (h *TermWrites) write(r *Request, fn func(tx calendard.WriteTx) error) erro
 }
 
 // loadIndex reads the taxonomy inside the transaction (the records need the ancestors' slugs).
-func (h *TermWrites) loadIndex(r *Request, tx calendard.WriteTx) (*TermIndex, error) {
+func (h *TermWrites) loadIndex(r *handlers.Request, tx calendard.WriteTx) (*TermIndex, error) {
 	terms, err := tx.TermsOfTaxonomy(r.Context(), h.Taxonomy)
 	if err != nil {
 		return nil, err
@@ -75,7 +76,7 @@ func (h *TermWrites) loadIndex(r *Request, tx calendard.WriteTx) (*TermIndex, er
 }
 
 // termTextParam returns a string parameter the client sent (validated and typed already).
-func TermTextParam(r *Request, name string) *string {
+func TermTextParam(r *handlers.Request, name string) *string {
 	v, ok := r.Param(name)
 	if !ok {
 		return nil
@@ -85,7 +86,7 @@ func TermTextParam(r *Request, name string) *string {
 }
 
 // parentParam is the parent the client sent (isset($request['parent'])): refused on flat taxonomies.
-func (h *TermWrites) ParentParam(r *Request) (*int64, error) {
+func (h *TermWrites) ParentParam(r *handlers.Request) (*int64, error) {
 	v, ok := r.Param("parent")
 	if !ok {
 		return nil, nil
@@ -98,7 +99,7 @@ func (h *TermWrites) ParentParam(r *Request) (*int64, error) {
 }
 
 // checkParent is get_term((int) $request['parent']) inside the transaction.
-func (h *TermWrites) checkParent(r *Request, tx calendard.WriteTx, parent *int64) error {
+func (h *TermWrites) checkParent(r *handlers.Request, tx calendard.WriteTx, parent *int64) error {
 	if parent == nil || *parent == 0 {
 		return nil
 	}
@@ -113,7 +114,7 @@ func (h *TermWrites) checkParent(r *Request, tx calendard.WriteTx, parent *int64
 }
 
 // newTermArgs is what a create request sends for wp_insert_term (both namespaces).
-func (h *TermWrites) NewTermArgs(r *Request, parent *int64) calendard.TermArgs {
+func (h *TermWrites) NewTermArgs(r *handlers.Request, parent *int64) calendard.TermArgs {
 	args := calendard.TermArgs{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical}
 	if s := TermTextParam(r, "name"); s != nil {
 		args.Name = *s
@@ -132,7 +133,7 @@ func (h *TermWrites) NewTermArgs(r *Request, parent *int64) calendard.TermArgs {
 
 // insertTerm is the write of the core controller's create_item (which the plugin's create wraps):
 // the parent check, wp_insert_term, and the term with its taxonomy as they are afterwards.
-func (h *TermWrites) InsertTerm(r *Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *TermIndex, error) {
+func (h *TermWrites) InsertTerm(r *handlers.Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *TermIndex, error) {
 	var (
 		term *calendard.Term
 		idx  *TermIndex
@@ -158,7 +159,7 @@ func (h *TermWrites) InsertTerm(r *Request, args calendard.TermArgs, parent *int
 
 // updateTerm is the write of the core controller's update_item: the term must still exist, the
 // parent is checked, wp_update_term runs, and the term and its taxonomy are read back.
-func (h *TermWrites) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) (*calendard.Term, *TermIndex, error) {
+func (h *TermWrites) UpdateTerm(r *handlers.Request, id int64, u calendard.TermUpdate) (*calendard.Term, *TermIndex, error) {
 	var (
 		term *calendard.Term
 		idx  *TermIndex
@@ -190,7 +191,7 @@ func (h *TermWrites) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) (*
 
 // deleteTerm is the write of the core controller's delete_item: wp_delete_term on the term as it is
 // inside the transaction, which before sees first (to answer with the term as it was).
-func (h *TermWrites) DeleteTerm(r *Request, id int64, before func(*calendard.Term, *TermIndex)) error {
+func (h *TermWrites) DeleteTerm(r *handlers.Request, id int64, before func(*calendard.Term, *TermIndex)) error {
 	return h.write(r, func(tx calendard.WriteTx) error {
 		idx, err := h.loadIndex(r, tx)
 		if err != nil {

@@ -1,7 +1,8 @@
-package handlers
+package tribe
 
 import (
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 )
@@ -18,10 +19,10 @@ type linkedHandler struct {
 }
 
 // listArgs are the archive parameters, in the plugin's declaration order.
-func (h *linkedHandler) listArgs() []*Arg {
-	upcoming := &Arg{Name: "only_with_upcoming", SwaggerType: "boolean", HasDefault: true,
-		Default: func(*Request) any { return false }, Description: capitalize(h.plural) + " should have upcoming events associated to them"}
-	return []*Arg{
+func (h *linkedHandler) listArgs() []*handlers.Arg {
+	upcoming := &handlers.Arg{Name: "only_with_upcoming", SwaggerType: "boolean", HasDefault: true,
+		Default: func(*handlers.Request) any { return false }, Description: capitalize(h.plural) + " should have upcoming events associated to them"}
+	return []*handlers.Arg{
 		pageArg(),
 		perPageArg("The number of " + h.plural + " to return on each page"),
 		{Name: "search", Type: "string", Validate: validString,
@@ -43,7 +44,7 @@ func capitalize(s string) string {
 }
 
 // list is GET /venues and /organizers.
-func (h *linkedHandler) list(r *Request) (*Response, error) {
+func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	svc := h.svc.linked
 	page := php.Int(r.Value("page"))
 	if page < 1 {
@@ -53,7 +54,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	if v := r.Value("per_page"); !php.Empty(v) {
 		perPage = php.Int(v)
 	}
-	f := calendard.LinkedFilter{PostType: h.postType, Limit: int(perPage), Offset: RowsBefore(page, perPage)}
+	f := calendard.LinkedFilter{PostType: h.postType, Limit: int(perPage), Offset: handlers.RowsBefore(page, perPage)}
 	var statusParam []string
 	if v, ok := r.Param("status"); ok {
 		statusParam = statusList(r, h.postType, v)
@@ -172,7 +173,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 		status = joinComma(statusParam)
 	}
 	params = append(params, calendard.KV{Key: "status", Value: status})
-	restURL := AddQueryArg(r.RestURL(h.plural+"/"), params)
+	restURL := handlers.AddQueryArg(r.RestURL(h.plural+"/"), params)
 
 	body := phpjson.Obj(h.plural, records, "rest_url", restURL)
 	return pagedList(body, restURL, page, perPage, total), nil
@@ -220,42 +221,42 @@ func joinComma(ss []string) string {
 }
 
 // record renders a venue or organizer.
-func (h *linkedHandler) record(r *Request, p *calendard.LinkedPost, single bool) *phpjson.Object {
+func (h *linkedHandler) record(r *handlers.Request, p *calendard.LinkedPost, single bool) *phpjson.Object {
 	if h.postType == calendard.PostTypeVenue {
-		return r.venueRecord(&calendard.Venue{Post: p.Post, Image: p.Image}, single)
+		return venueRecord(r, &calendard.Venue{Post: p.Post, Image: p.Image}, single)
 	}
-	return r.organizerRecord(&calendard.Organizer{Post: p.Post, Image: p.Image}, single)
+	return organizerRecord(r, &calendard.Organizer{Post: p.Post, Image: p.Image}, single)
 }
 
 // listRecord is a venue's or organizer's list record, through the rendered-record cache as event
 // list records are (their description goes through the_content's filters on every rendering).
-func (h *linkedHandler) listRecord(r *Request, p *calendard.LinkedPost, gen uint64) any {
+func (h *linkedHandler) listRecord(r *handlers.Request, p *calendard.LinkedPost, gen uint64) any {
 	return h.sharedListRecord(r, p.Post, gen, func() *phpjson.Object { return h.record(r, p, false) })
 }
 
 // getArgs are the GET parameters of /venues/{id}: the ID must name a post of the type.
-func (h *linkedHandler) getArgs() []*Arg {
+func (h *linkedHandler) getArgs() []*handlers.Arg {
 	a := h.linkedIDArg(h.kind)
-	a.Validate = func(r *Request, v any) error {
+	a.Validate = func(r *handlers.Request, v any) error {
 		ok, err := h.isPostOfType(r, v, h.postType)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 		return nil
 	}
-	return []*Arg{a}
+	return []*handlers.Arg{a}
 }
 
 // get is GET /venues/{id} and /organizers/{id}.
-func (h *linkedHandler) get(r *Request) (*Response, error) {
+func (h *linkedHandler) get(r *handlers.Request) (*handlers.Response, error) {
 	return h.getByID(r, php.Int(r.Value("id")))
 }
 
 // getBySlug is GET /venues/by-slug/{slug}.
-func (h *linkedHandler) getBySlug(r *Request) (*Response, error) {
+func (h *linkedHandler) getBySlug(r *handlers.Request) (*handlers.Response, error) {
 	s, _ := r.Value("slug").(string)
 	id, err := h.postBySlugPath(r, s, h.postType)
 	if err != nil {
@@ -264,7 +265,7 @@ func (h *linkedHandler) getBySlug(r *Request) (*Response, error) {
 	return h.getByID(r, id)
 }
 
-func (h *linkedHandler) getByID(r *Request, id int64) (*Response, error) {
+func (h *linkedHandler) getByID(r *handlers.Request, id int64) (*handlers.Response, error) {
 	posts, err := h.svc.linked.LinkedPosts(r.Context(), []int64{id})
 	if err != nil {
 		return nil, err
@@ -278,5 +279,5 @@ func (h *linkedHandler) getByID(r *Request, id int64) (*Response, error) {
 		return nil, &calendard.Error{Code: h.kind + "-not-accessible", Status: 403,
 			Message: "The requested " + h.kind + " is not accessible"}
 	}
-	return Ok(h.record(r, p, true)), nil
+	return handlers.Ok(h.record(r, p, true)), nil
 }

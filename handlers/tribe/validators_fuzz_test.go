@@ -1,10 +1,11 @@
-package handlers
+package tribe
 
 import (
 	"testing"
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 )
@@ -20,7 +21,7 @@ func FuzzPluginValidators(f *testing.F) {
 		f.Add(s)
 	}
 	now := time.Date(2026, 11, 22, 4, 29, 22, 0, time.UTC)
-	req := &Request{Now: now}
+	req := &handlers.Request{Now: now}
 	f.Fuzz(func(t *testing.T, s string) {
 		vals := []any{s, php.ListToArray(s)}
 		if v, err := phpjson.Decode([]byte(s)); err == nil {
@@ -30,8 +31,8 @@ func FuzzPluginValidators(f *testing.F) {
 			if isPositiveInt(v) && php.Int(v) <= 0 {
 				t.Fatalf("isPositiveInt(%#v) but (int) is %d", v, php.Int(v))
 			}
-			for _, fn := range []func(*Request, any) error{validPositiveInt, validString, validTime, validPositiveIntList} {
-				if err := fn(req, v); err != nil && err != ErrInvalid {
+			for _, fn := range []func(*handlers.Request, any) error{validPositiveInt, validString, validTime, validPositiveIntList} {
+				if err := fn(req, v); err != nil && err != handlers.ErrInvalid {
 					t.Fatalf("validator failed on %#v with %v", v, err)
 				}
 			}

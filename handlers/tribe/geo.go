@@ -1,10 +1,12 @@
-package handlers
+package tribe
 
 import (
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/calendard/calendard/handlers"
 
 	"github.com/calendard/calendard"
 
@@ -14,8 +16,8 @@ import (
 // geoArgs are the extension parameters of a list of postType (only when their feature is on):
 // orderby on events, geoloc_radius on events and venues, and on venues the geoloc parameters events
 // already declare. Organizers have none.
-func (p *PluginServices) geoArgs(postType string) []*Arg {
-	var args []*Arg
+func (p *PluginServices) geoArgs(postType string) []*handlers.Arg {
+	var args []*handlers.Arg
 	venues := postType == calendard.PostTypeVenue
 	if postType == calendard.PostTypeOrganizer {
 		return nil
@@ -23,7 +25,7 @@ func (p *PluginServices) geoArgs(postType string) []*Arg {
 	if (p.ranked != nil || p.geoOn) && !venues {
 		// Not validated: the plugin ignores orderby on this route, whatever its value, and so do
 		// the values that are not these two.
-		args = append(args, &Arg{Name: "orderby", Type: "string",
+		args = append(args, &handlers.Arg{Name: "orderby", Type: "string",
 			Description: "calendard extension: relevance orders a search by rank (best first, with Meilisearch); distance orders a geoloc_lat/geoloc_lng query by the venue's distance (nearest first); any other value is ignored, as the plugin does"})
 	}
 	if !p.geoOn {
@@ -31,11 +33,11 @@ func (p *PluginServices) geoArgs(postType string) []*Arg {
 	}
 	if venues {
 		args = append(args,
-			&Arg{Name: "geoloc", Type: "boolean", Description: "calendard extension (as Events Calendar Pro for events): only venues with geolocation data"},
-			&Arg{Name: "geoloc_lat", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this latitude, must also provide geoloc_lng"},
-			&Arg{Name: "geoloc_lng", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this longitude, must also provide geoloc_lat"})
+			&handlers.Arg{Name: "geoloc", Type: "boolean", Description: "calendard extension (as Events Calendar Pro for events): only venues with geolocation data"},
+			&handlers.Arg{Name: "geoloc_lat", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this latitude, must also provide geoloc_lng"},
+			&handlers.Arg{Name: "geoloc_lng", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this longitude, must also provide geoloc_lat"})
 	}
-	return append(args, &Arg{Name: "geoloc_radius", Format: "double", SwaggerType: "number",
+	return append(args, &handlers.Arg{Name: "geoloc_radius", Format: "double", SwaggerType: "number",
 		Description: "calendard extension: with geoloc_lat and geoloc_lng, the radius in km (default " + strconv.FormatFloat(p.geoRadiusKM, 'f', -1, 64) + ")"})
 }
 
@@ -49,12 +51,12 @@ func (p *PluginServices) geoArgs(postType string) []*Arg {
 // does calendard. The parameters only calendard has (geoloc_radius; on venues all of them) are
 // refused instead where they cannot apply: 400 rest_invalid_param naming what is missing, not a
 // filter silently dropped.
-func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
+func (p *PluginServices) geoVenues(r *handlers.Request, venues bool) ([]int64, error) {
 	if !p.geoFilters() {
 		return nil, nil
 	}
 	g, ok := r.Param("geoloc")
-	on := ok && RestBool(g)
+	on := ok && handlers.RestBool(g)
 	text := func(name string) (string, bool) {
 		v, ok := r.Param(name)
 		if !ok {
@@ -97,7 +99,7 @@ func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
 			bad("geoloc_radius", "geoloc_radius applies only with geoloc=1, geoloc_lat and geoloc_lng.")
 		}
 		if invalid.Len() > 0 {
-			return nil, invalidParams(invalid, details)
+			return nil, handlers.InvalidParams(invalid, details)
 		}
 		return nil, nil
 	}
@@ -108,11 +110,11 @@ func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
 		bad("geoloc_lat", "geoloc_lat is required with geoloc_lng.")
 	}
 	if invalid.Len() > 0 {
-		return nil, invalidParams(invalid, details)
+		return nil, handlers.InvalidParams(invalid, details)
 	}
 	if !hasLat {
 		if hasRadius {
-			return nil, invalidParams(phpjson.Obj("geoloc_radius", msgRadiusAlone), phpjson.Obj("geoloc_radius",
+			return nil, handlers.InvalidParams(phpjson.Obj("geoloc_radius", msgRadiusAlone), phpjson.Obj("geoloc_radius",
 				phpjson.Obj("code", "rest_invalid_param", "message", msgRadiusAlone, "data", nil)))
 		}
 		return p.geo.VenuesWithCoordinates(r.Context())
@@ -127,7 +129,7 @@ func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
 		}
 	}
 	if invalid.Len() > 0 {
-		return nil, invalidParams(invalid, details)
+		return nil, handlers.InvalidParams(invalid, details)
 	}
 	return p.geo.VenuesNear(r.Context(), lat, lng, radius)
 }
@@ -157,14 +159,14 @@ func narrowIDs(filter, ids []int64) []int64 {
 }
 
 // restBoolParam reports a parameter that is present and true.
-func restBoolParam(r *Request, name string) bool {
+func restBoolParam(r *handlers.Request, name string) bool {
 	v, ok := r.Param(name)
-	return ok && RestBool(v)
+	return ok && handlers.RestBool(v)
 }
 
 // findEvents lists events, by relevance or distance when the request asks for it and the service
 // can (near: the geo filter's venues, nearest first).
-func (h *eventsHandler) findEvents(r *Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+func (h *eventsHandler) findEvents(r *handlers.Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	if v, ok := r.Param("orderby"); ok && v == "distance" && h.svc.geoOn {
 		if _, hasLat := r.Param("geoloc_lat"); hasLat && restBoolParam(r, "geoloc") && f.VenueIDs != nil {
 			return h.byDistance(r, site, f)
@@ -180,7 +182,7 @@ func (h *eventsHandler) findEvents(r *Request, site *calendard.Site, f calendard
 
 // byDistance lists the events matching f (whose VenueIDs the geo filter set, nearest first) ordered
 // by their venue's distance, then in the plugin's order; totals and pages as usual.
-func (h *eventsHandler) byDistance(r *Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+func (h *eventsHandler) byDistance(r *handlers.Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	rank := make(map[int64]int, len(f.VenueIDs))
 	for i, id := range f.VenueIDs {
 		if _, seen := rank[id]; !seen {

@@ -1,8 +1,10 @@
-package handlers
+package tribe
 
 import (
 	"math"
 	"strings"
+
+	"github.com/calendard/calendard/handlers"
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/php"
@@ -19,27 +21,27 @@ type eventsHandler struct {
 }
 
 // listArgs are the archive parameters of GET /events, in the plugin's declaration order.
-func (h *eventsHandler) listArgs() []*Arg {
-	timeArg := func(name, desc string) *Arg {
-		return &Arg{Name: name, Description: desc, Validate: validTime, SwaggerType: "string"}
+func (h *eventsHandler) listArgs() []*handlers.Arg {
+	timeArg := func(name, desc string) *handlers.Arg {
+		return &handlers.Arg{Name: name, Description: desc, Validate: validTime, SwaggerType: "string"}
 	}
-	list := func(name, desc string, validate func(*Request, any) error) *Arg {
-		return &Arg{Name: name, Description: desc, ItemsType: "integer", Validate: validate,
+	list := func(name, desc string, validate func(*handlers.Request, any) error) *handlers.Arg {
+		return &handlers.Arg{Name: name, Description: desc, ItemsType: "integer", Validate: validate,
 			SwaggerType: "array", CollectionFormat: "csv"}
 	}
-	return []*Arg{
+	return []*handlers.Arg{
 		pageArg(),
 		perPageArg("The number of events to return on each page"),
 		{Name: "start_date", Description: "Events that start on the specified date", Validate: validTime, SwaggerType: "string",
-			HasDefault: true, Default: func(r *Request) any { return defaultStartDate(r.Site, r.Now) }},
+			HasDefault: true, Default: func(r *handlers.Request) any { return defaultStartDate(r.Site, r.Now) }},
 		{Name: "end_date", Description: "Events that end on the specified date", Validate: validTime, SwaggerType: "string",
-			HasDefault: true, Default: func(r *Request) any { return defaultEndDate(r.Now) }},
+			HasDefault: true, Default: func(r *handlers.Request) any { return defaultEndDate(r.Now) }},
 		timeArg("starts_before", "Events that start before the specified date"),
 		timeArg("starts_after", "Events that start after the specified date"),
 		timeArg("ends_before", "Events that end before the specified date"),
 		timeArg("ends_after", "Events that end after the specified date"),
 		{Name: "strict_dates", Validate: validString, SwaggerType: "string", HasDefault: true,
-			Default:     func(*Request) any { return "false" },
+			Default:     func(*handlers.Request) any { return "false" },
 			Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days."},
 		{Name: "search", Type: "string", Validate: validString,
 			Description: "Events should contain the specified string in the title or description"},
@@ -57,7 +59,7 @@ func (h *eventsHandler) listArgs() []*Arg {
 		{Name: "geoloc_lng", Format: "double", SwaggerType: "number",
 			Description: "Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat"},
 		{Name: "include", ItemsType: "integer", SwaggerType: "array", CollectionFormat: "csv", Validate: validPositiveIntList,
-			Sanitize:    func(_ *Request, v any) (any, error) { return php.ListToArray(v), nil },
+			Sanitize:    func(_ *handlers.Request, v any) (any, error) { return php.ListToArray(v), nil },
 			Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored."},
 		{Name: "post_parent", Type: "integer", Validate: h.validEventID,
 			Description: "Events should be filtered by their post_parent being the specified one."},
@@ -66,16 +68,16 @@ func (h *eventsHandler) listArgs() []*Arg {
 }
 
 // pageArg is the shared "page" archive parameter.
-func pageArg() *Arg {
-	return &Arg{Name: "page", Type: "integer", Validate: validPositiveInt, HasDefault: true,
-		Default: func(*Request) any { return int64(1) }, Description: "The archive page to return"}
+func pageArg() *handlers.Arg {
+	return &handlers.Arg{Name: "page", Type: "integer", Validate: validPositiveInt, HasDefault: true,
+		Default: func(*handlers.Request) any { return int64(1) }, Description: "The archive page to return"}
 }
 
 // perPageArg is the shared "per_page" archive parameter: default from the site options, capped at 50.
-func perPageArg(desc string) *Arg {
-	return &Arg{Name: "per_page", Type: "integer", Validate: validPerPage, HasDefault: true,
-		Default: func(r *Request) any { return r.Site.PerPageRaw }, Description: desc,
-		Sanitize: func(_ *Request, v any) (any, error) {
+func perPageArg(desc string) *handlers.Arg {
+	return &handlers.Arg{Name: "per_page", Type: "integer", Validate: validPerPage, HasDefault: true,
+		Default: func(r *handlers.Request) any { return r.Site.PerPageRaw }, Description: desc,
+		Sanitize: func(_ *handlers.Request, v any) (any, error) {
 			if php.Empty(v) {
 				return false, nil
 			}
@@ -84,9 +86,9 @@ func perPageArg(desc string) *Arg {
 }
 
 // validPerPage is is_positive_int; a site whose option is -1 fails every list here, as the reference.
-func validPerPage(r *Request, v any) error {
+func validPerPage(r *handlers.Request, v any) error {
 	if r.Site.PerPageInvalid && !r.QueryHas("per_page") {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	if s, ok := v.(string); ok && s == "" && !r.QueryHas("per_page") {
 		return nil
@@ -96,7 +98,7 @@ func validPerPage(r *Request, v any) error {
 
 // validTicketed is supports_ticketed: asking for ticketed events needs Event Tickets, which calendard
 // does not provide; any other value passes here (and non-booleans then fail the type check).
-func validTicketed(_ *Request, v any) error {
+func validTicketed(_ *handlers.Request, v any) error {
 	if s, _ := v.(string); calendard.IsTruthyWord(s) || v == true {
 		return &calendard.Error{Code: "event-tickets-not-active", Message: "Event Tickets plugin is not activated.", Status: 400}
 	}
@@ -105,17 +107,17 @@ func validTicketed(_ *Request, v any) error {
 
 // validStatusList is filter_post_status_list used as a validator: callers without the post type's
 // edit capability may only ask for "publish"; others for registered statuses.
-func validStatusList(postType string) func(*Request, any) error {
-	return func(r *Request, v any) error {
+func validStatusList(postType string) func(*handlers.Request, any) error {
+	return func(r *handlers.Request, v any) error {
 		if statusList(r, postType, v) == nil {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 		return nil
 	}
 }
 
 // statusList returns the requested statuses, or nil when the request may not use them.
-func statusList(r *Request, postType string, v any) []string {
+func statusList(r *handlers.Request, postType string, v any) []string {
 	var stati []string
 	for _, it := range php.ListToArray(v) {
 		s, _ := php.String(it)
@@ -152,7 +154,7 @@ type eventList struct {
 
 // list is GET /events (Archive_Event::get): the filter from the parameters, the store's page, then
 // the records and the list's rest_url.
-func (h *eventsHandler) list(r *Request) (*Response, error) {
+func (h *eventsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	q, err := h.listFilter(r)
 	if err != nil {
 		return nil, err
@@ -179,7 +181,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 // listFilter reads the list's parameters as Archive_Event::get does: paging, the date window
 // (localized in strict mode, day-rounded otherwise), include, search, terms, linked posts, geoloc,
 // featured, parent and statuses.
-func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
+func (h *eventsHandler) listFilter(r *handlers.Request) (*eventList, error) {
 	site := r.Site
 	q := &eventList{}
 	page := php.Int(r.Value("page"))
@@ -240,7 +242,7 @@ func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 	startDate := bounded("start_date", true)
 	endDate := bounded("end_date", false)
 
-	f := calendard.EventFilter{Limit: int(perPage), Offset: RowsBefore(page, perPage)}
+	f := calendard.EventFilter{Limit: int(perPage), Offset: handlers.RowsBefore(page, perPage)}
 	include, hasInclude := r.Param("include")
 	if hasInclude && !php.Empty(include) {
 		for _, it := range php.ListToArray(include) {
@@ -297,7 +299,7 @@ func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 	}
 	featured, hasFeatured := r.Param("featured")
 	if hasFeatured {
-		b := RestBool(featured)
+		b := handlers.RestBool(featured)
 		f.Featured = &b
 	}
 	if v, ok := r.Param("post_parent"); ok {
@@ -324,7 +326,7 @@ func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 
 // listURL is the list's rest_url: the plugin's supported query vars in their fixed order, raw
 // values, then venue, organizer and featured as the plugin appends them.
-func (h *eventsHandler) listURL(r *Request, q *eventList) string {
+func (h *eventsHandler) listURL(r *handlers.Request, q *eventList) string {
 	page, perPage, urlStart, urlEnd, f := q.page, q.perPage, q.urlStart, q.urlEnd, q.f
 	search, hasSearch, statusParam, featured, hasFeatured := q.search, q.hasSearch, q.statusParam, q.featured, q.hasFeatured
 	startsBefore, startsAfter, endsBefore, endsAfter := f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter
@@ -338,7 +340,7 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 	if hasSearch {
 		params = append(params, calendard.KV{Key: "search", Value: search})
 	}
-	if g, ok := r.Param("geoloc"); ok && RestBool(g) {
+	if g, ok := r.Param("geoloc"); ok && handlers.RestBool(g) {
 		lat, _ := r.Param("geoloc_lat")
 		lng, _ := r.Param("geoloc_lng")
 		params = append(params, calendard.KV{Key: "geoloc", Value: int64(1)},
@@ -358,7 +360,7 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 		// The plugin joins array values with commas before building the URL.
 		ids := make([]string, len(f.Include))
 		for i, id := range f.Include {
-			ids[i] = Itoa(id)
+			ids[i] = handlers.Itoa(id)
 		}
 		params = append(params, calendard.KV{Key: "include", Value: strings.Join(ids, ",")})
 	}
@@ -370,10 +372,10 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 			params = append(params, calendard.KV{Key: b.name, Value: *b.v})
 		}
 	}
-	if t, ok := r.Param("ticketed"); ok && RestBool(t) {
+	if t, ok := r.Param("ticketed"); ok && handlers.RestBool(t) {
 		params = append(params, calendard.KV{Key: "ticketed", Value: true})
 	}
-	restURL := AddQueryArg(r.RestURL("events/"), params)
+	restURL := handlers.AddQueryArg(r.RestURL("events/"), params)
 	var extra []calendard.KV
 	if v, ok := r.Param("venue"); ok {
 		extra = append(extra, calendard.KV{Key: "venue", Value: toList(v)})
@@ -382,10 +384,10 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 		extra = append(extra, calendard.KV{Key: "organizer", Value: toList(v)})
 	}
 	if hasFeatured {
-		extra = append(extra, calendard.KV{Key: "featured", Value: RestBool(featured)})
+		extra = append(extra, calendard.KV{Key: "featured", Value: handlers.RestBool(featured)})
 	}
 	if len(extra) > 0 {
-		restURL = AddQueryArg(restURL, extra)
+		restURL = handlers.AddQueryArg(restURL, extra)
 	}
 	return restURL
 }
@@ -398,31 +400,31 @@ func publishedOnly(statuses []string) bool {
 
 // pagedList finishes the events, venues and organizers list envelope: next/previous links while
 // the neighbouring page can hold records, total and total_pages, and the X-TEC headers.
-func pagedList(body *phpjson.Object, restURL string, page, perPage int64, total int) *Response {
-	if RowsBefore(page+1, perPage) < total {
+func pagedList(body *phpjson.Object, restURL string, page, perPage int64, total int) *handlers.Response {
+	if handlers.RowsBefore(page+1, perPage) < total {
 		body.Set("next_rest_url", pageURL(restURL, page+1))
 	}
-	if page > 1 && RowsBefore(page-1, perPage) < total {
+	if page > 1 && handlers.RowsBefore(page-1, perPage) < total {
 		body.Set("previous_rest_url", pageURL(restURL, page-1))
 	}
 	pages := totalPages(total, perPage)
 	body.Set("total", total)
 	body.Set("total_pages", pages)
-	return withTotals(Ok(body), total, pages)
+	return withTotals(handlers.Ok(body), total, pages)
 }
 
 // pageURL is restURL pointing at page n; page 1 is the URL without a page argument.
 func pageURL(restURL string, n int64) string {
-	u := removeQueryArg(restURL, "page")
+	u := handlers.RemoveQueryArg(restURL, "page")
 	if n == 1 {
 		return u
 	}
-	return AddQueryArg(u, []calendard.KV{{Key: "page", Value: n}})
+	return handlers.AddQueryArg(u, []calendard.KV{{Key: "page", Value: n}})
 }
 
 // withTotals adds the list headers every collection answers with.
-func withTotals(resp *Response, total int, pages int64) *Response {
-	return resp.Header("X-TEC-Total", Itoa(int64(total))).Header("X-TEC-TotalPages", Itoa(pages))
+func withTotals(resp *handlers.Response, total int, pages int64) *handlers.Response {
+	return resp.Header("X-TEC-Total", handlers.Itoa(int64(total))).Header("X-TEC-TotalPages", handlers.Itoa(pages))
 }
 
 func totalPages(total int, perPage int64) int64 {
@@ -468,7 +470,7 @@ func idList(v any) []int64 {
 
 // termFilter resolves a categories/tags parameter to term IDs (with descendants for categories).
 // Items that resolve to nothing still narrow the query to nothing, as in the plugin.
-func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64, error) {
+func (h *eventsHandler) termFilter(r *handlers.Request, param, taxonomy string) ([]int64, error) {
 	v, ok := r.Param(param)
 	if !ok || php.Empty(v) {
 		return nil, nil

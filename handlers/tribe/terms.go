@@ -1,14 +1,16 @@
-package handlers
+package tribe
 
 import (
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/handlers/termapi"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
 // termsHandler serves /categories and /tags (the plugin's wrappers around WordPress' terms controller).
 type TermsHandler struct {
-	*TermWrites
+	*termapi.TermWrites
 	*lookups
 	Svc    *PluginServices
 	Kind   string // "category" or "tag"
@@ -16,9 +18,9 @@ type TermsHandler struct {
 }
 
 // listArgs are the archive parameters of the term lists, in the plugin's declaration order.
-func (h *TermsHandler) listArgs() []*Arg {
+func (h *TermsHandler) listArgs() []*handlers.Arg {
 	inTaxonomy := h.validTermList(h.Taxonomy)
-	args := []*Arg{
+	args := []*handlers.Arg{
 		pageArg(),
 		perPageArg("The number of event " + h.Plural + " to return on each page"),
 		{Name: "search", Type: "string", Validate: validString, Description: "Limit results to those matching a string"},
@@ -30,33 +32,33 @@ func (h *TermsHandler) listArgs() []*Arg {
 		{Name: "order", Type: "string", Validate: validString, Description: "Order sort attribute ascending or descending"},
 		{Name: "orderby", Type: "string", Validate: validString, Description: "Sort collection by term attribute"},
 		// The plugin declares the default as the string "1"; the boolean coercion turns it into true.
-		{Name: "hide_empty", Type: "boolean", HasDefault: true, Default: func(*Request) any { return "1" },
+		{Name: "hide_empty", Type: "boolean", HasDefault: true, Default: func(*handlers.Request) any { return "1" },
 			Description: "Whether to hide terms not assigned to any posts"},
 	}
 	if h.Hierarchical {
 		// An existing category: "0" (top level) is rejected before WordPress could read it.
-		args = append(args, &Arg{Name: "parent", Type: "integer", Validate: inTaxonomy,
+		args = append(args, &handlers.Arg{Name: "parent", Type: "integer", Validate: inTaxonomy,
 			Description: "Limit result set to terms assigned to a specific parent"})
 	}
 	return append(args,
-		&Arg{Name: "post", Type: "integer", Validate: h.validEventID,
+		&handlers.Arg{Name: "post", Type: "integer", Validate: h.validEventID,
 			Description: "Limit result set to terms assigned to a specific post"},
-		&Arg{Name: "event", Type: "integer", Validate: h.validEventID,
+		&handlers.Arg{Name: "event", Type: "integer", Validate: h.validEventID,
 			Description: `Limit result set to terms assigned to a specific event (an alias of the "post" parameter)`},
-		&Arg{Name: "slug", Type: "string", Validate: validString, Description: "Limit result set to terms with a specific slug"},
+		&handlers.Arg{Name: "slug", Type: "string", Validate: validString, Description: "Limit result set to terms with a specific slug"},
 	)
 }
 
 // idArg is the path parameter of the single-term route: it must name a term of the taxonomy
 // (is_event_category / is_post_tag), otherwise the request fails validation with a 400.
-func (h *TermsHandler) idArg() *Arg {
+func (h *TermsHandler) idArg() *handlers.Arg {
 	a := termIDArg(h.Kind)
 	a.Validate = h.validTermList(h.Taxonomy)
 	return a
 }
 
 // list is GET /categories and /tags (Term_Archive_Base::get over WP_REST_Terms_Controller::get_items).
-func (h *TermsHandler) list(r *Request) (*Response, error) {
+func (h *TermsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	idx, err := h.taxonomies.Get(r, h.Taxonomy)
 	if err != nil {
 		return nil, err
@@ -85,7 +87,7 @@ func (h *TermsHandler) list(r *Request) (*Response, error) {
 
 	records := make([]any, 0, len(terms))
 	for _, t := range terms {
-		records = append(records, r.termRecord(t, idx))
+		records = append(records, termRecord(r, t, idx))
 	}
 	pages := totalPages(total, perPage)
 	// rest_url is the bare collection URL: the plugin never carries the request's filters.
@@ -98,12 +100,12 @@ func (h *TermsHandler) list(r *Request) (*Response, error) {
 	if page > 1 {
 		body.Set("previous_rest_url", pageURL(restURL, page-1))
 	}
-	return withTotals(Ok(body), total, pages), nil
+	return withTotals(handlers.Ok(body), total, pages), nil
 }
 
 // get is GET /categories/{id} and /tags/{id}: the core term serializer renamed by the plugin, with
 // the core controller's links.
-func (h *TermsHandler) get(r *Request) (*Response, error) {
+func (h *TermsHandler) get(r *handlers.Request) (*handlers.Response, error) {
 	idx, err := h.taxonomies.Get(r, h.Taxonomy)
 	if err != nil {
 		return nil, err
@@ -113,21 +115,21 @@ func (h *TermsHandler) get(r *Request) (*Response, error) {
 		// The term vanished between validation and now: the core controller's answer.
 		return nil, &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
 	}
-	rec := r.termRecord(t, idx)
-	rec.Set("_links", r.TermLinks(t, idx))
-	return Ok(rec), nil
+	rec := termRecord(r, t, idx)
+	rec.Set("_links", termapi.TermLinks(r, t, idx))
+	return handlers.Ok(rec), nil
 }
 
 // singleTerm is a term record with the core controller's links.
-func (r *Request) singleTerm(t *calendard.Term, idx *TermIndex) *phpjson.Object {
-	rec := r.termRecord(t, idx)
-	rec.Set("_links", r.TermLinks(t, idx))
+func singleTerm(r *handlers.Request, t *calendard.Term, idx *termapi.TermIndex) *phpjson.Object {
+	rec := termRecord(r, t, idx)
+	rec.Set("_links", termapi.TermLinks(r, t, idx))
 	return rec
 }
 
 // create is POST /categories and /tags: wp_insert_term, then 201 with the term and a Location on the
 // core route.
-func (h *TermsHandler) create(r *Request) (*Response, error) {
+func (h *TermsHandler) create(r *handlers.Request) (*handlers.Response, error) {
 	parent, err := h.ParentParam(r)
 	if err != nil {
 		return nil, err
@@ -136,45 +138,45 @@ func (h *TermsHandler) create(r *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	location := RestURL(r.Site, "/wp/v2/"+TermRESTBase(h.Taxonomy)+"/"+Itoa(t.ID))
-	return (&Response{Status: 201, Body: r.singleTerm(t, idx)}).Header("Location", location), nil
+	location := handlers.RestURL(r.Site, "/wp/v2/"+termapi.TermRESTBase(h.Taxonomy)+"/"+handlers.Itoa(t.ID))
+	return (&handlers.Response{Status: 201, Body: singleTerm(r, t, idx)}).Header("Location", location), nil
 }
 
 // update is POST/PUT/PATCH /categories/{id} and /tags/{id}: wp_update_term with the fields sent (an
 // empty request still re-saves the term), then the term as it is now.
-func (h *TermsHandler) update(r *Request) (*Response, error) {
+func (h *TermsHandler) update(r *handlers.Request) (*handlers.Response, error) {
 	id := php.Int(r.Value("id"))
 	parent, err := h.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	u := calendard.TermUpdate{Name: TermTextParam(r, "name"), Slug: TermTextParam(r, "slug"),
-		Description: TermTextParam(r, "description"), Parent: parent}
+	u := calendard.TermUpdate{Name: termapi.TermTextParam(r, "name"), Slug: termapi.TermTextParam(r, "slug"),
+		Description: termapi.TermTextParam(r, "description"), Parent: parent}
 	t, idx, err := h.UpdateTerm(r, id, u)
 	if err != nil {
 		return nil, err
 	}
-	return Ok(r.singleTerm(t, idx)), nil
+	return handlers.Ok(singleTerm(r, t, idx)), nil
 }
 
 // delete is DELETE /categories/{id} and /tags/{id}: always permanent (the plugin forces it); the
 // answer is the term as it was, without links.
-func (h *TermsHandler) delete(r *Request) (*Response, error) {
+func (h *TermsHandler) delete(r *handlers.Request) (*handlers.Response, error) {
 	var body *phpjson.Object
-	err := h.DeleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *TermIndex) {
-		body = r.termRecord(t, idx)
+	err := h.DeleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *termapi.TermIndex) {
+		body = termRecord(r, t, idx)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return Ok(body), nil
+	return handlers.Ok(body), nil
 }
 
 // termQuery builds the plan of a plugin list request. Parameters are already validated and coerced.
-func (h *TermsHandler) termQuery(r *Request, idx *TermIndex, page, perPage int64) *TermPlan {
-	a := TermListQuery{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical, Number: perPage, Offset: RowsBefore(page, perPage),
+func (h *TermsHandler) termQuery(r *handlers.Request, idx *termapi.TermIndex, page, perPage int64) *termapi.TermPlan {
+	a := termapi.TermListQuery{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical, Number: perPage, Offset: handlers.RowsBefore(page, perPage),
 		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
-		HideEmpty: RestBool(r.Value("hide_empty"))}
+		HideEmpty: handlers.RestBool(r.Value("hide_empty"))}
 	// "event" is an alias of "post" and wins when both are given (the plugin copies it over).
 	if ev, ok := r.Param("event"); ok {
 		a.Post = ev
@@ -195,4 +197,20 @@ func (h *TermsHandler) termQuery(r *Request, idx *TermIndex, page, perPage int64
 		a.Order = "ASC"
 	}
 	return a.Plan(idx)
+}
+
+// termRecord is shape (b) of §4.5: the core terms controller's item (view context) after the
+// plugin renamed link to url and added its own urls. parent exists for hierarchical taxonomies only.
+func termRecord(r *handlers.Request, t *calendard.Term, idx *termapi.TermIndex) *phpjson.Object {
+	o := phpjson.Obj("id", t.ID, "count", t.Count, "description", t.Description, "name", t.Name,
+		"slug", t.Slug, "taxonomy", t.Taxonomy)
+	hierarchical := t.Taxonomy != calendard.TaxonomyTag
+	if hierarchical {
+		o.Set("parent", t.Parent)
+	}
+	// No term meta is registered for the REST API, so meta is an empty PHP array.
+	o.Set("meta", []any{})
+	o.Set("url", termapi.TermLink(r, t, idx))
+	o.Set("urls", termURLs(r, t, hierarchical))
+	return o
 }

@@ -1,10 +1,12 @@
-package handlers
+package tribe
 
 import (
 	"encoding/json"
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/handlers/termapi"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/wptext"
 )
@@ -17,50 +19,50 @@ import (
 type lookups struct {
 	posts      calendard.PostService
 	users      calendard.UserService
-	taxonomies Taxonomies
+	taxonomies termapi.Taxonomies
 }
 
 func isPositiveInt(v any) bool {
 	return php.IsNumeric(v) && php.LooseEqualsInt(v) && php.Int(v) > 0
 }
 
-func validPositiveInt(_ *Request, v any) error {
+func validPositiveInt(_ *handlers.Request, v any) error {
 	if isPositiveInt(v) {
 		return nil
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
 // validString is is_string: a non-empty PHP string.
-func validString(_ *Request, v any) error {
+func validString(_ *handlers.Request, v any) error {
 	if s, ok := v.(string); ok && !php.Empty(s) {
 		return nil
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
-func validTime(r *Request, v any) error {
+func validTime(r *handlers.Request, v any) error {
 	if isTime(v, r.Now) {
 		return nil
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
-func validPositiveIntList(_ *Request, v any) error {
+func validPositiveIntList(_ *handlers.Request, v any) error {
 	list := php.ListToArray(v)
 	if len(list) == 0 {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	for _, it := range list {
 		if !isPositiveInt(it) {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 	}
 	return nil
 }
 
 // postType returns the type of the post with that ID, or "".
-func (l *lookups) postType(r *Request, id int64) (string, error) {
+func (l *lookups) postType(r *handlers.Request, id int64) (string, error) {
 	if id <= 0 {
 		return "", nil
 	}
@@ -72,7 +74,7 @@ func (l *lookups) postType(r *Request, id int64) (string, error) {
 }
 
 // isPostOfType is tribe_is_venue/tribe_is_organizer/is_event_id: numeric and a post of that type.
-func (l *lookups) isPostOfType(r *Request, v any, postType string) (bool, error) {
+func (l *lookups) isPostOfType(r *handlers.Request, v any, postType string) (bool, error) {
 	if !php.IsNumeric(v) {
 		return false, nil
 	}
@@ -81,11 +83,11 @@ func (l *lookups) isPostOfType(r *Request, v any, postType string) (bool, error)
 }
 
 // validPostIDList is is_venue_id_list / is_organizer_id_list: every list item is a post of the type.
-func (l *lookups) validPostIDList(postType string) func(*Request, any) error {
-	return func(r *Request, v any) error {
+func (l *lookups) validPostIDList(postType string) func(*handlers.Request, any) error {
+	return func(r *handlers.Request, v any) error {
 		list := php.ListToArray(v)
 		if len(list) == 0 {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 		for _, it := range list {
 			ok, err := l.isPostOfType(r, it, postType)
@@ -93,7 +95,7 @@ func (l *lookups) validPostIDList(postType string) func(*Request, any) error {
 				return err
 			}
 			if !ok {
-				return ErrInvalid
+				return handlers.ErrInvalid
 			}
 		}
 		return nil
@@ -101,26 +103,26 @@ func (l *lookups) validPostIDList(postType string) func(*Request, any) error {
 }
 
 // validEventID is is_event_id: a non-empty ID of an existing event.
-func (l *lookups) validEventID(r *Request, v any) error {
+func (l *lookups) validEventID(r *handlers.Request, v any) error {
 	if php.Empty(v) {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	ok, err := l.isPostOfType(r, v, calendard.PostTypeEvent)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	return nil
 }
 
 // validTermList is is_term_of_taxonomy: every item exists in the taxonomy (term_exists).
-func (l *lookups) validTermList(taxonomy string) func(*Request, any) error {
-	return func(r *Request, v any) error {
+func (l *lookups) validTermList(taxonomy string) func(*handlers.Request, any) error {
+	return func(r *handlers.Request, v any) error {
 		list := php.ListToArray(v)
 		if len(list) == 0 {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 		for _, it := range list {
 			t, err := l.termExists(r, it, taxonomy)
@@ -128,7 +130,7 @@ func (l *lookups) validTermList(taxonomy string) func(*Request, any) error {
 				return err
 			}
 			if t == nil {
-				return ErrInvalid
+				return handlers.ErrInvalid
 			}
 		}
 		return nil
@@ -137,7 +139,7 @@ func (l *lookups) validTermList(taxonomy string) func(*Request, any) error {
 
 // termExists is term_exists($term, $taxonomy): integers look up the ID; strings the sanitized slug,
 // then the name (stored HTML-escaped).
-func (l *lookups) termExists(r *Request, v any, taxonomy string) (*calendard.Term, error) {
+func (l *lookups) termExists(r *handlers.Request, v any, taxonomy string) (*calendard.Term, error) {
 	terms, err := l.taxonomies.Get(r, taxonomy)
 	if err != nil {
 		return nil, err
@@ -153,21 +155,21 @@ func (l *lookups) termExists(r *Request, v any, taxonomy string) (*calendard.Ter
 	if s == "" {
 		return nil, nil
 	}
-	if t := terms.bySlug(wptext.SanitizeTitle(s)); t != nil {
+	if t := terms.BySlug(wptext.SanitizeTitle(s)); t != nil {
 		return t, nil
 	}
-	return terms.byName(termNameForDB(s)), nil
+	return terms.ByName(termNameForDB(s)), nil
 }
 
 // termBy resolves an item the way the event filter does: get_term_by('slug') then get_term_by('id').
-func (l *lookups) termBy(r *Request, v any, taxonomy string) (*calendard.Term, error) {
+func (l *lookups) termBy(r *handlers.Request, v any, taxonomy string) (*calendard.Term, error) {
 	terms, err := l.taxonomies.Get(r, taxonomy)
 	if err != nil {
 		return nil, err
 	}
 	s, _ := php.String(v)
 	if slug := wptext.SanitizeTitle(s); slug != "" {
-		if t := terms.bySlug(slug); t != nil {
+		if t := terms.BySlug(slug); t != nil {
 			return t, nil
 		}
 	}

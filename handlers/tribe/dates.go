@@ -1,4 +1,4 @@
-package handlers
+package tribe
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/strtotime"
 )
@@ -61,7 +62,7 @@ func localizeDate(v string, site *calendard.Site, now time.Time) (string, bool) 
 			return "", false
 		}
 	}
-	return t.In(PluginSiteZone(site)).Format(calendard.DBDateTime), true
+	return t.In(handlers.PluginSiteZone(site)).Format(calendard.DBDateTime), true
 }
 
 // dayStart returns the Unix time the day-rounding helpers start from: the value itself for
@@ -107,7 +108,7 @@ func endOfDay(v string, site *calendard.Site, now time.Time) string {
 func defaultStartDate(site *calendard.Site, now time.Time) string {
 	u := now.UTC()
 	y := time.Date(u.Year(), u.Month(), u.Day()-1, 23, 59, 0, 0, time.UTC)
-	return y.In(PluginSiteZone(site)).Format(calendard.DBDateTime)
+	return y.In(handlers.PluginSiteZone(site)).Format(calendard.DBDateTime)
 }
 
 // defaultEndDate is date(DB, strtotime('+24 months')): the UTC clock two years ahead, PHP overflow rules.

@@ -1,9 +1,10 @@
-package handlers
+package tribe
 
 import (
 	"github.com/maypok86/otter/v2"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
@@ -60,10 +61,10 @@ func (rs *records) generation() uint64 {
 
 // listEventRecord is an event's list record: from the cache when the request may share it, else
 // rendered (and redacted when password-protected).
-func (rs *records) listEventRecord(r *Request, e *calendard.Event, gen uint64) any {
+func (rs *records) listEventRecord(r *handlers.Request, e *calendard.Event, gen uint64) any {
 	if e.HasPassword() {
 		rec := rs.eventRecord(r, e, false)
-		if !r.unlocked(e.Post) {
+		if !unlocked(r, e.Post) {
 			redact(rec)
 		}
 		return rec
@@ -74,7 +75,7 @@ func (rs *records) listEventRecord(r *Request, e *calendard.Event, gen uint64) a
 // sharedListRecord is the list record of p (an event, venue or organizer: post IDs are unique
 // across types), through the cache when an anonymous request may share it: kept when rendered at
 // gen with the same site settings, else rendered by render and kept.
-func (rs *records) sharedListRecord(r *Request, p *calendard.Post, gen uint64, render func() *phpjson.Object) any {
+func (rs *records) sharedListRecord(r *handlers.Request, p *calendard.Post, gen uint64, render func() *phpjson.Object) any {
 	c := rs.rendered
 	if c == nil || r.User.LoggedIn() || p.HasPassword() || r.QueryHas("_fields") || r.QueryHas("password") {
 		return render()

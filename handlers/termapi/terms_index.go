@@ -1,10 +1,11 @@
-package handlers
+package termapi
 
 import (
 	"context"
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 )
 
 // termIndex answers term lookups over one taxonomy, loaded once per request.
@@ -27,7 +28,7 @@ func newTermIndex(terms []*calendard.Term) *TermIndex {
 func (ti *TermIndex) ByID(id int64) *calendard.Term { return ti.ids[id] }
 
 // bySlug compares like the database collation (case-insensitive).
-func (ti *TermIndex) bySlug(slug string) *calendard.Term {
+func (ti *TermIndex) BySlug(slug string) *calendard.Term {
 	for _, t := range ti.terms {
 		if strings.EqualFold(t.Slug, slug) {
 			return t
@@ -36,7 +37,7 @@ func (ti *TermIndex) bySlug(slug string) *calendard.Term {
 	return nil
 }
 
-func (ti *TermIndex) byName(name string) *calendard.Term {
+func (ti *TermIndex) ByName(name string) *calendard.Term {
 	for _, t := range ti.terms {
 		if strings.EqualFold(t.Name, name) {
 			return t
@@ -57,7 +58,7 @@ type Taxonomies struct{ Terms TermSource }
 type taxonomyKey string
 
 // Get is the taxonomy's terms as the request first loaded them.
-func (t Taxonomies) Get(r *Request, tax string) (*TermIndex, error) {
+func (t Taxonomies) Get(r *handlers.Request, tax string) (*TermIndex, error) {
 	if idx, ok := r.Local(taxonomyKey(tax)); ok {
 		return idx.(*TermIndex), nil
 	}
@@ -71,4 +72,4 @@ func (t Taxonomies) Get(r *Request, tax string) (*TermIndex, error) {
 }
 
 // ForgetTaxonomy drops the taxonomy the request loaded (after it wrote terms).
-func ForgetTaxonomy(r *Request, tax string) { r.SetLocal(taxonomyKey(tax), nil) }
+func ForgetTaxonomy(r *handlers.Request, tax string) { r.SetLocal(taxonomyKey(tax), nil) }
