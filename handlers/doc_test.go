@@ -19,7 +19,7 @@ import (
 // building the document never touches the database.
 func newRouteServer() *handlers.Server {
 	s := &handlers.Server{}
-	tribe.PluginRoutes(s, handlers.Config{}, handlers.Deps{})
+	tribe.Routes(tribe.Services{}, tribe.Options{})(s)
 	return s
 }
 

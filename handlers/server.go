@@ -49,19 +49,6 @@ type Database interface {
 	Unavailable(err error) bool
 }
 
-// PostStore is what the routes read about posts and users beyond the plugin's services: the post
-// lookups, wp/v2's post and user queries and the raw options of /wp/v2/settings (wpdb.DB and
-// wpdb.Store).
-type PostStore interface {
-	calendard.PostService
-	calendard.CorePostReader
-	calendard.CorePostLister
-	calendard.CoreUserReader
-	calendard.CoreUserLister
-	// Options reads raw wp_options values.
-	Options(ctx context.Context, names ...string) (map[string]string, error)
-}
-
 // Config holds the settings of the HTTP layer.
 type Config struct {
 	// Environment is WordPress' environment type; application passwords work over plain HTTP only
@@ -73,7 +60,7 @@ type Config struct {
 	Clock  func() time.Time
 	Logger *slog.Logger
 	// RenderCacheBytes bounds the rendered event records kept for anonymous lists (0: 64 MiB;
-	// negative: none). Only used with Deps.Generation.
+	// negative: none); read by the plugin's routes (tribe.Options).
 	RenderCacheBytes int
 
 	// Limits (docs/reliability.md). Zero means the default; where a limit can be
@@ -106,7 +93,8 @@ type Config struct {
 	// rest_send_cors_headers reflects every Origin, "null" included).
 	CORSOrigins []string
 	// StrictReads filters lists (events, venues, organizers, search= and include= too) by the
-	// read_post rule single records use. Off: lists show what the plugin shows.
+	// read_post rule single records use. Off: lists show what the plugin shows. Read by the
+	// plugin's routes (tribe.Options).
 	StrictReads bool
 	// Cache keeps whole GET answers (nil: none); httpcache.go.
 	Cache *cache.Cache
@@ -127,39 +115,20 @@ type Config struct {
 	// Geo turns on the paid edition's geoloc filters (events) and calendard's extensions of them
 	// (venues, geoloc_radius); off, the parameters only echo into rest_url, as without that edition.
 	Geo bool
-	// GeoRadiusKM is the default geoloc_radius.
+	// GeoRadiusKM is the default geoloc_radius. Both are read by the plugin's routes
+	// (tribe.Options).
 	GeoRadiusKM float64
 	// AccessLog writes one line per request to Logger and answers with an X-Request-ID
 	// (accesslog.go).
 	AccessLog bool
 }
 
-// RankedEvents is an event service that can order a search by relevance (package search, with
-// Meilisearch configured).
-type RankedEvents interface {
-	FindEventsByRelevance(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error)
-}
-
-// Deps are the services the endpoints use.
+// Deps are the services the server itself uses; the route families get their own.
 type Deps struct {
-	Site   SiteSource
-	DB     Database
-	Users  calendard.UserService
-	Events calendard.EventService
-	// Ranked orders event searches by relevance (package search, with Meilisearch configured);
-	// nil: orderby=relevance is ignored, as the plugin does.
-	Ranked    RankedEvents
-	Linked    calendard.LinkedService
-	Posts     PostStore
-	Terms     calendard.TermService
-	TermQuery calendard.TermQueryService
-	// Writer runs write transactions.
-	Writer calendard.Writer
-	// Generation is the change feed's generation (wpdb.Store.Generation): what the server keeps
-	// between requests is tagged with it. nil: nothing rendered is kept.
-	Generation func() uint64
-	// Geo finds venues by coordinates for the geoloc filters (Config.Geo).
-	Geo calendard.GeoService
+	Site SiteSource
+	DB   Database
+	// Users authenticate application passwords (and record their use).
+	Users calendard.UserService
 }
 
 // Server is the REST API.
@@ -200,9 +169,8 @@ func New(cfg Config, deps Deps, families ...RouteFamily) *gin.Engine {
 	}
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
 		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
-	setDefault(&cfg.RenderCacheBytes, 64<<20)
 	for _, register := range families {
-		register(s, cfg, deps)
+		register(s)
 	}
 
 	gin.SetMode(gin.ReleaseMode)

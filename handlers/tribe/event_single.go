@@ -111,7 +111,7 @@ func (h *eventsHandler) getByID(r *handlers.Request, id int64) (*handlers.Respon
 	if post.Status != "publish" && !r.User.CanReadPost(ref) {
 		return nil, &calendard.Error{Code: "event-not-accessible", Status: 403, Message: calendard.MsgEventNotAccessible}
 	}
-	e, err := h.svc.events.EventByID(r.Context(), id)
+	e, err := h.events.EventByID(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 // create is POST /events: 201 with the new event's record.
 func (h *eventsHandler) create(r *handlers.Request) (*handlers.Response, error) {
 	var id int64
-	err := handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
+	err := handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
 		w, err := h.prepare(r, tx, 0)
 		if err != nil {
 			return err
@@ -57,7 +57,7 @@ func (h *eventsHandler) updateID(r *handlers.Request, id int64) (*handlers.Respo
 	if _, err := h.existing(r, id); err != nil {
 		return nil, err
 	}
-	err := handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
+	err := handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
 		w, err := h.prepare(r, tx, id)
 		if err != nil {
 			return err
@@ -96,7 +96,7 @@ func (h *eventsHandler) trash(r *handlers.Request, id int64) (*handlers.Response
 	if p.Status == "trash" {
 		return nil, &calendard.Error{Code: "event-is-in-trash", Message: "The event is already trashed", Status: 410}
 	}
-	err = handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
+	err = handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
 		return calendard.TrashEvent(r.Context(), tx, r.Site, r.User, id)
 	})
 	if err != nil {
@@ -143,7 +143,7 @@ func (h *eventsHandler) canDelete(r *handlers.Request, id int64) error {
 // written answers a write with the event's record (get_event_data, without JSON-LD).
 func (h *eventsHandler) written(r *handlers.Request, id int64, status int) (*handlers.Response, error) {
 	return r.ReadBack("event", id, func() (*handlers.Response, error) {
-		e, err := h.svc.events.EventByID(r.Context(), id)
+		e, err := h.events.EventByID(r.Context(), id)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,12 @@ import (
 type eventsHandler struct {
 	*lookups
 	*records
-	svc *PluginServices
+	events calendard.EventService
+	ranked RankedEvents // nil: orderby=relevance is ignored
+	writer calendard.Writer
+	geo    *geoFilter
+	// strictReads filters the list by the read_post rule (Options.StrictReads).
+	strictReads bool
 	// venues and organizers create the linked posts an event write carries as data.
 	venues, organizers *linkedHandler
 }
@@ -292,9 +297,9 @@ func (h *eventsHandler) listFilter(r *handlers.Request) (*eventList, error) {
 	f.VenueIDs = idList(r.Value("venue"))
 	f.OrganizerIDs = idList(r.Value("organizer"))
 	// geoloc (Events Calendar Pro, when geo filters are on): events at the venues it selects.
-	if near, err := h.svc.geoVenues(r, false); err != nil {
+	if near, err := h.geo.venues(r, false); err != nil {
 		return nil, err
-	} else if near != nil || (h.svc.geoFilters() && restBoolParam(r, "geoloc")) {
+	} else if near != nil || (h.geo.served() && restBoolParam(r, "geoloc")) {
 		f.VenueIDs = narrowIDs(f.VenueIDs, near)
 	}
 	featured, hasFeatured := r.Param("featured")
@@ -315,7 +320,7 @@ func (h *eventsHandler) listFilter(r *handlers.Request) (*eventList, error) {
 		f.Statuses = []string{"publish"}
 	}
 
-	if h.svc.strictReads && !publishedOnly(f.Statuses) {
+	if h.strictReads && !publishedOnly(f.Statuses) {
 		// Singles refuse trashed events to everyone, and other events as read_post decides.
 		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
 	}

@@ -13,22 +13,35 @@ import (
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
-// geoArgs are the extension parameters of a list of postType (only when their feature is on):
+// geoFilter is the geoloc filters' service and settings (Options.Geo, Options.GeoRadiusKM).
+type geoFilter struct {
+	// geo finds venues by coordinates; the filters are served only when on and with a geo service.
+	geo      calendard.GeoService
+	on       bool
+	radiusKM float64
+	// ranked: orderby=relevance is served (Services.Ranked), which the events list declares.
+	ranked bool
+}
+
+// served reports whether the geoloc filters are served.
+func (p *geoFilter) served() bool { return p.on && p.geo != nil }
+
+// args are the extension parameters of a list of postType (only when their feature is on):
 // orderby on events, geoloc_radius on events and venues, and on venues the geoloc parameters events
 // already declare. Organizers have none.
-func (p *PluginServices) geoArgs(postType string) []*handlers.Arg {
+func (p *geoFilter) args(postType string) []*handlers.Arg {
 	var args []*handlers.Arg
 	venues := postType == calendard.PostTypeVenue
 	if postType == calendard.PostTypeOrganizer {
 		return nil
 	}
-	if (p.ranked != nil || p.geoOn) && !venues {
+	if (p.ranked || p.on) && !venues {
 		// Not validated: the plugin ignores orderby on this route, whatever its value, and so do
 		// the values that are not these two.
 		args = append(args, &handlers.Arg{Name: "orderby", Type: "string",
 			Description: "calendard extension: relevance orders a search by rank (best first, with Meilisearch); distance orders a geoloc_lat/geoloc_lng query by the venue's distance (nearest first); any other value is ignored, as the plugin does"})
 	}
-	if !p.geoOn {
+	if !p.on {
 		return args
 	}
 	if venues {
@@ -38,10 +51,10 @@ func (p *PluginServices) geoArgs(postType string) []*handlers.Arg {
 			&handlers.Arg{Name: "geoloc_lng", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this longitude, must also provide geoloc_lat"})
 	}
 	return append(args, &handlers.Arg{Name: "geoloc_radius", Format: "double", SwaggerType: "number",
-		Description: "calendard extension: with geoloc_lat and geoloc_lng, the radius in km (default " + strconv.FormatFloat(p.geoRadiusKM, 'f', -1, 64) + ")"})
+		Description: "calendard extension: with geoloc_lat and geoloc_lng, the radius in km (default " + strconv.FormatFloat(p.radiusKM, 'f', -1, 64) + ")"})
 }
 
-// geoVenues resolves the geoloc parameters to the venues they select: nil when geo filters are off
+// venues resolves the geoloc parameters to the venues they select: nil when geo filters are off
 // or geoloc is not true; the venues with coordinates, or those within the radius of
 // geoloc_lat/geoloc_lng (nearest first). One of the two coordinates without the other, or a value
 // that is not a number, is a 400.
@@ -51,8 +64,8 @@ func (p *PluginServices) geoArgs(postType string) []*handlers.Arg {
 // does calendard. The parameters only calendard has (geoloc_radius; on venues all of them) are
 // refused instead where they cannot apply: 400 rest_invalid_param naming what is missing, not a
 // filter silently dropped.
-func (p *PluginServices) geoVenues(r *handlers.Request, venues bool) ([]int64, error) {
-	if !p.geoFilters() {
+func (p *geoFilter) venues(r *handlers.Request, venues bool) ([]int64, error) {
+	if !p.served() {
 		return nil, nil
 	}
 	g, ok := r.Param("geoloc")
@@ -121,7 +134,7 @@ func (p *PluginServices) geoVenues(r *handlers.Request, venues bool) ([]int64, e
 	}
 	lat := number("geoloc_lat", 90)
 	lng := number("geoloc_lng", 180)
-	radius := p.geoRadiusKM
+	radius := p.radiusKM
 	if _, ok := text("geoloc_radius"); ok {
 		radius = number("geoloc_radius", 20040)
 		if radius <= 0 && invalid.Len() == 0 {
@@ -167,17 +180,17 @@ func restBoolParam(r *handlers.Request, name string) bool {
 // findEvents lists events, by relevance or distance when the request asks for it and the service
 // can (near: the geo filter's venues, nearest first).
 func (h *eventsHandler) findEvents(r *handlers.Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
-	if v, ok := r.Param("orderby"); ok && v == "distance" && h.svc.geoOn {
+	if v, ok := r.Param("orderby"); ok && v == "distance" && h.geo.on {
 		if _, hasLat := r.Param("geoloc_lat"); hasLat && restBoolParam(r, "geoloc") && f.VenueIDs != nil {
 			return h.byDistance(r, site, f)
 		}
 	}
 	if v, ok := r.Param("orderby"); ok && v == "relevance" && len(f.Search) > 0 {
-		if h.svc.ranked != nil {
-			return h.svc.ranked.FindEventsByRelevance(r.Context(), site, f)
+		if h.ranked != nil {
+			return h.ranked.FindEventsByRelevance(r.Context(), site, f)
 		}
 	}
-	return h.svc.events.FindEvents(r.Context(), site, f)
+	return h.events.FindEvents(r.Context(), site, f)
 }
 
 // byDistance lists the events matching f (whose VenueIDs the geo filter set, nearest first) ordered
@@ -191,7 +204,7 @@ func (h *eventsHandler) byDistance(r *handlers.Request, site *calendard.Site, f 
 	}
 	g := f
 	g.Offset, g.Limit = 0, 1<<31-1
-	all, total, err := h.svc.events.FindEvents(r.Context(), site, g)
+	all, total, err := h.events.FindEvents(r.Context(), site, g)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -12,10 +12,13 @@ import (
 type linkedHandler struct {
 	*lookups
 	*records
-	svc      *PluginServices
-	postType string
-	kind     string // "venue" or "organizer"
-	plural   string // route segment and list key
+	linked      calendard.LinkedService
+	writer      calendard.Writer
+	geo         *geoFilter
+	strictReads bool // Options.StrictReads
+	postType    string
+	kind        string // "venue" or "organizer"
+	plural      string // route segment and list key
 }
 
 // listArgs are the archive parameters, in the plugin's declaration order.
@@ -45,7 +48,7 @@ func capitalize(s string) string {
 
 // list is GET /venues and /organizers.
 func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
-	svc := h.svc.linked
+	svc := h.linked
 	page := php.Int(r.Value("page"))
 	if page < 1 {
 		page = 1
@@ -62,18 +65,18 @@ func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	} else if !r.User.Can(calendard.CapsOf(h.postType).Edit) {
 		f.Statuses = []string{"publish"}
 	}
-	if h.svc.strictReads && !publishedOnly(f.Statuses) {
+	if h.strictReads && !publishedOnly(f.Statuses) {
 		f.ReadableBy = calendard.ReadRuleFor(r.User, h.postType)
 	}
 
 	// Every active ID filter narrows the set (post__in intersection).
 	narrow := func(ids []int64) { narrowIn(&f, ids) }
 	if h.postType == calendard.PostTypeVenue {
-		near, err := h.svc.geoVenues(r, true)
+		near, err := h.geo.venues(r, true)
 		if err != nil {
 			return nil, err
 		}
-		if near != nil || (h.svc.geoFilters() && restBoolParam(r, "geoloc")) {
+		if near != nil || (h.geo.served() && restBoolParam(r, "geoloc")) {
 			narrow(near)
 		}
 	}
@@ -266,7 +269,7 @@ func (h *linkedHandler) getBySlug(r *handlers.Request) (*handlers.Response, erro
 }
 
 func (h *linkedHandler) getByID(r *handlers.Request, id int64) (*handlers.Response, error) {
-	posts, err := h.svc.linked.LinkedPosts(r.Context(), []int64{id})
+	posts, err := h.linked.LinkedPosts(r.Context(), []int64{id})
 	if err != nil {
 		return nil, err
 	}

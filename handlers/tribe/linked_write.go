@@ -19,7 +19,7 @@ func (h *linkedHandler) create(r *handlers.Request) (*handlers.Response, error) 
 		return nil, err
 	}
 	var id int64
-	err = handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
+	err = handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
 		var err error
 		if id, err = calendard.CreateLinked(r.Context(), tx, r.Site, r.User, h.postType, data, true); err != nil {
 			return err
@@ -54,7 +54,7 @@ func (h *linkedHandler) updateID(r *handlers.Request, id int64) (*handlers.Respo
 	if err != nil {
 		return nil, err
 	}
-	err = handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
+	err = handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
 		p, err := tx.LockPost(r.Context(), id)
 		if err != nil {
 			return err
@@ -86,7 +86,7 @@ func (h *linkedHandler) deleteBySlug(r *handlers.Request) (*handlers.Response, e
 }
 
 func (h *linkedHandler) trash(r *handlers.Request, id int64) (*handlers.Response, error) {
-	err := handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
+	err := handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
 		p, err := tx.LockPost(r.Context(), id)
 		if err != nil {
 			return err
@@ -117,7 +117,7 @@ func (h *linkedHandler) idOfSlug(r *handlers.Request) (int64, error) {
 // written answers with the record the plugin returns after a write (get_venue_data: no json_ld).
 func (h *linkedHandler) written(r *handlers.Request, id int64, status int) (*handlers.Response, error) {
 	return r.ReadBack(h.kind, id, func() (*handlers.Response, error) {
-		posts, err := h.svc.linked.LinkedPosts(r.Context(), []int64{id})
+		posts, err := h.linked.LinkedPosts(r.Context(), []int64{id})
 		if err != nil {
 			return nil, err
 		}

@@ -38,9 +38,12 @@ type renderedRecord struct {
 	json phpjson.Raw
 }
 
-// newRenderedRecords returns a cache of at most maxBytes of JSON, or nil (no caching) when there is
+// newRenderedRecords returns a cache of at most maxBytes of JSON (0: 64 MiB), or nil (no caching) when there is
 // no generation to tag entries with.
 func newRenderedRecords(gen func() uint64, maxBytes int) *renderedRecords {
+	if maxBytes == 0 {
+		maxBytes = 64 << 20
+	}
 	if gen == nil || maxBytes <= 0 {
 		return nil
 	}

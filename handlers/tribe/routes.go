@@ -1,51 +1,86 @@
 package tribe
 
 import (
+	"context"
+
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/handlers/termapi"
 	"github.com/calendard/calendard/internal/php"
 )
 
-// pluginServices are what the plugin's route handlers use beyond the request, given to them when
-// the routes are built (New): their events, venues and organizers, terms, writes and the geo
-// filters' settings.
-type PluginServices struct {
-	events calendard.EventService
-	// ranked orders event searches by relevance (nil: orderby=relevance is ignored).
-	ranked    handlers.RankedEvents
-	linked    calendard.LinkedService
+// Services are what the plugin's routes read and write through; internal/service wires them
+// (wpdb.Store, with package search in front of events and venues when configured). Each handler
+// keeps only those it uses. Ranked and Geo may be nil.
+type Services struct {
+	Events calendard.EventService
+	// Ranked orders event searches by relevance (nil: orderby=relevance is ignored, as the plugin
+	// does).
+	Ranked    RankedEvents
+	Linked    calendard.LinkedService
+	Posts     calendard.PostService
+	Users     Users
+	Terms     termapi.TermSource
 	TermQuery calendard.TermQueryService
-	writer    calendard.Writer
-	// geo finds venues by coordinates; the geo filters are on only with geoOn and a geo service.
-	geo         calendard.GeoService
-	geoOn       bool
-	geoRadiusKM float64
-	// strictReads filters lists by the read_post rule (Config.StrictReads).
-	strictReads bool
-	posts       calendard.PostService
-	users       calendard.UserService
-	terms       calendard.TermService
+	Writer    calendard.Writer
+	// Geo finds venues by coordinates for the geoloc filters (Options.Geo).
+	Geo calendard.GeoService
+	// Generation is the change feed's generation (wpdb.Store.Generation), which the list records
+	// kept for anonymous callers are tagged with. nil: none are kept.
+	Generation func() uint64
 }
 
-func NewPluginServices(cfg handlers.Config, d handlers.Deps) *PluginServices {
-	return &PluginServices{events: d.Events, ranked: d.Ranked, linked: d.Linked, TermQuery: d.TermQuery, writer: d.Writer,
-		geo: d.Geo, geoOn: cfg.Geo, geoRadiusKM: cfg.GeoRadiusKM, strictReads: cfg.StrictReads,
-		posts: d.Posts, users: d.Users, terms: d.Terms}
+// RankedEvents is an event service that can order a search by relevance (package search, with
+// Meilisearch configured).
+type RankedEvents interface {
+	FindEventsByRelevance(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error)
 }
 
-// geoFilters reports whether the geoloc filters are served.
-func (p *PluginServices) geoFilters() bool { return p.geoOn && p.geo != nil }
+// Users finds users by ID (is_user_id).
+type Users interface {
+	UserByID(ctx context.Context, id int64) (*calendard.UserRecord, error)
+}
+
+// Options are the plugin routes' settings (from handlers.Config: StrictReads, Geo, GeoRadiusKM,
+// RenderCacheBytes).
+type Options struct {
+	// StrictReads filters lists, and the venues and organizers embedded in events, by the
+	// read_post rule single records use.
+	StrictReads bool
+	// Geo turns on the geoloc filters; GeoRadiusKM is the default geoloc_radius.
+	Geo         bool
+	GeoRadiusKM float64
+	// RenderCacheBytes bounds the encoded list records kept for anonymous callers (0: 64 MiB;
+	// negative: none).
+	RenderCacheBytes int
+}
+
+// Routes is the route family of the plugin's namespaces (tribe/events/v1 and its
+// calendar/events/v1 twin), for handlers.New.
+func Routes(svc Services, o Options) handlers.RouteFamily {
+	return func(s *handlers.Server) { s.Register(handlers.NamespaceTribe, routeTable(s, svc, o)) }
+}
 
 // routeTable registers the plugin's routes in its registration order (which the namespace index and
 // /doc follow). Each route is served under both namespaces.
-func routeTable(s *handlers.Server, svc *PluginServices, rs *records) []*handlers.Route {
-	lk := &lookups{posts: svc.posts, users: svc.users, taxonomies: termapi.Taxonomies{Terms: svc.terms}}
-	venues := &linkedHandler{lookups: lk, records: rs, svc: svc, postType: calendard.PostTypeVenue, kind: "venue", plural: "venues"}
-	organizers := &linkedHandler{lookups: lk, records: rs, svc: svc, postType: calendard.PostTypeOrganizer, kind: "organizer", plural: "organizers"}
-	ev := &eventsHandler{lookups: lk, records: rs, svc: svc, venues: venues, organizers: organizers}
-	cats := &TermsHandler{TermWrites: &termapi.TermWrites{Writer: svc.writer, Taxonomy: calendard.TaxonomyCategory, Hierarchical: true}, lookups: lk, Svc: svc, Kind: "category", Plural: "categories"}
-	tags := &TermsHandler{TermWrites: &termapi.TermWrites{Writer: svc.writer, Taxonomy: calendard.TaxonomyTag}, lookups: lk, Svc: svc, Kind: "tag", Plural: "tags"}
+func routeTable(s *handlers.Server, svc Services, o Options) []*handlers.Route {
+	lk := &lookups{posts: svc.Posts, users: svc.Users, taxonomies: termapi.Taxonomies{Terms: svc.Terms}}
+	rs := &records{strictReads: o.StrictReads, rendered: newRenderedRecords(svc.Generation, o.RenderCacheBytes)}
+	geo := &geoFilter{geo: svc.Geo, on: o.Geo, radiusKM: o.GeoRadiusKM, ranked: svc.Ranked != nil}
+	linked := func(postType, kind, plural string) *linkedHandler {
+		return &linkedHandler{lookups: lk, records: rs, linked: svc.Linked, writer: svc.Writer, geo: geo,
+			strictReads: o.StrictReads, postType: postType, kind: kind, plural: plural}
+	}
+	venues := linked(calendard.PostTypeVenue, "venue", "venues")
+	organizers := linked(calendard.PostTypeOrganizer, "organizer", "organizers")
+	ev := &eventsHandler{lookups: lk, records: rs, events: svc.Events, ranked: svc.Ranked, writer: svc.Writer, geo: geo,
+		strictReads: o.StrictReads, venues: venues, organizers: organizers}
+	terms := func(taxonomy, kind, plural string) *termsHandler {
+		return &termsHandler{TermWrites: &termapi.TermWrites{Writer: svc.Writer, Taxonomy: taxonomy, Hierarchical: taxonomy == calendard.TaxonomyCategory},
+			lookups: lk, query: svc.TermQuery, kind: kind, plural: plural}
+	}
+	cats := terms(calendard.TaxonomyCategory, "category", "categories")
+	tags := terms(calendard.TaxonomyTag, "tag", "tags")
 	evCaps := calendard.CapsOf(calendard.PostTypeEvent)
 
 	routes := []*handlers.Route{
@@ -56,7 +91,7 @@ func routeTable(s *handlers.Server, svc *PluginServices, rs *records) []*handler
 			}}}},
 		{Path: "/doc", Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Handler: s.Doc}}},
 		{Path: "/events", Endpoints: []*handlers.Endpoint{
-			{Methods: []string{"GET"}, Args: append(ev.listArgs(), svc.geoArgs(calendard.PostTypeEvent)...), Handler: ev.list},
+			{Methods: []string{"GET"}, Args: append(ev.listArgs(), geo.args(calendard.PostTypeEvent)...), Handler: ev.list},
 			{Methods: []string{"POST"}, Args: lk.eventWriteArgs(true), Permission: canDo(evCaps.Edit), Handler: ev.create},
 		}},
 		{Path: `/events/(?P<id>\d+)`, Endpoints: []*handlers.Endpoint{
@@ -78,7 +113,7 @@ func routeTable(s *handlers.Server, svc *PluginServices, rs *records) []*handler
 		}
 		routes = append(routes,
 			&handlers.Route{Path: "/" + lh.plural, Endpoints: []*handlers.Endpoint{
-				{Methods: []string{"GET"}, Args: append(lh.listArgs(), svc.geoArgs(lh.postType)...), Handler: lh.list},
+				{Methods: []string{"GET"}, Args: append(lh.listArgs(), geo.args(lh.postType)...), Handler: lh.list},
 				{Methods: []string{"POST"}, Args: writeArgs(true), Permission: canDo(caps.Edit), Handler: lh.create},
 			}},
 			&handlers.Route{Path: "/" + lh.plural + `/(?P<id>\d+)`, Endpoints: []*handlers.Endpoint{
@@ -94,27 +129,21 @@ func routeTable(s *handlers.Server, svc *PluginServices, rs *records) []*handler
 					Permission: canDo(caps.Edit), Handler: lh.updateBySlug},
 			}})
 	}
-	for _, th := range []*TermsHandler{cats, tags} {
+	for _, th := range []*termsHandler{cats, tags} {
 		manage := canDo(evCaps.Edit, termapi.TermManageCap(th.Taxonomy))
 		routes = append(routes,
-			&handlers.Route{Path: "/" + th.Plural, Endpoints: []*handlers.Endpoint{
+			&handlers.Route{Path: "/" + th.plural, Endpoints: []*handlers.Endpoint{
 				{Methods: []string{"GET"}, Args: th.listArgs(), Handler: th.list},
-				{Methods: []string{"POST"}, Args: lk.termWriteArgs(th.Kind, true, th.Hierarchical), Permission: manage, Handler: th.create},
+				{Methods: []string{"POST"}, Args: lk.termWriteArgs(th.kind, true, th.Hierarchical), Permission: manage, Handler: th.create},
 			}},
-			&handlers.Route{Path: "/" + th.Plural + `/(?P<id>\d+)`, Endpoints: []*handlers.Endpoint{
+			&handlers.Route{Path: "/" + th.plural + `/(?P<id>\d+)`, Endpoints: []*handlers.Endpoint{
 				{Methods: []string{"GET"}, Args: []*handlers.Arg{th.idArg()}, Handler: th.get},
-				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*handlers.Arg{th.idArg()}, lk.termWriteArgs(th.Kind, false, th.Hierarchical)...),
+				{Methods: []string{"POST", "PUT", "PATCH"}, Args: append([]*handlers.Arg{th.idArg()}, lk.termWriteArgs(th.kind, false, th.Hierarchical)...),
 					Permission: manage, Handler: th.update},
 				{Methods: []string{"DELETE"}, Args: []*handlers.Arg{th.idArg()}, Permission: manage, Handler: th.delete},
 			}})
 	}
 	return routes
-}
-
-// PluginRoutes registers the plugin's routes under both of its namespaces.
-func PluginRoutes(s *handlers.Server, cfg handlers.Config, deps handlers.Deps) {
-	rs := &records{strictReads: cfg.StrictReads, rendered: newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)}
-	s.Register(handlers.NamespaceTribe, routeTable(s, NewPluginServices(cfg, deps), rs))
 }
 
 // canDo is a permission callback requiring primitive capabilities.

@@ -9,20 +9,20 @@ import (
 )
 
 // termsHandler serves /categories and /tags (the plugin's wrappers around WordPress' terms controller).
-type TermsHandler struct {
+type termsHandler struct {
 	*termapi.TermWrites
 	*lookups
-	Svc    *PluginServices
-	Kind   string // "category" or "tag"
-	Plural string // route segment
+	query  calendard.TermQueryService
+	kind   string // "category" or "tag"
+	plural string // route segment
 }
 
 // listArgs are the archive parameters of the term lists, in the plugin's declaration order.
-func (h *TermsHandler) listArgs() []*handlers.Arg {
+func (h *termsHandler) listArgs() []*handlers.Arg {
 	inTaxonomy := h.validTermList(h.Taxonomy)
 	args := []*handlers.Arg{
 		pageArg(),
-		perPageArg("The number of event " + h.Plural + " to return on each page"),
+		perPageArg("The number of event " + h.plural + " to return on each page"),
 		{Name: "search", Type: "string", Validate: validString, Description: "Limit results to those matching a string"},
 		// include/exclude have no type: WordPress passes them on raw and wp_parse_id_list reads them.
 		{Name: "exclude", ItemsType: "integer", SwaggerType: "array", Validate: inTaxonomy,
@@ -51,14 +51,14 @@ func (h *TermsHandler) listArgs() []*handlers.Arg {
 
 // idArg is the path parameter of the single-term route: it must name a term of the taxonomy
 // (is_event_category / is_post_tag), otherwise the request fails validation with a 400.
-func (h *TermsHandler) idArg() *handlers.Arg {
-	a := termIDArg(h.Kind)
+func (h *termsHandler) idArg() *handlers.Arg {
+	a := termIDArg(h.kind)
 	a.Validate = h.validTermList(h.Taxonomy)
 	return a
 }
 
 // list is GET /categories and /tags (Term_Archive_Base::get over WP_REST_Terms_Controller::get_items).
-func (h *TermsHandler) list(r *handlers.Request) (*handlers.Response, error) {
+func (h *termsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	idx, err := h.taxonomies.Get(r, h.Taxonomy)
 	if err != nil {
 		return nil, err
@@ -76,11 +76,11 @@ func (h *TermsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	}
 	plan := h.termQuery(r, idx, page, perPage)
 
-	terms, err := plan.Run(r, idx, h.Svc.TermQuery)
+	terms, err := plan.Run(r, idx, h.query)
 	if err != nil {
 		return nil, err
 	}
-	total, err := plan.Count(r, h.Svc.TermQuery)
+	total, err := plan.Count(r, h.query)
 	if err != nil {
 		return nil, err
 	}
@@ -91,8 +91,8 @@ func (h *TermsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	}
 	pages := totalPages(total, perPage)
 	// rest_url is the bare collection URL: the plugin never carries the request's filters.
-	restURL := r.RestURL(h.Plural + "/")
-	body := phpjson.Obj("rest_url", restURL, "total", total, "total_pages", pages, h.Plural, records)
+	restURL := r.RestURL(h.plural + "/")
+	body := phpjson.Obj("rest_url", restURL, "total", total, "total_pages", pages, h.plural, records)
 	// No 404 past the last page: the list is just empty, with a link back.
 	if page < pages {
 		body.Set("next_rest_url", pageURL(restURL, page+1))
@@ -105,7 +105,7 @@ func (h *TermsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 
 // get is GET /categories/{id} and /tags/{id}: the core term serializer renamed by the plugin, with
 // the core controller's links.
-func (h *TermsHandler) get(r *handlers.Request) (*handlers.Response, error) {
+func (h *termsHandler) get(r *handlers.Request) (*handlers.Response, error) {
 	idx, err := h.taxonomies.Get(r, h.Taxonomy)
 	if err != nil {
 		return nil, err
@@ -129,7 +129,7 @@ func singleTerm(r *handlers.Request, t *calendard.Term, idx *termapi.TermIndex) 
 
 // create is POST /categories and /tags: wp_insert_term, then 201 with the term and a Location on the
 // core route.
-func (h *TermsHandler) create(r *handlers.Request) (*handlers.Response, error) {
+func (h *termsHandler) create(r *handlers.Request) (*handlers.Response, error) {
 	parent, err := h.ParentParam(r)
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func (h *TermsHandler) create(r *handlers.Request) (*handlers.Response, error) {
 
 // update is POST/PUT/PATCH /categories/{id} and /tags/{id}: wp_update_term with the fields sent (an
 // empty request still re-saves the term), then the term as it is now.
-func (h *TermsHandler) update(r *handlers.Request) (*handlers.Response, error) {
+func (h *termsHandler) update(r *handlers.Request) (*handlers.Response, error) {
 	id := php.Int(r.Value("id"))
 	parent, err := h.ParentParam(r)
 	if err != nil {
@@ -161,7 +161,7 @@ func (h *TermsHandler) update(r *handlers.Request) (*handlers.Response, error) {
 
 // delete is DELETE /categories/{id} and /tags/{id}: always permanent (the plugin forces it); the
 // answer is the term as it was, without links.
-func (h *TermsHandler) delete(r *handlers.Request) (*handlers.Response, error) {
+func (h *termsHandler) delete(r *handlers.Request) (*handlers.Response, error) {
 	var body *phpjson.Object
 	err := h.DeleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *termapi.TermIndex) {
 		body = termRecord(r, t, idx)
@@ -173,7 +173,7 @@ func (h *TermsHandler) delete(r *handlers.Request) (*handlers.Response, error) {
 }
 
 // termQuery builds the plan of a plugin list request. Parameters are already validated and coerced.
-func (h *TermsHandler) termQuery(r *handlers.Request, idx *termapi.TermIndex, page, perPage int64) *termapi.TermPlan {
+func (h *termsHandler) termQuery(r *handlers.Request, idx *termapi.TermIndex, page, perPage int64) *termapi.TermPlan {
 	a := termapi.TermListQuery{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical, Number: perPage, Offset: handlers.RowsBefore(page, perPage),
 		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
 		HideEmpty: handlers.RestBool(r.Value("hide_empty"))}

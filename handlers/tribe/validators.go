@@ -18,7 +18,7 @@ import (
 // per request). The handlers embed them.
 type lookups struct {
 	posts      calendard.PostService
-	users      calendard.UserService
+	users      Users
 	taxonomies termapi.Taxonomies
 }
 

@@ -22,7 +22,7 @@ type coreTerms struct {
 	writes       *termapi.TermWrites // shared with the plugin's routes
 	query        calendard.TermQueryService
 	taxonomies   termapi.Taxonomies
-	posts        calendard.PostService
+	posts        Store
 }
 
 // termCaps are a taxonomy's capabilities after map_meta_cap (edit_term and delete_term map to

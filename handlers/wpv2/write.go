@@ -290,7 +290,7 @@ func (h *corePosts) assignTermsPermission(r *handlers.Request) error {
 		if len(items) == 0 {
 			continue
 		}
-		terms, err := h.svc.terms.TermsOf(r.Context(), tax.name)
+		terms, err := h.svc.taxonomies.Terms.TermsOf(r.Context(), tax.name)
 		if err != nil {
 			return err
 		}

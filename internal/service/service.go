@@ -35,17 +35,17 @@ func Start(ctx context.Context, db *wpdb.DB, overrides wpdb.SiteOverrides, o wpd
 // Geo nil: no geo filters).
 type Search struct {
 	Events calendard.EventService
-	Ranked handlers.RankedEvents
+	Ranked tribe.RankedEvents
 	Linked calendard.LinkedService
 	Geo    calendard.GeoService
 }
 
 // Option names what a wiring differs in from the store alone.
-type Option func(*handlers.Deps)
+type Option func(*tribe.Services)
 
 // WithSearch answers searches, relevance order and the geo filters through s.
 func WithSearch(s Search) Option {
-	return func(d *handlers.Deps) {
+	return func(d *tribe.Services) {
 		if s.Events != nil {
 			d.Events = s.Events
 		}
@@ -59,10 +59,14 @@ func WithSearch(s Search) Option {
 // Handler is the HTTP API over store with cfg's settings (the clock, limits, the response cache
 // ...): the only place the handlers get their services.
 func Handler(cfg handlers.Config, store *wpdb.Store, opts ...Option) *gin.Engine {
-	d := handlers.Deps{Site: store, DB: store.DB, Users: store.DB, Writer: store.DB, Events: store, Linked: store,
-		Posts: store, Terms: store, TermQuery: store, Generation: store.Generation}
+	plugin := tribe.Services{Events: store, Linked: store, Posts: store, Users: store.DB, Terms: store, TermQuery: store,
+		Writer: store.DB, Generation: store.Generation}
 	for _, o := range opts {
-		o(&d)
+		o(&plugin)
 	}
-	return handlers.New(cfg, d, tribe.PluginRoutes, wpv2.Register)
+	core := wpv2.Services{Store: store, Users: store.DB, Terms: store, TermQuery: store, Writer: store.DB}
+	return handlers.New(cfg, handlers.Deps{Site: store, DB: store.DB, Users: store.DB},
+		tribe.Routes(plugin, tribe.Options{StrictReads: cfg.StrictReads, Geo: cfg.Geo, GeoRadiusKM: cfg.GeoRadiusKM,
+			RenderCacheBytes: cfg.RenderCacheBytes}),
+		wpv2.Routes(core))
 }
