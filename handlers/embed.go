@@ -100,6 +100,7 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
+// IsEmptyList reports whether v is an empty PHP array (an empty list or object).
 func IsEmptyList(v any) bool {
 	switch x := v.(type) {
 	case []any:

@@ -47,7 +47,7 @@ type Arg struct {
 	CollectionFormat string
 }
 
-// errInvalid is a validator's plain "false".
+// ErrInvalid is a validator's plain "false".
 var ErrInvalid = errors.New("invalid parameter")
 
 // Endpoint is one handler of a route.
@@ -99,7 +99,7 @@ type Response struct {
 	Headers []calendard.KV
 }
 
-// ok returns a 200 response.
+// Ok returns a 200 response.
 func Ok(body any) *Response { return &Response{Status: 200, Body: body} }
 
 // Header adds a response header.
@@ -137,7 +137,7 @@ type Request struct {
 	locals map[any]any
 }
 
-// sources returns the parameter sources in WordPress' lookup order.
+// Sources returns the parameter sources in WordPress' lookup order.
 func (r *Request) Sources() []*phpjson.Object {
 	var out []*phpjson.Object
 	if r.isJSON {
@@ -175,7 +175,7 @@ func (r *Request) RestURL(path string) string {
 	return RestURL(r.Site, "/"+r.NS+"/"+strings.TrimPrefix(path, "/"))
 }
 
-// restURL is get_rest_url for an absolute route such as "/tribe/events/v1/events".
+// RestURL is get_rest_url for an absolute route such as "/tribe/events/v1/events".
 func RestURL(site *calendard.Site, route string) string {
 	if site.PrettyPermalinks {
 		return site.HomeURL + "/wp-json" + route

@@ -1,13 +1,12 @@
 // Package handlers serves the plugin's REST API over Gin. It reproduces the WordPress REST server the
 // plugin runs on (route matching, parameter sources and validation order, permission checks, headers,
 // error bodies, _embed, _fields/_envelope, indexes, OPTIONS, /doc) and serves the route families
-// registered into it (RouteFamily, Server.Register; registry.go): the plugin's namespaces (routes.go,
-// the handlers of events, venues and organizers, categories and tags, still in this package) and
-// wp/v2 (package handlers/wpv2). The server imports no route family; internal/service names them
-// and is the one place Deps is filled. request_api.go is what families use of a request beyond its
-// fields; the term archive and write logic both families serve (TermsHandler, TermListQuery,
-// TermPlan) and the record helpers wp/v2 shares (Permalink, SerialToJSON, RowsBefore) are exported
-// here for wp/v2.
+// registered into it (RouteFamily, Server.Register; registry.go): the plugin's namespaces (package
+// handlers/tribe) and wp/v2 (package handlers/wpv2), which share the term logic of handlers/termapi.
+// The server imports none of them; internal/service makes the families with their services and
+// passes them to New. request_api.go is what families use of a request beyond its fields
+// (Context, Local, Write, ReadBack); shared.go and paging.go hold the WordPress helpers both
+// families use (Permalink, UploadURL, RowsBefore).
 package handlers
 
 import (

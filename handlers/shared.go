@@ -13,7 +13,7 @@ import (
 	"github.com/calendard/calendard/internal/phpserial"
 )
 
-// serialToJSON converts a decoded PHP value to its JSON form.
+// SerialToJSON converts a decoded PHP value to its JSON form.
 func SerialToJSON(v any) any {
 	switch x := v.(type) {
 	case *phpserial.Array:
@@ -40,12 +40,13 @@ func SerialToJSON(v any) any {
 	return v
 }
 
+// KeyString is a PHP array key as a string.
 func KeyString(k any) string {
 	s, _ := php.String(k)
 	return s
 }
 
-// uploadURL is wp_get_attachment_url for a non-empty _wp_attached_file: a path holding
+// UploadURL is wp_get_attachment_url for a non-empty _wp_attached_file: a path holding
 // wp-content/uploads is re-rooted at the uploads URL (its part after that, then its base name),
 // anything else is taken as relative to the uploads URL. A path under the uploads directory is
 // re-rooted only when that directory is known (Site.UploadsDir): calendard does not know ABSPATH.
@@ -53,7 +54,7 @@ func (r *Request) UploadURL(file string) string {
 	return r.SSLFrontEnd(r.uploadPathURL(file))
 }
 
-// sslFrontEnd is wp_get_attachment_url's last step: on an HTTPS request (is_ssl(), not the admin),
+// SSLFrontEnd is wp_get_attachment_url's last step: on an HTTPS request (is_ssl(), not the admin),
 // set_url_scheme makes the URL https, whatever scheme it had.
 func (r *Request) SSLFrontEnd(url string) string {
 	if !r.Secure {
@@ -97,13 +98,13 @@ func (r *Request) uploadPathURL(file string) string {
 	return base + "/" + file
 }
 
-// permalink is get_permalink as seen by the requesting user.
+// Permalink is get_permalink as seen by the requesting user.
 func (r *Request) Permalink(p *calendard.Post) string {
 	canRead := p.Status == "private" && r.User.CanReadPost(&calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author})
 	return r.Site.Permalink(p, canRead)
 }
 
-// pluginSiteZone is the zone localize_date shows dates in:
+// PluginSiteZone is the zone localize_date shows dates in:
 // generate_timezone_string_from_utc_offset(wp_timezone_string()), the site's timezone_string, or for
 // an offset-only site the region PHP names for the offset (UTC-8 is Los Angeles, with its summer
 // time; UTC+6 has none and is UTC), where WordPress itself keeps a fixed offset (Site.Location).
@@ -114,5 +115,5 @@ func PluginSiteZone(site *calendard.Site) *time.Location {
 	return calendard.BuildTimezoneObject("", false, site)
 }
 
-// itoa formats an int64.
+// Itoa formats an int64.
 func Itoa(n int64) string { return strconv.FormatInt(n, 10) }

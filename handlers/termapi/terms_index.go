@@ -1,3 +1,7 @@
+// Package termapi is the term logic both route packages serve (handlers/tribe and handlers/wpv2):
+// the taxonomies loaded once per request (Taxonomies, Index), the term archive query (ListQuery,
+// Plan), term links, and the writes of the core terms controller (Writes). It imports the server
+// emulation (handlers) and neither route package.
 package termapi
 
 import (
@@ -8,27 +12,28 @@ import (
 	"github.com/calendard/calendard/handlers"
 )
 
-// termIndex answers term lookups over one taxonomy, loaded once per request.
-type TermIndex struct {
+// Index answers term lookups over one taxonomy, loaded once per request.
+type Index struct {
 	terms []*calendard.Term
 	Tree  *calendard.TermTree
 	ids   map[int64]*calendard.Term // filters, hierarchy walks and records look terms up by ID often
 }
 
-func newTermIndex(terms []*calendard.Term) *TermIndex {
+func newTermIndex(terms []*calendard.Term) *Index {
 	ids := make(map[int64]*calendard.Term, len(terms))
 	for _, t := range terms {
 		if _, dup := ids[t.ID]; !dup {
 			ids[t.ID] = t
 		}
 	}
-	return &TermIndex{terms: terms, Tree: calendard.NewTermTree(terms), ids: ids}
+	return &Index{terms: terms, Tree: calendard.NewTermTree(terms), ids: ids}
 }
 
-func (ti *TermIndex) ByID(id int64) *calendard.Term { return ti.ids[id] }
+// ByID is the term with that ID, or nil.
+func (ti *Index) ByID(id int64) *calendard.Term { return ti.ids[id] }
 
-// bySlug compares like the database collation (case-insensitive).
-func (ti *TermIndex) BySlug(slug string) *calendard.Term {
+// BySlug compares like the database collation (case-insensitive).
+func (ti *Index) BySlug(slug string) *calendard.Term {
 	for _, t := range ti.terms {
 		if strings.EqualFold(t.Slug, slug) {
 			return t
@@ -37,7 +42,8 @@ func (ti *TermIndex) BySlug(slug string) *calendard.Term {
 	return nil
 }
 
-func (ti *TermIndex) ByName(name string) *calendard.Term {
+// ByName compares like the database collation (case-insensitive).
+func (ti *Index) ByName(name string) *calendard.Term {
 	for _, t := range ti.terms {
 		if strings.EqualFold(t.Name, name) {
 			return t
@@ -46,21 +52,21 @@ func (ti *TermIndex) ByName(name string) *calendard.Term {
 	return nil
 }
 
-// TermSource reads the terms of a taxonomy (wpdb.Store).
-type TermSource interface {
+// Source reads the terms of a taxonomy (wpdb.Store).
+type Source interface {
 	TermsOf(ctx context.Context, taxonomy string) ([]*calendard.Term, error)
 }
 
 // Taxonomies load a taxonomy once per request, for validators, filters and records.
-type Taxonomies struct{ Terms TermSource }
+type Taxonomies struct{ Terms Source }
 
 // taxonomyKey keeps a loaded taxonomy among the request's locals.
 type taxonomyKey string
 
 // Get is the taxonomy's terms as the request first loaded them.
-func (t Taxonomies) Get(r *handlers.Request, tax string) (*TermIndex, error) {
+func (t Taxonomies) Get(r *handlers.Request, tax string) (*Index, error) {
 	if idx, ok := r.Local(taxonomyKey(tax)); ok {
-		return idx.(*TermIndex), nil
+		return idx.(*Index), nil
 	}
 	terms, err := t.Terms.TermsOf(r.Context(), tax)
 	if err != nil {

@@ -81,13 +81,13 @@ func TestTermLinkCarriesAncestorSlugs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := TermLink(r, idx.ByID(tc.id), idx); got != tc.want {
+			if got := Link(r, idx.ByID(tc.id), idx); got != tc.want {
 				t.Errorf("termLink = %q, want %q", got, tc.want)
 			}
 		})
 	}
 	r.Site = &calendard.Site{HomeURL: "https://x.test", CategoryBase: "events/category", TagBase: "tag"}
-	if got := TermLink(r, idx.ByID(4), idx); got != "https://x.test/?tribe_events_cat=bebop" {
+	if got := Link(r, idx.ByID(4), idx); got != "https://x.test/?tribe_events_cat=bebop" {
 		t.Errorf("plain permalinks: termLink = %q, want the query-var form", got)
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/calendard/calendard/internal/wptext"
 )
 
-// termPlan is one term archive request turned into WP_Term_Query arguments the way
+// Plan is one term archive request turned into WP_Term_Query arguments the way
 // WP_REST_Terms_Controller::get_items and WP_Term_Query::get_terms do it.
-type TermPlan struct {
+type Plan struct {
 	q calendard.TermQuery
 	// hierarchical queries (categories) are not limited in SQL: empty terms are dropped in code
 	// first, then the page is sliced.
@@ -26,10 +26,10 @@ type TermPlan struct {
 	brokenOrder bool
 }
 
-// termListQuery are the get_terms arguments WP_REST_Terms_Controller::get_items prepares, as the
+// ListQuery are the get_terms arguments WP_REST_Terms_Controller::get_items prepares, as the
 // route serving the list read them from its request (the plugin's /categories and /tags, and the
 // wp/v2 term routes).
-type TermListQuery struct {
+type ListQuery struct {
 	Taxonomy     string
 	Hierarchical bool
 	Post         any // wp_get_object_terms' object when not empty
@@ -45,9 +45,9 @@ type TermListQuery struct {
 	Offset       int
 }
 
-// plan turns the arguments into WP_Term_Query's, as get_terms (or wp_get_object_terms) does.
-func (a TermListQuery) Plan(idx *TermIndex) *TermPlan {
-	p := &TermPlan{Hierarchical: a.Hierarchical, limit: int(a.Number), Offset: a.Offset}
+// Plan turns the arguments into WP_Term_Query's, as get_terms (or wp_get_object_terms) does.
+func (a ListQuery) Plan(idx *Index) *Plan {
+	p := &Plan{Hierarchical: a.Hierarchical, limit: int(a.Number), Offset: a.Offset}
 	q := &p.q
 	q.Taxonomy = a.Taxonomy
 
@@ -170,8 +170,8 @@ func parseIDList(v any) []int64 {
 	return out
 }
 
-// run fetches the page of terms.
-func (p *TermPlan) Run(r *handlers.Request, idx *TermIndex, tq calendard.TermQueryService) ([]*calendard.Term, error) {
+// Run fetches the page of terms.
+func (p *Plan) Run(r *handlers.Request, idx *Index, tq calendard.TermQueryService) ([]*calendard.Term, error) {
 	if p.noTree || p.brokenOrder {
 		return nil, nil
 	}
@@ -201,9 +201,9 @@ func (p *TermPlan) Run(r *handlers.Request, idx *TermIndex, tq calendard.TermQue
 	return terms, nil
 }
 
-// count is wp_count_terms over the same arguments: never hierarchical, so hide_empty becomes
+// Count is wp_count_terms over the same arguments: never hierarchical, so hide_empty becomes
 // "tt.count > 0" and empty ancestors the list shows are not counted (reference quirk).
-func (p *TermPlan) Count(r *handlers.Request, tq calendard.TermQueryService) (int, error) {
+func (p *Plan) Count(r *handlers.Request, tq calendard.TermQueryService) (int, error) {
 	if p.noTree {
 		return 0, nil
 	}

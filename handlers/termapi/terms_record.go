@@ -8,9 +8,9 @@ import (
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
-// termLink is get_term_link: event categories use a hierarchical rewrite, so pretty links carry the
+// Link is get_term_link: event categories use a hierarchical rewrite, so pretty links carry the
 // ancestors' slugs ("events/category/music/jazz/").
-func TermLink(r *handlers.Request, t *calendard.Term, idx *TermIndex) string {
+func Link(r *handlers.Request, t *calendard.Term, idx *Index) string {
 	if !r.Site.PrettyPermalinks || t.Taxonomy == calendard.TaxonomyTag {
 		return r.Site.TermLink(t)
 	}
@@ -29,7 +29,7 @@ func TermLink(r *handlers.Request, t *calendard.Term, idx *TermIndex) string {
 
 // termAncestors is get_ancestors for a term, nearest first. Like WordPress it stops at a missing
 // parent (which still counts) or at an ID already seen.
-func termAncestors(t *calendard.Term, idx *TermIndex) []int64 {
+func termAncestors(t *calendard.Term, idx *Index) []int64 {
 	var out []int64
 	cur := t
 	for cur != nil && cur.Parent != 0 {
@@ -44,8 +44,8 @@ func termAncestors(t *calendard.Term, idx *TermIndex) []int64 {
 	return out
 }
 
-// termRESTBase is the taxonomy's rest_base in the core API.
-func TermRESTBase(taxonomy string) string {
+// RESTBase is the taxonomy's rest_base in the core API.
+func RESTBase(taxonomy string) string {
 	if taxonomy == calendard.TaxonomyTag {
 		return "tags"
 	}
@@ -61,13 +61,13 @@ func termObjectTypes(taxonomy string) []string {
 	return []string{"tribe_events", "tec_calendar_embed"}
 }
 
-// termLinks are the core terms controller's links of a single term (prepare_links), compacted with
+// Links are the core terms controller's links of a single term (prepare_links), compacted with
 // the "wp" curie as WP_REST_Server emits them. The self link carries targetHints: the methods the
 // user may call on the core route (edit_term / delete_term map to the taxonomy's capability).
-func TermLinks(r *handlers.Request, t *calendard.Term, idx *TermIndex) *phpjson.Object {
-	base := "/wp/v2/" + TermRESTBase(t.Taxonomy)
+func Links(r *handlers.Request, t *calendard.Term, idx *Index) *phpjson.Object {
+	base := "/wp/v2/" + RESTBase(t.Taxonomy)
 	allow := []any{"GET"}
-	if r.User.Can(TermManageCap(t.Taxonomy)) {
+	if r.User.Can(ManageCap(t.Taxonomy)) {
 		allow = append(allow, "POST", "PUT", "PATCH", "DELETE")
 	}
 	links := phpjson.Obj(
@@ -80,7 +80,7 @@ func TermLinks(r *handlers.Request, t *calendard.Term, idx *TermIndex) *phpjson.
 	}
 	var types []any
 	for _, pt := range termObjectTypes(t.Taxonomy) {
-		href := handlers.AddQueryArg(handlers.RestURL(r.Site, "/wp/v2/"+pt), []calendard.KV{{Key: TermRESTBase(t.Taxonomy), Value: t.ID}})
+		href := handlers.AddQueryArg(handlers.RestURL(r.Site, "/wp/v2/"+pt), []calendard.KV{{Key: RESTBase(t.Taxonomy), Value: t.ID}})
 		types = append(types, phpjson.Obj("href", href))
 	}
 	links.Set("wp:post_type", types)
@@ -88,9 +88,9 @@ func TermLinks(r *handlers.Request, t *calendard.Term, idx *TermIndex) *phpjson.
 	return links
 }
 
-// termManageCap is the taxonomy's manage_terms capability: publish_tribe_events for event
+// ManageCap is the taxonomy's manage_terms capability: publish_tribe_events for event
 // categories, manage_categories (via manage_post_tags) for tags.
-func TermManageCap(taxonomy string) string {
+func ManageCap(taxonomy string) string {
 	if taxonomy == calendard.TaxonomyCategory {
 		return calendard.CapsOf(calendard.PostTypeEvent).Publish
 	}

@@ -23,9 +23,9 @@ var errParentMissing = &calendard.Error{Code: "rest_term_invalid", Message: "Par
 // errTermMissing is the core controller's answer for a term that vanished after validation.
 var errTermMissing = &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
 
-// TermWrites are the term writes of one taxonomy both namespaces serve (the core terms
+// Writes are the term writes of one taxonomy both namespaces serve (the core terms
 // controller's create_item, update_item and delete_item, which the plugin's routes wrap).
-type TermWrites struct {
+type Writes struct {
 	Writer       calendard.Writer
 	Taxonomy     string
 	Hierarchical bool
@@ -50,7 +50,7 @@ func termWriteError(err error) error {
 
 // write runs fn in one transaction at the request's clock; the taxonomy cached for validation is
 // dropped afterwards.
-func (h *TermWrites) write(r *handlers.Request, fn func(tx calendard.WriteTx) error) error {
+func (h *Writes) write(r *handlers.Request, fn func(tx calendard.WriteTx) error) error {
 	w := h.Writer
 	if w == nil {
 		return &calendard.Error{Code: "rest_not_implemented", Message: "This endpoint is not implemented by calendard yet.", Status: 501}
@@ -67,7 +67,7 @@ func (h *TermWrites) write(r *handlers.Request, fn func(tx calendard.WriteTx) er
 }
 
 // loadIndex reads the taxonomy inside the transaction (the records need the ancestors' slugs).
-func (h *TermWrites) loadIndex(r *handlers.Request, tx calendard.WriteTx) (*TermIndex, error) {
+func (h *Writes) loadIndex(r *handlers.Request, tx calendard.WriteTx) (*Index, error) {
 	terms, err := tx.TermsOfTaxonomy(r.Context(), h.Taxonomy)
 	if err != nil {
 		return nil, err
@@ -75,8 +75,8 @@ func (h *TermWrites) loadIndex(r *handlers.Request, tx calendard.WriteTx) (*Term
 	return newTermIndex(terms), nil
 }
 
-// termTextParam returns a string parameter the client sent (validated and typed already).
-func TermTextParam(r *handlers.Request, name string) *string {
+// TextParam returns a string parameter the client sent (validated and typed already).
+func TextParam(r *handlers.Request, name string) *string {
 	v, ok := r.Param(name)
 	if !ok {
 		return nil
@@ -85,8 +85,8 @@ func TermTextParam(r *handlers.Request, name string) *string {
 	return &s
 }
 
-// parentParam is the parent the client sent (isset($request['parent'])): refused on flat taxonomies.
-func (h *TermWrites) ParentParam(r *handlers.Request) (*int64, error) {
+// ParentParam is the parent the client sent (isset($request['parent'])): refused on flat taxonomies.
+func (h *Writes) ParentParam(r *handlers.Request) (*int64, error) {
 	v, ok := r.Param("parent")
 	if !ok {
 		return nil, nil
@@ -99,7 +99,7 @@ func (h *TermWrites) ParentParam(r *handlers.Request) (*int64, error) {
 }
 
 // checkParent is get_term((int) $request['parent']) inside the transaction.
-func (h *TermWrites) checkParent(r *handlers.Request, tx calendard.WriteTx, parent *int64) error {
+func (h *Writes) checkParent(r *handlers.Request, tx calendard.WriteTx, parent *int64) error {
 	if parent == nil || *parent == 0 {
 		return nil
 	}
@@ -113,16 +113,16 @@ func (h *TermWrites) checkParent(r *handlers.Request, tx calendard.WriteTx, pare
 	return nil
 }
 
-// newTermArgs is what a create request sends for wp_insert_term (both namespaces).
-func (h *TermWrites) NewTermArgs(r *handlers.Request, parent *int64) calendard.TermArgs {
+// NewTermArgs is what a create request sends for wp_insert_term (both namespaces).
+func (h *Writes) NewTermArgs(r *handlers.Request, parent *int64) calendard.TermArgs {
 	args := calendard.TermArgs{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical}
-	if s := TermTextParam(r, "name"); s != nil {
+	if s := TextParam(r, "name"); s != nil {
 		args.Name = *s
 	}
-	if s := TermTextParam(r, "slug"); s != nil {
+	if s := TextParam(r, "slug"); s != nil {
 		args.Slug = *s
 	}
-	if s := TermTextParam(r, "description"); s != nil {
+	if s := TextParam(r, "description"); s != nil {
 		args.Description = *s
 	}
 	if parent != nil {
@@ -131,12 +131,12 @@ func (h *TermWrites) NewTermArgs(r *handlers.Request, parent *int64) calendard.T
 	return args
 }
 
-// insertTerm is the write of the core controller's create_item (which the plugin's create wraps):
+// InsertTerm is the write of the core controller's create_item (which the plugin's create wraps):
 // the parent check, wp_insert_term, and the term with its taxonomy as they are afterwards.
-func (h *TermWrites) InsertTerm(r *handlers.Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *TermIndex, error) {
+func (h *Writes) InsertTerm(r *handlers.Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *Index, error) {
 	var (
 		term *calendard.Term
-		idx  *TermIndex
+		idx  *Index
 	)
 	err := h.write(r, func(tx calendard.WriteTx) error {
 		if err := h.checkParent(r, tx, parent); err != nil {
@@ -157,12 +157,12 @@ func (h *TermWrites) InsertTerm(r *handlers.Request, args calendard.TermArgs, pa
 	return term, idx, err
 }
 
-// updateTerm is the write of the core controller's update_item: the term must still exist, the
+// UpdateTerm is the write of the core controller's update_item: the term must still exist, the
 // parent is checked, wp_update_term runs, and the term and its taxonomy are read back.
-func (h *TermWrites) UpdateTerm(r *handlers.Request, id int64, u calendard.TermUpdate) (*calendard.Term, *TermIndex, error) {
+func (h *Writes) UpdateTerm(r *handlers.Request, id int64, u calendard.TermUpdate) (*calendard.Term, *Index, error) {
 	var (
 		term *calendard.Term
-		idx  *TermIndex
+		idx  *Index
 	)
 	err := h.write(r, func(tx calendard.WriteTx) error {
 		cur, err := tx.TermByID(r.Context(), id, h.Taxonomy)
@@ -189,9 +189,9 @@ func (h *TermWrites) UpdateTerm(r *handlers.Request, id int64, u calendard.TermU
 	return term, idx, err
 }
 
-// deleteTerm is the write of the core controller's delete_item: wp_delete_term on the term as it is
+// DeleteTerm is the write of the core controller's delete_item: wp_delete_term on the term as it is
 // inside the transaction, which before sees first (to answer with the term as it was).
-func (h *TermWrites) DeleteTerm(r *handlers.Request, id int64, before func(*calendard.Term, *TermIndex)) error {
+func (h *Writes) DeleteTerm(r *handlers.Request, id int64, before func(*calendard.Term, *Index)) error {
 	return h.write(r, func(tx calendard.WriteTx) error {
 		idx, err := h.loadIndex(r, tx)
 		if err != nil {

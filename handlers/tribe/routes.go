@@ -1,3 +1,8 @@
+// Package tribe serves the plugin's namespaces, tribe/events/v1 and its calendar/events/v1 twin:
+// events, venues and organizers, categories and tags, with their archives, singles and writes.
+// Routes makes the route family handlers.New registers; internal/service gives it the services it
+// uses (Services, each handler keeping the ones it reads) and its settings (Options). The term
+// archive and write logic it shares with wp/v2 is in handlers/termapi.
 package tribe
 
 import (
@@ -20,7 +25,7 @@ type Services struct {
 	Linked    calendard.LinkedService
 	Posts     calendard.PostService
 	Users     Users
-	Terms     termapi.TermSource
+	Terms     termapi.Source
 	TermQuery calendard.TermQueryService
 	Writer    calendard.Writer
 	// Geo finds venues by coordinates for the geoloc filters (Options.Geo).
@@ -76,7 +81,7 @@ func routeTable(s *handlers.Server, svc Services, o Options) []*handlers.Route {
 	ev := &eventsHandler{lookups: lk, records: rs, events: svc.Events, ranked: svc.Ranked, writer: svc.Writer, geo: geo,
 		strictReads: o.StrictReads, venues: venues, organizers: organizers}
 	terms := func(taxonomy, kind, plural string) *termsHandler {
-		return &termsHandler{TermWrites: &termapi.TermWrites{Writer: svc.Writer, Taxonomy: taxonomy, Hierarchical: taxonomy == calendard.TaxonomyCategory},
+		return &termsHandler{Writes: &termapi.Writes{Writer: svc.Writer, Taxonomy: taxonomy, Hierarchical: taxonomy == calendard.TaxonomyCategory},
 			lookups: lk, query: svc.TermQuery, kind: kind, plural: plural}
 	}
 	cats := terms(calendard.TaxonomyCategory, "category", "categories")
@@ -130,7 +135,7 @@ func routeTable(s *handlers.Server, svc Services, o Options) []*handlers.Route {
 			}})
 	}
 	for _, th := range []*termsHandler{cats, tags} {
-		manage := canDo(evCaps.Edit, termapi.TermManageCap(th.Taxonomy))
+		manage := canDo(evCaps.Edit, termapi.ManageCap(th.Taxonomy))
 		routes = append(routes,
 			&handlers.Route{Path: "/" + th.plural, Endpoints: []*handlers.Endpoint{
 				{Methods: []string{"GET"}, Args: th.listArgs(), Handler: th.list},

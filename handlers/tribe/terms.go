@@ -10,7 +10,7 @@ import (
 
 // termsHandler serves /categories and /tags (the plugin's wrappers around WordPress' terms controller).
 type termsHandler struct {
-	*termapi.TermWrites
+	*termapi.Writes
 	*lookups
 	query  calendard.TermQueryService
 	kind   string // "category" or "tag"
@@ -116,14 +116,14 @@ func (h *termsHandler) get(r *handlers.Request) (*handlers.Response, error) {
 		return nil, &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
 	}
 	rec := termRecord(r, t, idx)
-	rec.Set("_links", termapi.TermLinks(r, t, idx))
+	rec.Set("_links", termapi.Links(r, t, idx))
 	return handlers.Ok(rec), nil
 }
 
 // singleTerm is a term record with the core controller's links.
-func singleTerm(r *handlers.Request, t *calendard.Term, idx *termapi.TermIndex) *phpjson.Object {
+func singleTerm(r *handlers.Request, t *calendard.Term, idx *termapi.Index) *phpjson.Object {
 	rec := termRecord(r, t, idx)
-	rec.Set("_links", termapi.TermLinks(r, t, idx))
+	rec.Set("_links", termapi.Links(r, t, idx))
 	return rec
 }
 
@@ -138,7 +138,7 @@ func (h *termsHandler) create(r *handlers.Request) (*handlers.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	location := handlers.RestURL(r.Site, "/wp/v2/"+termapi.TermRESTBase(h.Taxonomy)+"/"+handlers.Itoa(t.ID))
+	location := handlers.RestURL(r.Site, "/wp/v2/"+termapi.RESTBase(h.Taxonomy)+"/"+handlers.Itoa(t.ID))
 	return (&handlers.Response{Status: 201, Body: singleTerm(r, t, idx)}).Header("Location", location), nil
 }
 
@@ -150,8 +150,8 @@ func (h *termsHandler) update(r *handlers.Request) (*handlers.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := calendard.TermUpdate{Name: termapi.TermTextParam(r, "name"), Slug: termapi.TermTextParam(r, "slug"),
-		Description: termapi.TermTextParam(r, "description"), Parent: parent}
+	u := calendard.TermUpdate{Name: termapi.TextParam(r, "name"), Slug: termapi.TextParam(r, "slug"),
+		Description: termapi.TextParam(r, "description"), Parent: parent}
 	t, idx, err := h.UpdateTerm(r, id, u)
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (h *termsHandler) update(r *handlers.Request) (*handlers.Response, error) {
 // answer is the term as it was, without links.
 func (h *termsHandler) delete(r *handlers.Request) (*handlers.Response, error) {
 	var body *phpjson.Object
-	err := h.DeleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *termapi.TermIndex) {
+	err := h.DeleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *termapi.Index) {
 		body = termRecord(r, t, idx)
 	})
 	if err != nil {
@@ -173,8 +173,8 @@ func (h *termsHandler) delete(r *handlers.Request) (*handlers.Response, error) {
 }
 
 // termQuery builds the plan of a plugin list request. Parameters are already validated and coerced.
-func (h *termsHandler) termQuery(r *handlers.Request, idx *termapi.TermIndex, page, perPage int64) *termapi.TermPlan {
-	a := termapi.TermListQuery{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical, Number: perPage, Offset: handlers.RowsBefore(page, perPage),
+func (h *termsHandler) termQuery(r *handlers.Request, idx *termapi.Index, page, perPage int64) *termapi.Plan {
+	a := termapi.ListQuery{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical, Number: perPage, Offset: handlers.RowsBefore(page, perPage),
 		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
 		HideEmpty: handlers.RestBool(r.Value("hide_empty"))}
 	// "event" is an alias of "post" and wins when both are given (the plugin copies it over).
@@ -201,7 +201,7 @@ func (h *termsHandler) termQuery(r *handlers.Request, idx *termapi.TermIndex, pa
 
 // termRecord is shape (b) of §4.5: the core terms controller's item (view context) after the
 // plugin renamed link to url and added its own urls. parent exists for hierarchical taxonomies only.
-func termRecord(r *handlers.Request, t *calendard.Term, idx *termapi.TermIndex) *phpjson.Object {
+func termRecord(r *handlers.Request, t *calendard.Term, idx *termapi.Index) *phpjson.Object {
 	o := phpjson.Obj("id", t.ID, "count", t.Count, "description", t.Description, "name", t.Name,
 		"slug", t.Slug, "taxonomy", t.Taxonomy)
 	hierarchical := t.Taxonomy != calendard.TaxonomyTag
@@ -210,7 +210,7 @@ func termRecord(r *handlers.Request, t *calendard.Term, idx *termapi.TermIndex) 
 	}
 	// No term meta is registered for the REST API, so meta is an empty PHP array.
 	o.Set("meta", []any{})
-	o.Set("url", termapi.TermLink(r, t, idx))
+	o.Set("url", termapi.Link(r, t, idx))
 	o.Set("urls", termURLs(r, t, hierarchical))
 	return o
 }

@@ -1,7 +1,7 @@
 // Package wpv2 serves WordPress core's wp/v2 routes for the calendar's post types and taxonomies,
-// the types and taxonomies registries, users and settings. Register adds them to a handlers.Server
-// (internal/service does); they use the server's request API and the term logic the plugin's routes
-// share (handlers.TermsHandler, TermPlan).
+// the types and taxonomies registries, users and settings. Routes makes their route family for
+// handlers.New (internal/service does, with the services of Services); they use the server's request API and the
+// term logic the plugin's routes share (package termapi).
 package wpv2
 
 import (
@@ -36,7 +36,7 @@ type Users interface {
 type Services struct {
 	Store     Store
 	Users     Users
-	Terms     termapi.TermSource
+	Terms     termapi.Source
 	TermQuery calendard.TermQueryService
 	Writer    calendard.Writer
 }

@@ -19,7 +19,7 @@ type coreTerms struct {
 	base         string // rest_base
 	hierarchical bool
 	caps         termCaps
-	writes       *termapi.TermWrites // shared with the plugin's routes
+	writes       *termapi.Writes // shared with the plugin's routes
 	query        calendard.TermQueryService
 	taxonomies   termapi.Taxonomies
 	posts        Store
@@ -51,10 +51,10 @@ var (
 )
 
 func newCoreTerms(taxonomy string, svc *coreServices) *coreTerms {
-	h := &coreTerms{taxonomy: taxonomy, base: termapi.TermRESTBase(taxonomy), caps: termCapsOf(taxonomy),
+	h := &coreTerms{taxonomy: taxonomy, base: termapi.RESTBase(taxonomy), caps: termCapsOf(taxonomy),
 		hierarchical: taxonomy == calendard.TaxonomyCategory, query: svc.termQuery,
 		taxonomies: svc.taxonomies, posts: svc.posts}
-	h.writes = &termapi.TermWrites{Writer: svc.writer, Taxonomy: taxonomy, Hierarchical: h.hierarchical}
+	h.writes = &termapi.Writes{Writer: svc.writer, Taxonomy: taxonomy, Hierarchical: h.hierarchical}
 	return h
 }
 
@@ -179,7 +179,7 @@ func (h *coreTerms) itemSchema(*handlers.Request) *phpjson.Object {
 var errTermInvalid = &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
 
 // term is get_term: the term of this taxonomy with the route's ID.
-func (h *coreTerms) term(r *handlers.Request) (*calendard.Term, *termapi.TermIndex, error) {
+func (h *coreTerms) term(r *handlers.Request) (*calendard.Term, *termapi.Index, error) {
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
 		return nil, nil, errTermInvalid
@@ -294,13 +294,13 @@ func (h *coreTerms) deletePermission(r *handlers.Request) error {
 
 // item is prepare_item_for_response: the fields of the context (embed leaves out count,
 // description, parent and meta), with the links the plugin's routes give a single term.
-func (h *coreTerms) item(r *handlers.Request, t *calendard.Term, idx *termapi.TermIndex, context string, links bool) *phpjson.Object {
+func (h *coreTerms) item(r *handlers.Request, t *calendard.Term, idx *termapi.Index, context string, links bool) *phpjson.Object {
 	full := context != "embed"
 	o := phpjson.Obj("id", t.ID)
 	if full {
 		o.Set("count", t.Count).Set("description", t.Description)
 	}
-	o.Set("link", termapi.TermLink(r, t, idx)).Set("name", t.Name).Set("slug", t.Slug).Set("taxonomy", t.Taxonomy)
+	o.Set("link", termapi.Link(r, t, idx)).Set("name", t.Name).Set("slug", t.Slug).Set("taxonomy", t.Taxonomy)
 	if full {
 		if h.hierarchical {
 			o.Set("parent", t.Parent)
@@ -309,7 +309,7 @@ func (h *coreTerms) item(r *handlers.Request, t *calendard.Term, idx *termapi.Te
 		o.Set("meta", []any{})
 	}
 	if links {
-		o.Set("_links", termapi.TermLinks(r, t, idx))
+		o.Set("_links", termapi.Links(r, t, idx))
 	}
 	return o
 }
@@ -333,7 +333,7 @@ func (h *coreTerms) list(r *handlers.Request) (*handlers.Response, error) {
 		given = php.Int(v)
 		offset = handlers.QueryOffset(given)
 	}
-	a := termapi.TermListQuery{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical, Number: perPage, Offset: offset,
+	a := termapi.ListQuery{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical, Number: perPage, Offset: offset,
 		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
 		HideEmpty: handlers.RestBool(r.Value("hide_empty"))}
 	if h.hierarchical {
@@ -413,8 +413,8 @@ func (h *coreTerms) update(r *handlers.Request) (*handlers.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := calendard.TermUpdate{Name: termapi.TermTextParam(r, "name"), Slug: termapi.TermTextParam(r, "slug"),
-		Description: termapi.TermTextParam(r, "description"), Parent: parent}
+	u := calendard.TermUpdate{Name: termapi.TextParam(r, "name"), Slug: termapi.TextParam(r, "slug"),
+		Description: termapi.TextParam(r, "description"), Parent: parent}
 	t, idx, err := h.writes.UpdateTerm(r, cur.ID, u)
 	if err != nil {
 		return nil, err
@@ -439,7 +439,7 @@ func (h *coreTerms) delete(r *handlers.Request) (*handlers.Response, error) {
 	}
 	setFirstParam(r, "context", "view")
 	var previous *phpjson.Object
-	err = h.writes.DeleteTerm(r, cur.ID, func(t *calendard.Term, idx *termapi.TermIndex) {
+	err = h.writes.DeleteTerm(r, cur.ID, func(t *calendard.Term, idx *termapi.Index) {
 		previous = h.item(r, t, idx, "view", false)
 	})
 	if err != nil {
