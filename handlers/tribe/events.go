@@ -198,27 +198,73 @@ func (h *eventsHandler) listFilter(r *handlers.Request) (*eventList, error) {
 		perPage = php.Int(v)
 	}
 
-	// Dates: localized for strict mode, day-rounded in the default inclusive mode.
+	f := calendard.EventFilter{Limit: int(perPage), Offset: handlers.RowsBefore(page, perPage)}
+	include, hasInclude := r.Param("include")
+	if hasInclude && !php.Empty(include) {
+		for _, it := range php.ListToArray(include) {
+			f.Include = append(f.Include, php.Int(it))
+		}
+		f.OrderByPostDate = true
+	}
+	urlStart, urlEnd := listDates(r, &f)
+
+	var search string
+	v, hasSearch := r.Param("search")
+	if hasSearch {
+		search, _ = php.String(v)
+		if search != "" {
+			f.Search = calendard.ParseSearch(search)
+			f.SearchAnonymous = !r.User.LoggedIn()
+		}
+	}
+	if err := h.placeAndTermFilters(r, &f); err != nil {
+		return nil, err
+	}
+	featured, hasFeatured := r.Param("featured")
+	if hasFeatured {
+		b := handlers.RestBool(featured)
+		f.Featured = &b
+	}
+	if v, ok := r.Param("post_parent"); ok {
+		n := php.Int(v)
+		f.PostParent = &n
+	}
+
+	var statusParam []string
+	if v, ok := r.Param("status"); ok {
+		statusParam = statusList(r, calendard.PostTypeEvent, v)
+		f.Statuses = statusParam
+	} else if !r.User.Can(calendard.CapsOf(calendard.PostTypeEvent).Edit) {
+		f.Statuses = []string{"publish"}
+	}
+
+	if h.strictReads && !publishedOnly(f.Statuses) {
+		// Singles refuse trashed events to everyone, and other events as read_post decides.
+		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
+	}
+	q.f, q.page, q.perPage, q.urlStart, q.urlEnd = f, page, perPage, urlStart, urlEnd
+	q.search, q.hasSearch, q.statusParam, q.featured, q.hasFeatured = search, hasSearch, statusParam, featured, hasFeatured
+	return q, nil
+}
+
+// listDates sets the date window of an events list (f.Include already parsed) and returns the
+// start_date and end_date its rest_url carries. Dates are localized for strict mode and
+// day-rounded in the default inclusive mode.
+func listDates(r *handlers.Request, f *calendard.EventFilter) (urlStart, urlEnd *string) {
+	site := r.Site
 	strict := false
 	if v, ok := r.Param("strict_dates"); ok {
 		s, _ := php.String(v)
 		strict = strictDates(s)
 	}
-	raw := func(name string) (string, bool) {
-		v, ok := r.Param(name)
-		if !ok {
-			return "", false
-		}
-		s, _ := php.String(v)
-		return s, true
-	}
 	// bounded returns a date parameter as the plugin compares it: localized to the site zone in strict
 	// mode, otherwise rounded to the start (begin) or end of its UTC calendar day.
 	bounded := func(name string, begin bool) *string {
-		s, ok := raw(name)
+		v, ok := r.Param(name)
 		if !ok {
 			return nil
 		}
+		s, _ := php.String(v)
 		var out string
 		switch {
 		case strict:
@@ -247,14 +293,6 @@ func (h *eventsHandler) listFilter(r *handlers.Request) (*eventList, error) {
 	startDate := bounded("start_date", true)
 	endDate := bounded("end_date", false)
 
-	f := calendard.EventFilter{Limit: int(perPage), Offset: handlers.RowsBefore(page, perPage)}
-	include, hasInclude := r.Param("include")
-	if hasInclude && !php.Empty(include) {
-		for _, it := range php.ListToArray(include) {
-			f.Include = append(f.Include, php.Int(it))
-		}
-		f.OrderByPostDate = true
-	}
 	if relative {
 		if !r.QueryHas("start_date") {
 			startDate = nil
@@ -263,7 +301,7 @@ func (h *eventsHandler) listFilter(r *handlers.Request) (*eventList, error) {
 			endDate = nil
 		}
 	}
-	urlStart, urlEnd := startDate, endDate
+	urlStart, urlEnd = startDate, endDate
 	if f.Include != nil {
 		// Included posts void the caller's dates; the default window is re-applied unrounded.
 		urlStart, urlEnd = strPtr(defaultStartDate(site, r.Now)), strPtr(defaultEndDate(r.Now))
@@ -281,52 +319,27 @@ func (h *eventsHandler) listFilter(r *handlers.Request) (*eventList, error) {
 	}
 	f.StartOnOrAfter, f.EndOnOrBefore = startDate, endDate
 	f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter = startsBefore, startsAfter, endsBefore, endsAfter
+	return urlStart, urlEnd
+}
 
-	search, hasSearch := raw("search")
-	if hasSearch && search != "" {
-		f.Search = calendard.ParseSearch(search)
-		f.SearchAnonymous = !r.User.LoggedIn()
-	}
+// placeAndTermFilters sets the categories, tags, venues and organizers an events list is filtered
+// by, the venues geoloc selects (Events Calendar Pro, when geo filters are on) included.
+func (h *eventsHandler) placeAndTermFilters(r *handlers.Request, f *calendard.EventFilter) error {
 	var err error
 	if f.CategoryIDs, err = h.termFilter(r, "categories", calendard.TaxonomyCategory); err != nil {
-		return nil, err
+		return err
 	}
 	if f.TagIDs, err = h.termFilter(r, "tags", calendard.TaxonomyTag); err != nil {
-		return nil, err
+		return err
 	}
 	f.VenueIDs = idList(r.Value("venue"))
 	f.OrganizerIDs = idList(r.Value("organizer"))
-	// geoloc (Events Calendar Pro, when geo filters are on): events at the venues it selects.
 	if near, err := h.geo.venues(r, false); err != nil {
-		return nil, err
+		return err
 	} else if near != nil || (h.geo.served() && restBoolParam(r, "geoloc")) {
 		f.VenueIDs = narrowIDs(f.VenueIDs, near)
 	}
-	featured, hasFeatured := r.Param("featured")
-	if hasFeatured {
-		b := handlers.RestBool(featured)
-		f.Featured = &b
-	}
-	if v, ok := r.Param("post_parent"); ok {
-		n := php.Int(v)
-		f.PostParent = &n
-	}
-
-	var statusParam []string
-	if v, ok := r.Param("status"); ok {
-		statusParam = statusList(r, calendard.PostTypeEvent, v)
-		f.Statuses = statusParam
-	} else if !r.User.Can(calendard.CapsOf(calendard.PostTypeEvent).Edit) {
-		f.Statuses = []string{"publish"}
-	}
-
-	if h.strictReads && !publishedOnly(f.Statuses) {
-		// Singles refuse trashed events to everyone, and other events as read_post decides.
-		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
-	}
-	q.f, q.page, q.perPage, q.urlStart, q.urlEnd = f, page, perPage, urlStart, urlEnd
-	q.search, q.hasSearch, q.statusParam, q.featured, q.hasFeatured = search, hasSearch, statusParam, featured, hasFeatured
-	return q, nil
+	return nil
 }
 
 // listURL is the list's rest_url: the plugin's supported query vars in their fixed order, raw

@@ -80,43 +80,8 @@ func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
 			narrow(near)
 		}
 	}
-	eventParam, hasEvent := r.Param("event")
-	if hasEvent && !php.Empty(eventParam) {
-		ids, err := svc.LinkedOfEvents(r.Context(), h.postType, []int64{php.Int(eventParam)})
-		if err != nil {
-			return nil, err
-		}
-		narrow(ids)
-	}
-	hasEvents, hasHasEvents := r.Param("has_events")
-	if hasHasEvents {
-		ids, err := svc.LinkedWithEvents(r.Context(), h.postType)
-		if err != nil {
-			return nil, err
-		}
-		s, _ := php.String(hasEvents)
-		if calendard.IsTruthyWord(s) || hasEvents == true {
-			narrow(ids)
-		} else {
-			f.NotIn = append(f.NotIn, ids...)
-		}
-	}
-	if v, ok := r.Param("only_with_upcoming"); ok {
-		s, _ := php.String(v)
-		if calendard.IsTruthyWord(s) || v == true {
-			// Upcoming = the first default-page-size events starting now or later, where "now" is the UTC
-			// clock read as site time (reference quirk), with the request's statuses.
-			from := r.Now.UTC().Format(calendard.DBDateTime)
-			evIDs, err := svc.UpcomingEventIDs(r.Context(), r.Site, f.Statuses, from, r.Site.PerPage)
-			if err != nil {
-				return nil, err
-			}
-			ids, err := svc.LinkedOfEvents(r.Context(), h.postType, evIDs)
-			if err != nil {
-				return nil, err
-			}
-			narrow(ids)
-		}
+	if err := h.eventFilters(r, &f); err != nil {
+		return nil, err
 	}
 
 	// search: matches restrict the list; no match empties the page but not total or pagination
@@ -163,10 +128,11 @@ func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	}
 
 	params := []calendard.KV{{Key: "page", Value: page}, {Key: "per_page", Value: perPage}}
+	eventParam, hasEvent := r.Param("event")
 	if hasEvent {
 		params = append(params, calendard.KV{Key: "event", Value: php.Int(eventParam)})
 	}
-	if hasHasEvents {
+	if hasEvents, ok := r.Param("has_events"); ok {
 		params = append(params, calendard.KV{Key: "has_events", Value: orEmpty(hasEvents)})
 	}
 	status := "publish"
@@ -180,6 +146,50 @@ func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
 
 	body := phpjson.Obj(h.plural, records, "rest_url", restURL)
 	return pagedList(body, restURL, page, perPage, total), nil
+}
+
+// eventFilters narrows a venue or organizer list by its events: those of one event (event), those
+// with or without events (has_events), and those of the upcoming events (only_with_upcoming).
+func (h *linkedHandler) eventFilters(r *handlers.Request, f *calendard.LinkedFilter) error {
+	eventParam, hasEvent := r.Param("event")
+	if hasEvent && !php.Empty(eventParam) {
+		ids, err := h.linked.LinkedOfEvents(r.Context(), h.postType, []int64{php.Int(eventParam)})
+		if err != nil {
+			return err
+		}
+		narrowIn(f, ids)
+	}
+	hasEvents, hasHasEvents := r.Param("has_events")
+	if hasHasEvents {
+		ids, err := h.linked.LinkedWithEvents(r.Context(), h.postType)
+		if err != nil {
+			return err
+		}
+		s, _ := php.String(hasEvents)
+		if calendard.IsTruthyWord(s) || hasEvents == true {
+			narrowIn(f, ids)
+		} else {
+			f.NotIn = append(f.NotIn, ids...)
+		}
+	}
+	if v, ok := r.Param("only_with_upcoming"); ok {
+		s, _ := php.String(v)
+		if calendard.IsTruthyWord(s) || v == true {
+			// Upcoming = the first default-page-size events starting now or later, where "now" is the UTC
+			// clock read as site time (reference quirk), with the request's statuses.
+			from := r.Now.UTC().Format(calendard.DBDateTime)
+			evIDs, err := h.linked.UpcomingEventIDs(r.Context(), r.Site, f.Statuses, from, r.Site.PerPage)
+			if err != nil {
+				return err
+			}
+			ids, err := h.linked.LinkedOfEvents(r.Context(), h.postType, evIDs)
+			if err != nil {
+				return err
+			}
+			narrowIn(f, ids)
+		}
+	}
+	return nil
 }
 
 // narrowIn narrows f's post__in to ids: an intersection when a filter set it already.
