@@ -77,5 +77,5 @@ func (t Taxonomies) Get(r *handlers.Request, tax string) (*Index, error) {
 	return idx, nil
 }
 
-// ForgetTaxonomy drops the taxonomy the request loaded (after it wrote terms).
-func ForgetTaxonomy(r *handlers.Request, tax string) { r.SetLocal(taxonomyKey(tax), nil) }
+// forgetTaxonomy drops the taxonomy the request loaded (after it wrote terms).
+func forgetTaxonomy(r *handlers.Request, tax string) { r.SetLocal(taxonomyKey(tax), nil) }

@@ -62,7 +62,7 @@ func (h *Writes) write(r *handlers.Request, fn func(tx calendard.WriteTx) error)
 		}
 		return fn(tx)
 	})
-	ForgetTaxonomy(r, h.Taxonomy)
+	forgetTaxonomy(r, h.Taxonomy)
 	return termWriteError(err)
 }
 
