@@ -169,8 +169,6 @@ func floatingDate(status string) bool {
 // changed-slug and changed-date records, revisions and term counts on status changes.
 func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArgs) (*Post, error) {
 	now := tx.Now()
-	nowLocal := now.In(site.Location).Format(DBDateTime)
-	nowGMT := now.UTC().Format(DBDateTime)
 
 	var before *Post
 	p := &Post{Type: a.Type, CommentStatus: "closed", PingStatus: "closed", Status: a.Status}
@@ -236,118 +234,11 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 	}
 	set(&p.MimeType, a.MimeType)
 
-	// Dates (wp_update_post clears the date of drafts that never had one, then wp_insert_post fills in).
-	date, dateGMT := p.Date, p.DateGMT
-	if before != nil && floatingDate(before.Status) && before.DateGMT == ZeroDate && a.Date == nil && a.DateGMT == nil {
-		date, dateGMT = nowLocal, ""
+	if err := savePostDates(p, before, a, site, now); err != nil {
+		return nil, err
 	}
-	if before == nil {
-		date, dateGMT = "", ""
-	}
-	if a.ResetDate && a.Date == nil && a.DateGMT == nil {
-		date, dateGMT = nowLocal, ""
-	}
-	if a.Date != nil {
-		date, dateGMT = *a.Date, ""
-		if a.DateGMT != nil {
-			dateGMT = *a.DateGMT
-		}
-	} else if a.DateGMT != nil {
-		date, dateGMT = "", *a.DateGMT
-	}
-	if date == "" || date == ZeroDate {
-		if dateGMT == "" || dateGMT == ZeroDate {
-			date = nowLocal
-		} else {
-			t, err := time.ParseInLocation(DBDateTime, dateGMT, time.UTC)
-			if err != nil {
-				return nil, invalidDate()
-			}
-			date = t.In(site.Location).Format(DBDateTime)
-		}
-	}
-	localT, err := time.ParseInLocation(DBDateTime, date, site.Location)
-	if err != nil {
-		return nil, invalidDate()
-	}
-	if dateGMT == "" || dateGMT == ZeroDate {
-		if floatingDate(p.Status) {
-			dateGMT = ZeroDate
-		} else {
-			dateGMT = localT.UTC().Format(DBDateTime)
-		}
-	}
-	p.Date, p.DateGMT = date, dateGMT
-	if before != nil {
-		p.Modified, p.ModifiedGMT = nowLocal, nowGMT
-	} else {
-		p.Modified, p.ModifiedGMT = date, dateGMT
-	}
-	set(&p.Modified, a.Modified)
-	set(&p.ModifiedGMT, a.ModifiedGMT)
-	// A published post dated at least a minute ahead is scheduled; a scheduled one in the past publishes.
-	if p.DateGMT != ZeroDate {
-		if gmt, err := time.ParseInLocation(DBDateTime, p.DateGMT, time.UTC); err == nil {
-			ahead := gmt.Sub(now.UTC().Truncate(time.Second))
-			if p.Status == "publish" && ahead >= time.Minute {
-				p.Status = "future"
-			} else if p.Status == "future" && ahead < time.Minute {
-				p.Status = "publish"
-			}
-		}
-	}
-
-	// Slug: the one asked for, else (wp_update_post merges the stored row) the stored one.
-	requested := ""
-	if a.Name != nil {
-		requested = *a.Name
-	} else if before != nil {
-		requested = before.Name
-	}
-	if p.Status == "pending" && !user.Can(CapsOf(p.Type).Publish) {
-		// Contributors may not set the slug of a post pending review (publish_posts for new
-		// posts, publish_post, which maps to the same capability, for updates).
-		requested = ""
-	}
-	p.Name = insertPostName(requested, p.Title, p.Status, before)
-	if before != nil && before.Status == "trash" && p.Status != "trash" {
-		// Untrashing restores the slug the post had before it was trashed.
-		if desired, _ := tx.MetaValues(ctx, p.ID, "_wp_desired_post_slug"); len(desired) > 0 && desired[0] != "" {
-			p.Name = desired[0]
-			if err := tx.DeleteMeta(ctx, p.ID, "_wp_desired_post_slug", nil); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if p.Status != "trash" && p.Name != "" {
-		// A trashed post still holding the slug (trashed before WordPress added suffixes) gives it up.
-		if err := suffixTrashedHolders(ctx, tx, p.Name, p.ID); err != nil {
-			return nil, err
-		}
-	}
-	if p.Status == "trash" && before != nil && before.Status != "trash" {
-		// wp_add_trashed_suffix_to_post_name_for_post works from the stored slug.
-		p.Name = before.Name
-		if !strings.HasSuffix(p.Name, "__trashed") {
-			if err := tx.AddMeta(ctx, p.ID, "_wp_desired_post_slug", p.Name); err != nil {
-				return nil, err
-			}
-			p.Name = truncateSlug(p.Name, 191) + "__trashed"
-		}
-	}
-	if p.Name == "" && p.ID != 0 && !floatingDate(p.Status) {
-		// An update whose slug sanitized to nothing: sanitize_title($post_title, $post_id).
-		if p.Name = wptext.SanitizeTitle(p.Title); p.Name == "" {
-			p.Name = strconv.FormatInt(p.ID, 10)
-		}
-	}
-	if p.Name != "" && !floatingDate(p.Status) {
-		if err := tx.LockSlugs(ctx, p.Type); err != nil {
-			return nil, err
-		}
-		if p.Name, err = uniquePostSlug(ctx, tx, p.Name, p.ID, p.Type); err != nil {
-			return nil, err
-		}
+	if err := savePostSlug(ctx, tx, p, before, a, user); err != nil {
+		return nil, err
 	}
 
 	if err := checkPostFieldLengths(p, before == nil); err != nil {
@@ -408,6 +299,139 @@ func SavePost(ctx context.Context, tx WriteTx, site *Site, user *User, a PostArg
 		return nil, err
 	}
 	return p, nil
+}
+
+// savePostDates sets the dates of the post being saved as wp_update_post and wp_insert_post do
+// (nowLocal for a draft that never had one), its modification time, and the status a date
+// decides (a published post dated at least a minute ahead is scheduled, a scheduled one in the
+// past publishes).
+func savePostDates(p, before *Post, a PostArgs, site *Site, now time.Time) error {
+	nowLocal := now.In(site.Location).Format(DBDateTime)
+	nowGMT := now.UTC().Format(DBDateTime)
+	// wp_update_post clears the date of drafts that never had one, then wp_insert_post fills in.
+	date, dateGMT := p.Date, p.DateGMT
+	if before != nil && floatingDate(before.Status) && before.DateGMT == ZeroDate && a.Date == nil && a.DateGMT == nil {
+		date, dateGMT = nowLocal, ""
+	}
+	if before == nil {
+		date, dateGMT = "", ""
+	}
+	if a.ResetDate && a.Date == nil && a.DateGMT == nil {
+		date, dateGMT = nowLocal, ""
+	}
+	if a.Date != nil {
+		date, dateGMT = *a.Date, ""
+		if a.DateGMT != nil {
+			dateGMT = *a.DateGMT
+		}
+	} else if a.DateGMT != nil {
+		date, dateGMT = "", *a.DateGMT
+	}
+	if date == "" || date == ZeroDate {
+		if dateGMT == "" || dateGMT == ZeroDate {
+			date = nowLocal
+		} else {
+			t, err := time.ParseInLocation(DBDateTime, dateGMT, time.UTC)
+			if err != nil {
+				return invalidDate()
+			}
+			date = t.In(site.Location).Format(DBDateTime)
+		}
+	}
+	localT, err := time.ParseInLocation(DBDateTime, date, site.Location)
+	if err != nil {
+		return invalidDate()
+	}
+	if dateGMT == "" || dateGMT == ZeroDate {
+		if floatingDate(p.Status) {
+			dateGMT = ZeroDate
+		} else {
+			dateGMT = localT.UTC().Format(DBDateTime)
+		}
+	}
+	p.Date, p.DateGMT = date, dateGMT
+	if before != nil {
+		p.Modified, p.ModifiedGMT = nowLocal, nowGMT
+	} else {
+		p.Modified, p.ModifiedGMT = date, dateGMT
+	}
+	if a.Modified != nil {
+		p.Modified = *a.Modified
+	}
+	if a.ModifiedGMT != nil {
+		p.ModifiedGMT = *a.ModifiedGMT
+	}
+	// A published post dated at least a minute ahead is scheduled; a scheduled one in the past publishes.
+	if p.DateGMT != ZeroDate {
+		if gmt, err := time.ParseInLocation(DBDateTime, p.DateGMT, time.UTC); err == nil {
+			ahead := gmt.Sub(now.UTC().Truncate(time.Second))
+			if p.Status == "publish" && ahead >= time.Minute {
+				p.Status = "future"
+			} else if p.Status == "future" && ahead < time.Minute {
+				p.Status = "publish"
+			}
+		}
+	}
+	return nil
+}
+
+// savePostSlug sets the slug of the post being saved: the one asked for (or the stored one),
+// given back on untrash and suffixed on trash, and made unique among the type's.
+func savePostSlug(ctx context.Context, tx WriteTx, p, before *Post, a PostArgs, user *User) error {
+	var err error
+	// Slug: the one asked for, else (wp_update_post merges the stored row) the stored one.
+	requested := ""
+	if a.Name != nil {
+		requested = *a.Name
+	} else if before != nil {
+		requested = before.Name
+	}
+	if p.Status == "pending" && !user.Can(CapsOf(p.Type).Publish) {
+		// Contributors may not set the slug of a post pending review (publish_posts for new
+		// posts, publish_post, which maps to the same capability, for updates).
+		requested = ""
+	}
+	p.Name = insertPostName(requested, p.Title, p.Status, before)
+	if before != nil && before.Status == "trash" && p.Status != "trash" {
+		// Untrashing restores the slug the post had before it was trashed.
+		if desired, _ := tx.MetaValues(ctx, p.ID, "_wp_desired_post_slug"); len(desired) > 0 && desired[0] != "" {
+			p.Name = desired[0]
+			if err := tx.DeleteMeta(ctx, p.ID, "_wp_desired_post_slug", nil); err != nil {
+				return err
+			}
+		}
+	}
+	if p.Status != "trash" && p.Name != "" {
+		// A trashed post still holding the slug (trashed before WordPress added suffixes) gives it up.
+		if err := suffixTrashedHolders(ctx, tx, p.Name, p.ID); err != nil {
+			return err
+		}
+	}
+	if p.Status == "trash" && before != nil && before.Status != "trash" {
+		// wp_add_trashed_suffix_to_post_name_for_post works from the stored slug.
+		p.Name = before.Name
+		if !strings.HasSuffix(p.Name, "__trashed") {
+			if err := tx.AddMeta(ctx, p.ID, "_wp_desired_post_slug", p.Name); err != nil {
+				return err
+			}
+			p.Name = truncateSlug(p.Name, 191) + "__trashed"
+		}
+	}
+	if p.Name == "" && p.ID != 0 && !floatingDate(p.Status) {
+		// An update whose slug sanitized to nothing: sanitize_title($post_title, $post_id).
+		if p.Name = wptext.SanitizeTitle(p.Title); p.Name == "" {
+			p.Name = strconv.FormatInt(p.ID, 10)
+		}
+	}
+	if p.Name != "" && !floatingDate(p.Status) {
+		if err := tx.LockSlugs(ctx, p.Type); err != nil {
+			return err
+		}
+		if p.Name, err = uniquePostSlug(ctx, tx, p.Name, p.ID, p.Type); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // originMetaKeys are the plugin's origin markers per post type.

@@ -21,8 +21,8 @@ var docMethods = []struct{ key, method string }{{"get", "GET"}, {"post", "POST"}
 
 const noDescription = "No description provided"
 
-// doc is GET /{ns}/doc: the OpenAPI 3.0.0 document of the routes calendard serves.
-func (s *Server) doc(r *Request) (*Response, error) {
+// Doc is GET /{ns}/doc: the OpenAPI 3.0.0 document of the routes calendard serves.
+func (s *Server) Doc(r *Request) (*Response, error) {
 	return Ok(s.openAPI(r)), nil
 }
 

@@ -1,4 +1,4 @@
-package handlers
+package handlers_test
 
 import (
 	"bufio"
@@ -8,15 +8,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/handlers/tribe"
+
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
-// newRouteServer builds a Server with the route table exactly as New does, without dependencies:
+// newRouteServer builds a handlers.Server with the route table exactly as New does, without dependencies:
 // building the document never touches the database.
-func newRouteServer() *Server {
-	s := &Server{}
-	s.routes = s.routeTable(NewPluginServices(Config{}, Deps{}))
+func newRouteServer() *handlers.Server {
+	s := &handlers.Server{}
+	tribe.Routes(tribe.Services{}, tribe.Options{})(s)
 	return s
 }
 
@@ -69,14 +72,14 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-func get(o *phpjson.Object, key string) any { v, _ := o.Get(key); return v }
+func docGet(o *phpjson.Object, key string) any { v, _ := o.Get(key); return v }
 
 // TestDocMatchesRecordedReference compares every part of the generated document, key order included,
 // with the reference's answer.
 func TestDocMatchesRecordedReference(t *testing.T) {
 	want := recordedDoc(t)
 	s := newRouteServer()
-	got := s.openAPI(&Request{NS: NamespaceTribe, Site: recordedSite})
+	got := s.OpenAPI(&handlers.Request{NS: handlers.NamespaceTribe, Site: recordedSite})
 
 	t.Run("top-level keys are in the reference order", func(t *testing.T) {
 		if w, g := strings.Join(want.Keys(), ","), strings.Join(got.Keys(), ","); w != g {
@@ -85,33 +88,33 @@ func TestDocMatchesRecordedReference(t *testing.T) {
 	})
 	for _, key := range []string{"openapi", "info", "components", "servers"} {
 		t.Run(key+" equals the reference", func(t *testing.T) {
-			if w, g := mustJSON(t, get(want, key)), mustJSON(t, get(got, key)); w != g {
+			if w, g := mustJSON(t, docGet(want, key)), mustJSON(t, docGet(got, key)); w != g {
 				t.Errorf("want %s\n got %s", w, g)
 			}
 		})
 	}
-	wantPaths, gotPaths := get(want, "paths").(*phpjson.Object), get(got, "paths").(*phpjson.Object)
+	wantPaths, gotPaths := docGet(want, "paths").(*phpjson.Object), docGet(got, "paths").(*phpjson.Object)
 	t.Run("paths are listed in the reference order", func(t *testing.T) {
 		if w, g := strings.Join(wantPaths.Keys(), " "), strings.Join(gotPaths.Keys(), " "); w != g {
 			t.Errorf("want %s\n got %s", w, g)
 		}
 	})
 	for _, p := range wantPaths.Keys() {
-		wantItem := get(wantPaths, p).(*phpjson.Object)
+		wantItem := docGet(wantPaths, p).(*phpjson.Object)
 		for _, m := range wantItem.Keys() {
 			t.Run(m+" "+p+" equals the reference", func(t *testing.T) {
-				gotItem, _ := get(gotPaths, p).(*phpjson.Object)
+				gotItem, _ := docGet(gotPaths, p).(*phpjson.Object)
 				if gotItem == nil {
 					t.Fatalf("path %s missing", p)
 				}
-				wantOp := get(wantItem, m).(*phpjson.Object)
-				if w, g := mustJSON(t, wantOp), mustJSON(t, get(gotItem, m)); w != g {
+				wantOp := docGet(wantItem, m).(*phpjson.Object)
+				if w, g := mustJSON(t, wantOp), mustJSON(t, docGet(gotItem, m)); w != g {
 					t.Errorf("want %s\n got %s", w, g)
 				}
 			})
 		}
 		t.Run(p+" documents the reference's methods in order", func(t *testing.T) {
-			gotItem, _ := get(gotPaths, p).(*phpjson.Object)
+			gotItem, _ := docGet(gotPaths, p).(*phpjson.Object)
 			if gotItem == nil {
 				t.Fatalf("path %s missing", p)
 			}
@@ -127,21 +130,21 @@ func TestDocMatchesRecordedReference(t *testing.T) {
 // Creation (POST on an archive) is documented on the archive's item paths, as the plugin does.
 func TestDocCoversRouteTable(t *testing.T) {
 	s := newRouteServer()
-	paths := get(s.openAPI(&Request{NS: NamespaceTribe, Site: recordedSite}), "paths").(*phpjson.Object)
+	paths := docGet(s.OpenAPI(&handlers.Request{NS: handlers.NamespaceTribe, Site: recordedSite}), "paths").(*phpjson.Object)
 	docKey := map[string]string{"GET": "get", "POST": "post", "DELETE": "delete"}
 
-	byPath := map[string]*Route{}
-	for _, rt := range s.routes {
+	byPath := map[string]*handlers.Route{}
+	for _, rt := range s.Routes() {
 		if rt.Path == "" {
 			if paths.Has("") || paths.Has("/") {
 				t.Error("the namespace root is documented; the reference does not list it")
 			}
 			continue
 		}
-		p := openAPIPath(rt.Path)
+		p := handlers.OpenAPIPath(rt.Path)
 		byPath[p] = rt
 		t.Run(p+" is documented with every method it serves", func(t *testing.T) {
-			item, _ := get(paths, p).(*phpjson.Object)
+			item, _ := docGet(paths, p).(*phpjson.Object)
 			if item == nil {
 				t.Fatalf("route %s has no path %s in the document", rt.Path, p)
 			}
@@ -154,7 +157,7 @@ func TestDocCoversRouteTable(t *testing.T) {
 					if item.Has("post") {
 						t.Errorf("archive %s documents post; creation belongs to its item paths", p)
 					}
-					if !s.itemPostDocumented(rt, paths) {
+					if !itemPostDocumented(s, rt, paths) {
 						t.Errorf("archive %s serves POST but no item path documents its creation", p)
 					}
 					continue
@@ -171,11 +174,11 @@ func TestDocCoversRouteTable(t *testing.T) {
 			if rt == nil {
 				t.Fatalf("documented path %s matches no route", p)
 			}
-			item := get(paths, p).(*phpjson.Object)
+			item := docGet(paths, p).(*phpjson.Object)
 			for _, key := range item.Keys() {
 				served := false
 				for m, k := range docKey {
-					if k == key && endpointFor(rt, m) != nil {
+					if k == key && handlers.EndpointFor(rt, m) != nil {
 						served = true
 					}
 				}
@@ -188,36 +191,36 @@ func TestDocCoversRouteTable(t *testing.T) {
 	t.Run("every documented operation has responses and no response table entry is stale", func(t *testing.T) {
 		for _, p := range paths.Keys() {
 			rt := byPath[p]
-			item := get(paths, p).(*phpjson.Object)
+			item := docGet(paths, p).(*phpjson.Object)
 			for _, key := range item.Keys() {
-				if len(docOperations[rt.Path][key]) == 0 {
+				if len(handlers.DocOperations[rt.Path][key]) == 0 {
 					t.Errorf("no documented responses for %s %s", key, rt.Path)
 				}
 			}
-			for key := range docOperations[rt.Path] {
+			for key := range handlers.DocOperations[rt.Path] {
 				if !item.Has(key) {
-					t.Errorf("docOperations[%s][%s] documents an operation the route does not serve", rt.Path, key)
+					t.Errorf("handlers.DocOperations[%s][%s] documents an operation the route does not serve", rt.Path, key)
 				}
 			}
 		}
-		for path := range docOperations {
-			if rt := byPath[openAPIPath(path)]; rt == nil || rt.Path != path {
-				t.Errorf("docOperations has %s, which is no route", path)
+		for path := range handlers.DocOperations {
+			if rt := byPath[handlers.OpenAPIPath(path)]; rt == nil || rt.Path != path {
+				t.Errorf("handlers.DocOperations has %s, which is no route", path)
 			}
 		}
-		for path := range docBodyWithReadArgs {
-			if rt := byPath[openAPIPath(path)]; rt == nil || rt.Path != path {
-				t.Errorf("docBodyWithReadArgs has %s, which is no route", path)
+		for path := range handlers.DocBodyWithReadArgs {
+			if rt := byPath[handlers.OpenAPIPath(path)]; rt == nil || rt.Path != path {
+				t.Errorf("handlers.DocBodyWithReadArgs has %s, which is no route", path)
 			}
 		}
 	})
 }
 
 // itemPostDocumented reports whether some item route under the archive documents a post.
-func (s *Server) itemPostDocumented(archive *Route, paths *phpjson.Object) bool {
-	for _, rt := range s.routes {
-		if rt.HasVariables() && s.collectionOf(rt) == archive {
-			if item, _ := get(paths, openAPIPath(rt.Path)).(*phpjson.Object); item != nil && item.Has("post") {
+func itemPostDocumented(s *handlers.Server, archive *handlers.Route, paths *phpjson.Object) bool {
+	for _, rt := range s.Routes() {
+		if rt.HasVariables() && s.CollectionOf(rt) == archive {
+			if item, _ := docGet(paths, handlers.OpenAPIPath(rt.Path)).(*phpjson.Object); item != nil && item.Has("post") {
 				return true
 			}
 		}
@@ -235,8 +238,8 @@ func TestOpenAPIPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := openAPIPath(tt.in); got != tt.want {
-				t.Errorf("openAPIPath(%q) = %q, want %q", tt.in, got, tt.want)
+			if got := handlers.OpenAPIPath(tt.in); got != tt.want {
+				t.Errorf("handlers.OpenAPIPath(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}
@@ -249,18 +252,18 @@ func TestDocServerURL(t *testing.T) {
 		ns   string
 		want string
 	}{
-		{"port is dropped from the host", recordedSite, NamespaceTribe, "http://127.0.0.1/wp-json/tribe/events/v1/"},
-		{"namespace follows the client's spelling", recordedSite, NamespaceCalendar, "http://127.0.0.1/wp-json/calendar/events/v1/"},
-		{"sub-directory is lost", &calendard.Site{HomeURL: "https://example.org/blog", PrettyPermalinks: true}, NamespaceTribe,
+		{"port is dropped from the host", recordedSite, handlers.NamespaceTribe, "http://127.0.0.1/wp-json/tribe/events/v1/"},
+		{"namespace follows the client's spelling", recordedSite, handlers.NamespaceCalendar, "http://127.0.0.1/wp-json/calendar/events/v1/"},
+		{"sub-directory is lost", &calendard.Site{HomeURL: "https://example.org/blog", PrettyPermalinks: true}, handlers.NamespaceTribe,
 			"http://example.org/wp-json/tribe/events/v1/"},
-		{"plain permalinks keep the query form", &calendard.Site{HomeURL: "http://example.org"}, NamespaceTribe,
+		{"plain permalinks keep the query form", &calendard.Site{HomeURL: "http://example.org"}, handlers.NamespaceTribe,
 			"http://example.org/index.php?rest_route=/tribe/events/v1/"},
-		{"IPv6 host keeps its brackets", &calendard.Site{HomeURL: "http://[::1]:8080", PrettyPermalinks: true}, NamespaceTribe,
+		{"IPv6 host keeps its brackets", &calendard.Site{HomeURL: "http://[::1]:8080", PrettyPermalinks: true}, handlers.NamespaceTribe,
 			"http://[::1]/wp-json/tribe/events/v1/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := docServerURL(&Request{NS: tt.ns, Site: tt.site}); got != tt.want {
+			if got := handlers.DocServerURL(&handlers.Request{NS: tt.ns, Site: tt.site}); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -270,45 +273,45 @@ func TestDocServerURL(t *testing.T) {
 func TestDocParametersFollowSwaggerizeArgs(t *testing.T) {
 	tests := []struct {
 		name      string
-		arg       *Arg
+		arg       *handlers.Arg
 		defaultIn string
 		want      string
 	}{
 		{"query argument without description reads No description provided",
-			&Arg{Name: "page", Type: "integer"}, "query",
+			&handlers.Arg{Name: "page", Type: "integer"}, "query",
 			`{"in":"query","schema":{"type":"integer"},"description":"No description provided","required":false,"name":"page"}`},
 		{"declared in overrides the default and required shows",
-			&Arg{Name: "id", Type: "integer", In: "path", Required: true, Description: "d"}, "query",
+			&handlers.Arg{Name: "id", Type: "integer", In: "path", Required: true, Description: "d"}, "query",
 			`{"in":"path","schema":{"type":"integer"},"description":"d","required":true,"name":"id"}`},
 		{"swagger type wins and CSV lists get style form without explode",
-			&Arg{Name: "tags", Type: "string", SwaggerType: "array", ItemsType: "integer", CollectionFormat: "csv", Description: "d"}, "query",
+			&handlers.Arg{Name: "tags", Type: "string", SwaggerType: "array", ItemsType: "integer", CollectionFormat: "csv", Description: "d"}, "query",
 			`{"in":"query","schema":{"type":"array","items":{"type":"integer"}},"description":"d","required":false,"name":"tags","style":"form"}`},
 		{"items without a type document an array",
-			&Arg{Name: "venue", ItemsType: "integer", Description: "d"}, "path",
+			&handlers.Arg{Name: "venue", ItemsType: "integer", Description: "d"}, "path",
 			`{"in":"path","schema":{"type":"array","items":{"type":"integer"}},"description":"d","required":false,"name":"venue"}`},
 		{"no type at all keeps the plugin's false",
-			&Arg{Name: "cost", Description: "d"}, "query",
+			&handlers.Arg{Name: "cost", Description: "d"}, "query",
 			`{"in":"query","schema":{"type":false},"description":"d","required":false,"name":"cost"}`},
 		{"REST short types are spelled out",
-			&Arg{Name: "n", Type: "int", Description: "d"}, "query",
+			&handlers.Arg{Name: "n", Type: "int", Description: "d"}, "query",
 			`{"in":"query","schema":{"type":"integer"},"description":"d","required":false,"name":"n"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := mustJSON(t, docParameters([]*Arg{tt.arg}, tt.defaultIn)[0]); got != tt.want {
+			if got := mustJSON(t, handlers.DocParameters([]*handlers.Arg{tt.arg}, tt.defaultIn)[0]); got != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
 	}
 	t.Run("no arguments give no parameters key", func(t *testing.T) {
-		if got := docParameters(nil, "query"); got != nil {
+		if got := handlers.DocParameters(nil, "query"); got != nil {
 			t.Errorf("got %v", got)
 		}
 	})
 }
 
 func TestDocRequestBodyFollowsSwaggerizePostArgs(t *testing.T) {
-	got := mustJSON(t, docRequestBody([]*Arg{
+	got := mustJSON(t, handlers.DocRequestBody([]*handlers.Arg{
 		{Name: "id", Type: "integer", Description: "the id"},
 		{Name: "cost"},
 		{Name: "categories", ItemsType: "integer", Description: "c"},

@@ -100,6 +100,7 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
+// IsEmptyList reports whether v is an empty PHP array (an empty list or object).
 func IsEmptyList(v any) bool {
 	switch x := v.(type) {
 	case []any:
@@ -128,7 +129,7 @@ func (s *Server) dispatchEmbedded(parent *Request, href string) any {
 	if c, _ := query.Get("context"); php.Empty(c) {
 		query.Set("context", "embed")
 	}
-	req := &Request{ctx: parent.ctx, srv: s, Method: "GET", Site: site, User: parent.User, Now: parent.Now,
+	req := &Request{ctx: parent.ctx, dbContext: s.dbContext, log: s.log, Method: "GET", Site: site, User: parent.User, Now: parent.Now,
 		Render: wptext.NewRenderContext(site.HomeURL), Secure: parent.Secure, query: query,
 		url: phpjson.NewObject(), defaults: phpjson.NewObject()}
 	rt, ep, ns, captures := s.match(route, "GET", site)

@@ -69,7 +69,7 @@ func (r *Request) argData(a *Arg) *phpjson.Object {
 	return o
 }
 
-// namespaceIndex is GET /{ns}: every route of the namespace keyed by its regex.
+// NamespaceIndex is GET /{ns}: every route of the namespace keyed by its regex.
 func (s *Server) NamespaceIndex(r *Request) (*Response, error) {
 	routes := phpjson.NewObject()
 	for _, rt := range s.namespaceRoutes(r.NS) {

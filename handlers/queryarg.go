@@ -9,7 +9,7 @@ import (
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
-// addQueryArg is WordPress' add_query_arg(array $args, $url). Its quirks are part of the API: new
+// AddQueryArg is WordPress' add_query_arg(array $args, $url). Its quirks are part of the API: new
 // values are appended raw (not URL-encoded), while a query string already on the URL is decoded and
 // re-encoded (urlencode_deep), so adding to a URL that has parameters form-encodes the old ones.
 // A false value removes the key, nil values are skipped, true becomes "1".
@@ -53,8 +53,8 @@ func AddQueryArg(uri string, args []calendard.KV) string {
 	return strings.TrimRight(protocol+base+ret+frag, "?")
 }
 
-// removeQueryArg is remove_query_arg($key, $url): add_query_arg with the key set to false.
-func removeQueryArg(uri, key string) string {
+// RemoveQueryArg is remove_query_arg($key, $url): add_query_arg with the key set to false.
+func RemoveQueryArg(uri, key string) string {
 	return AddQueryArg(uri, []calendard.KV{{Key: key, Value: false}})
 }
 
@@ -108,7 +108,7 @@ func buildQuery(o *phpjson.Object, prefix string) string {
 	return strings.Join(parts, "&")
 }
 
-// urlencodeDeep applies PHP urlencode to every scalar value.
+// UrlencodeDeep applies PHP urlencode to every scalar value.
 func UrlencodeDeep(o *phpjson.Object) *phpjson.Object {
 	out := phpjson.NewObject()
 	for _, k := range o.Keys() {

@@ -42,7 +42,7 @@ func TestAddQueryArg(t *testing.T) {
 }
 
 func TestRemoveQueryArgEncodesTheRest(t *testing.T) {
-	got := removeQueryArg("http://s/e/?page=1&per_page=10&start_date=2026-11-21 00:00:00", "page")
+	got := RemoveQueryArg("http://s/e/?page=1&per_page=10&start_date=2026-11-21 00:00:00", "page")
 	want := "http://s/e/?per_page=10&start_date=2026-11-21+00%3A00%3A00"
 	if got != want {
 		t.Errorf("got %s, want %s", got, want)

@@ -7,13 +7,13 @@ import (
 	"github.com/calendard/calendard"
 )
 
-// readBack runs read, the answer of a write that has committed: the record as stored. It gets a
+// ReadBack runs read, the answer of a write that has committed: the record as stored. It gets a
 // database deadline of its own, since the write's may have passed at the commit. Should the
 // database fail even so, the answer still tells that the write is stored — 503 service_unavailable
 // with data.id and data.committed — so that a client does not send it again and make a duplicate
 // (WordPress would answer its database error here, with the post already inserted).
-func (r *Request) readBack(noun string, id int64, read func() (*Response, error)) (*Response, error) {
-	ctx, cancel := r.srv.dbContext(context.WithoutCancel(r.ctx))
+func (r *Request) ReadBack(noun string, id int64, read func() (*Response, error)) (*Response, error) {
+	ctx, cancel := r.dbContext(context.WithoutCancel(r.ctx))
 	defer cancel()
 	saved := r.ctx
 	r.ctx = ctx
@@ -21,7 +21,7 @@ func (r *Request) readBack(noun string, id int64, read func() (*Response, error)
 	resp, err := read()
 	var e *calendard.Error
 	if err != nil && !errors.As(err, &e) {
-		r.srv.log.Warn("reading back a committed write", "type", noun, "id", id, "err", err)
+		r.log.Warn("reading back a committed write", "type", noun, "id", id, "err", err)
 		return nil, &calendard.Error{Code: "service_unavailable", Status: 503,
 			Message: "The " + noun + " was saved, but the database did not answer when it was read back.",
 			Data:    []calendard.KV{{Key: "id", Value: id}, {Key: "committed", Value: true}}}
@@ -29,16 +29,16 @@ func (r *Request) readBack(noun string, id int64, read func() (*Response, error)
 	return resp, err
 }
 
-// unconfirmed is the answer to a write whose COMMIT went out but was not answered in time: the
+// Unconfirmed is the answer to a write whose COMMIT went out but was not answered in time: the
 // database may have stored it or not, and nobody can tell until it answers again. It is 503
 // service_unavailable with data.committed null (unknown; true is for a write known to be stored)
 // and data.id, the record it would have saved, so that a client looks for that record before it
 // sends the write again. Any other error is returned as it is.
-func (r *Request) unconfirmed(noun string, id int64, err error) error {
+func (r *Request) Unconfirmed(noun string, id int64, err error) error {
 	if !errors.Is(err, calendard.ErrCommitUnconfirmed) {
 		return err
 	}
-	r.srv.log.Warn("commit not confirmed", "type", noun, "id", id, "err", err)
+	r.log.Warn("commit not confirmed", "type", noun, "id", id, "err", err)
 	return errUnconfirmed(noun, id)
 }
 

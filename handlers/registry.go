@@ -6,9 +6,9 @@ import "regexp"
 // validates, dispatches, embeds and lists them (indexes, OPTIONS, /doc) without knowing any.
 
 // RouteFamily registers one family of routes (the plugin's, wp/v2) into s with Register. It is
-// called once, by New; cfg and deps are the server's, for the family's handlers to keep the
-// services they use.
-type RouteFamily func(s *Server, cfg Config, deps Deps)
+// called once, by New; the family's handlers were given the services they use when it was made
+// (internal/service wires them).
+type RouteFamily func(s *Server)
 
 // Register adds routes under a namespace the server serves: NamespaceCore, or either of the
 // plugin's (NamespaceTribe or NamespaceCalendar: every plugin route is served under both). Routes

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"time"
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/phpjson"
@@ -20,35 +21,30 @@ func (r *Request) QueryParams() *phpjson.Object { return r.query }
 // JSONBody is the decoded JSON body, and whether the body was JSON.
 func (r *Request) JSONBody() (*phpjson.Object, bool) { return r.json, r.isJSON }
 
-// CorePost loads any post by ID (nil when there is none), for parents of attachments.
-func (r *Request) CorePost(id int64) *calendard.CorePost {
-	reader := r.srv.deps.Posts
-	if id <= 0 {
-		return nil
+// Write runs fn in one transaction of w at the request's clock: everything a request writes
+// commits together or not at all. A nil w is a read-only store.
+func Write(r *Request, w calendard.Writer, fn func(tx calendard.WriteTx) error) error {
+	if w == nil {
+		return &calendard.Error{Code: "rest_not_implemented", Message: "This store is read-only.", Status: 501}
 	}
-	p, err := reader.CorePost(r.ctx, id)
-	if err != nil {
-		return nil
-	}
-	return p
+	return w.Write(r.ctx, func() time.Time { return r.Now }, fn)
 }
 
-// posts returns the post lookups.
-func (r *Request) Posts() calendard.PostService { return r.srv.deps.Posts }
+// Local is a value a route family keeps for the rest of the request (SetLocal), under a key of a
+// type of its own.
+func (r *Request) Local(key any) (any, bool) {
+	v, ok := r.locals[key]
+	return v, ok
+}
 
-// taxonomy loads a taxonomy once per request for validators and filters.
-func (r *Request) Taxonomy(tax string) (*TermIndex, error) {
-	if idx, ok := r.termCache[tax]; ok {
-		return idx, nil
+// SetLocal keeps v for the rest of the request under key; a nil v drops it.
+func (r *Request) SetLocal(key, v any) {
+	if v == nil {
+		delete(r.locals, key)
+		return
 	}
-	terms, err := r.srv.deps.Terms.TermsOf(r.ctx, tax)
-	if err != nil {
-		return nil, err
+	if r.locals == nil {
+		r.locals = map[any]any{}
 	}
-	idx := newTermIndex(terms)
-	if r.termCache == nil {
-		r.termCache = map[string]*TermIndex{}
-	}
-	r.termCache[tax] = idx
-	return idx, nil
+	r.locals[key] = v
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"regexp"
 	"strings"
 	"time"
@@ -46,7 +47,7 @@ type Arg struct {
 	CollectionFormat string
 }
 
-// errInvalid is a validator's plain "false".
+// ErrInvalid is a validator's plain "false".
 var ErrInvalid = errors.New("invalid parameter")
 
 // Endpoint is one handler of a route.
@@ -98,7 +99,7 @@ type Response struct {
 	Headers []calendard.KV
 }
 
-// ok returns a 200 response.
+// Ok returns a 200 response.
 func Ok(body any) *Response { return &Response{Status: 200, Body: body} }
 
 // Header adds a response header.
@@ -109,16 +110,18 @@ func (r *Response) Header(k, v string) *Response {
 
 // Request is one REST request after routing.
 type Request struct {
-	ctx      context.Context
-	srv      *Server
-	Method   string
-	NS       string // namespace spelling the client used
-	Route    *Route
-	Endpoint *Endpoint
-	Site     *calendard.Site
-	User     *calendard.User
-	Now      time.Time
-	Render   *wptext.RenderContext
+	ctx context.Context
+	// dbContext starts a database deadline of the server's length (a committed write's read-back).
+	dbContext func(context.Context) (context.Context, context.CancelFunc)
+	log       *slog.Logger
+	Method    string
+	NS        string // namespace spelling the client used
+	Route     *Route
+	Endpoint  *Endpoint
+	Site      *calendard.Site
+	User      *calendard.User
+	Now       time.Time
+	Render    *wptext.RenderContext
 	// Secure is WordPress' is_ssl(): TLS, or https reported by a trusted proxy.
 	Secure bool
 
@@ -130,10 +133,11 @@ type Request struct {
 	url      *phpjson.Object
 	defaults *phpjson.Object
 
-	termCache map[string]*TermIndex
+	// locals are what route families keep for the rest of the request (Local, SetLocal).
+	locals map[any]any
 }
 
-// sources returns the parameter sources in WordPress' lookup order.
+// Sources returns the parameter sources in WordPress' lookup order.
 func (r *Request) Sources() []*phpjson.Object {
 	var out []*phpjson.Object
 	if r.isJSON {
@@ -171,7 +175,7 @@ func (r *Request) RestURL(path string) string {
 	return RestURL(r.Site, "/"+r.NS+"/"+strings.TrimPrefix(path, "/"))
 }
 
-// restURL is get_rest_url for an absolute route such as "/tribe/events/v1/events".
+// RestURL is get_rest_url for an absolute route such as "/tribe/events/v1/events".
 func RestURL(site *calendard.Site, route string) string {
 	if site.PrettyPermalinks {
 		return site.HomeURL + "/wp-json" + route

@@ -17,7 +17,7 @@ import (
 // rest_validate_request_arg and sanitized by rest_sanitize_request_arg (or their own
 // sanitize_callback), and described in OPTIONS answers and the index by the schema itself.
 
-// schemaArg is an argument with a JSON schema. sanitize, when not nil, is the argument's own
+// SchemaArg is an argument with a JSON schema. sanitize, when not nil, is the argument's own
 // sanitize_callback (absint, sanitize_text_field, sanitize_title, ...), which replaces the schema's.
 func SchemaArg(name string, required bool, schema *phpjson.Object, sanitize func(any) any) *Arg {
 	a := &Arg{Name: name, Required: required, Schema: schema,
@@ -47,10 +47,10 @@ func copyValue(v any) any {
 	return v
 }
 
-// schema builds an ordered JSON schema from key/value pairs.
+// Schema builds an ordered JSON schema from key/value pairs.
 func Schema(kv ...any) *phpjson.Object { return phpjson.Obj(kv...) }
 
-// strList turns strings into a JSON list.
+// StrList turns strings into a JSON list.
 func StrList(items ...string) []any {
 	out := make([]any, len(items))
 	for i, s := range items {
@@ -59,7 +59,7 @@ func StrList(items ...string) []any {
 	return out
 }
 
-// absint is WordPress' absint as a sanitize_callback.
+// Absint is WordPress' absint as a sanitize_callback.
 func Absint(v any) any {
 	n := php.Int(v)
 	if n == math.MinInt64 {
@@ -71,13 +71,13 @@ func Absint(v any) any {
 	return n
 }
 
-// sanitizeTextParam is sanitize_text_field as a sanitize_callback (non-strings are cast).
+// SanitizeTextParam is sanitize_text_field as a sanitize_callback (non-strings are cast).
 func SanitizeTextParam(v any) any {
 	s, _ := php.String(v)
 	return wptext.SanitizeTextField(s)
 }
 
-// sanitizeSlugParam is WP_REST_Controller::sanitize_slug (sanitize_title).
+// SanitizeSlugParam is WP_REST_Controller::sanitize_slug (sanitize_title).
 func SanitizeSlugParam(v any) any {
 	s, _ := php.String(v)
 	return wptext.SanitizeTitle(s)
@@ -85,7 +85,7 @@ func SanitizeSlugParam(v any) any {
 
 var keyUnsafe = regexp.MustCompile(`[^a-z0-9_\-]`)
 
-// sanitizeKeyParam is sanitize_key as a sanitize_callback.
+// SanitizeKeyParam is sanitize_key as a sanitize_callback.
 func SanitizeKeyParam(v any) any {
 	s, ok := php.String(v)
 	if !ok {
@@ -129,7 +129,7 @@ func schemaString(s *phpjson.Object, key string) string {
 	return str
 }
 
-// restIsArray is rest_is_array: a scalar is a comma or space separated list.
+// RestIsArray is rest_is_array: a scalar is a comma or space separated list.
 func RestIsArray(v any) bool {
 	switch x := v.(type) {
 	case []any:
@@ -149,7 +149,7 @@ func RestIsArray(v any) bool {
 
 var listSep = regexp.MustCompile(`[\s,]+`)
 
-// restSanitizeArray is rest_sanitize_array: wp_parse_list for scalars, the values otherwise.
+// RestSanitizeArray is rest_sanitize_array: wp_parse_list for scalars, the values otherwise.
 func RestSanitizeArray(v any) []any {
 	switch x := v.(type) {
 	case []any, *phpjson.Object:
@@ -167,7 +167,7 @@ func RestSanitizeArray(v any) []any {
 	return out
 }
 
-// restIsObject is rest_is_object: an array, an object, or the empty string.
+// RestIsObject is rest_is_object: an array, an object, or the empty string.
 func RestIsObject(v any) bool {
 	if s, ok := v.(string); ok {
 		return s == ""
@@ -175,7 +175,7 @@ func RestIsObject(v any) bool {
 	return php.IsArray(v)
 }
 
-// restValidateValue is rest_validate_value_from_schema for the keywords the wp/v2 routes use: type
+// RestValidateValue is rest_validate_value_from_schema for the keywords the wp/v2 routes use: type
 // (array with items, object, integer and number with bounds, string, boolean) and enum.
 func RestValidateValue(v any, s *phpjson.Object, param string) error {
 	typ := schemaString(s, "type")
@@ -315,7 +315,7 @@ func restValuesEqual(a, b any) bool {
 	return false
 }
 
-// restSanitizeValue is rest_sanitize_value_from_schema for the same keywords.
+// RestSanitizeValue is rest_sanitize_value_from_schema for the same keywords.
 func RestSanitizeValue(v any, s *phpjson.Object) any {
 	switch schemaString(s, "type") {
 	case "array":

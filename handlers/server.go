@@ -1,13 +1,12 @@
 // Package handlers serves the plugin's REST API over Gin. It reproduces the WordPress REST server the
 // plugin runs on (route matching, parameter sources and validation order, permission checks, headers,
 // error bodies, _embed, _fields/_envelope, indexes, OPTIONS, /doc) and serves the route families
-// registered into it (RouteFamily, Server.Register; registry.go): the plugin's namespaces (routes.go,
-// the handlers of events, venues and organizers, categories and tags, still in this package) and
-// wp/v2 (package handlers/wpv2). The server imports no route family; internal/service names them
-// and is the one place Deps is filled. request_api.go is what families use of a request beyond its
-// fields; the term archive and write logic both families serve (TermsHandler, TermListQuery,
-// TermPlan) and the record helpers wp/v2 shares (Permalink, SerialToJSON, RowsBefore) are exported
-// here for wp/v2.
+// registered into it (RouteFamily, Server.Register; registry.go): the plugin's namespaces (package
+// handlers/tribe) and wp/v2 (package handlers/wpv2), which share the term logic of handlers/termapi.
+// The server imports none of them; internal/service makes the families with their services and
+// passes them to New. request_api.go is what families use of a request beyond its fields
+// (Context, Local, Write, ReadBack); shared.go and paging.go hold the WordPress helpers both
+// families use (Permalink, UploadURL, RowsBefore).
 package handlers
 
 import (
@@ -49,19 +48,6 @@ type Database interface {
 	Unavailable(err error) bool
 }
 
-// PostStore is what the routes read about posts and users beyond the plugin's services: the post
-// lookups, wp/v2's post and user queries and the raw options of /wp/v2/settings (wpdb.DB and
-// wpdb.Store).
-type PostStore interface {
-	calendard.PostService
-	calendard.CorePostReader
-	calendard.CorePostLister
-	calendard.CoreUserReader
-	calendard.CoreUserLister
-	// Options reads raw wp_options values.
-	Options(ctx context.Context, names ...string) (map[string]string, error)
-}
-
 // Config holds the settings of the HTTP layer.
 type Config struct {
 	// Environment is WordPress' environment type; application passwords work over plain HTTP only
@@ -73,7 +59,7 @@ type Config struct {
 	Clock  func() time.Time
 	Logger *slog.Logger
 	// RenderCacheBytes bounds the rendered event records kept for anonymous lists (0: 64 MiB;
-	// negative: none). Only used with Deps.Generation.
+	// negative: none); read by the plugin's routes (tribe.Options).
 	RenderCacheBytes int
 
 	// Limits (docs/reliability.md). Zero means the default; where a limit can be
@@ -106,7 +92,8 @@ type Config struct {
 	// rest_send_cors_headers reflects every Origin, "null" included).
 	CORSOrigins []string
 	// StrictReads filters lists (events, venues, organizers, search= and include= too) by the
-	// read_post rule single records use. Off: lists show what the plugin shows.
+	// read_post rule single records use. Off: lists show what the plugin shows. Read by the
+	// plugin's routes (tribe.Options).
 	StrictReads bool
 	// Cache keeps whole GET answers (nil: none); httpcache.go.
 	Cache *cache.Cache
@@ -127,7 +114,8 @@ type Config struct {
 	// Geo turns on the paid edition's geoloc filters (events) and calendard's extensions of them
 	// (venues, geoloc_radius); off, the parameters only echo into rest_url, as without that edition.
 	Geo bool
-	// GeoRadiusKM is the default geoloc_radius.
+	// GeoRadiusKM is the default geoloc_radius. Both are read by the plugin's routes
+	// (tribe.Options).
 	GeoRadiusKM float64
 	// AccessLog writes one line per request to Logger and answers with an X-Request-ID
 	// (accesslog.go).
@@ -137,26 +125,12 @@ type Config struct {
 	FrontEnd func(c *gin.Context) bool
 }
 
-// Deps are the services the endpoints use.
+// Deps are the services the server itself uses; the route families get their own.
 type Deps struct {
-	Site   SiteSource
-	DB     Database
-	Users  calendard.UserService
-	Events calendard.EventService
-	// Ranked orders event searches by relevance (package search, with Meilisearch configured);
-	// nil: orderby=relevance is ignored, as the plugin does.
-	Ranked    RankedEvents
-	Linked    calendard.LinkedService
-	Posts     PostStore
-	Terms     calendard.TermService
-	TermQuery calendard.TermQueryService
-	// Writer runs write transactions.
-	Writer calendard.Writer
-	// Generation is the change feed's generation (wpdb.Store.Generation): what the server keeps
-	// between requests is tagged with it. nil: nothing rendered is kept.
-	Generation func() uint64
-	// Geo finds venues by coordinates for the geoloc filters (Config.Geo).
-	Geo calendard.GeoService
+	Site SiteSource
+	DB   Database
+	// Users authenticate application passwords (and record their use).
+	Users calendard.UserService
 }
 
 // Server is the REST API.
@@ -171,10 +145,8 @@ type Server struct {
 	// untrustedProxyWarned: the warning about forwarding headers from an untrusted peer was logged.
 	untrustedProxyWarned atomic.Bool
 	cors                 corsPolicy
-	// rendered keeps encoded list records (nil: render every time).
-	rendered *renderedRecords
-	metrics  *httpMetrics
-	hc       httpCaching
+	metrics              *httpMetrics
+	hc                   httpCaching
 	// plainHTTPWarned: the warning about credentials over plain HTTP has been logged.
 	plainHTTPWarned atomic.Bool
 }
@@ -200,10 +172,8 @@ func New(cfg Config, deps Deps, families ...RouteFamily) *gin.Engine {
 	s := &Server{cfg: cfg, deps: deps, log: cfg.Logger, bodies: &bodyPool{limit: cfg.BodyMemory},
 		logins: newLoginLimiter(cfg.Logins), cors: newCORSPolicy(cfg.CORSOrigins)}
 	for _, register := range families {
-		register(s, cfg, deps)
+		register(s)
 	}
-	setDefault(&cfg.RenderCacheBytes, 64<<20)
-	s.rendered = newRenderedRecords(deps.Generation, cfg.RenderCacheBytes)
 
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
@@ -383,7 +353,7 @@ func (s *Server) serve(c *gin.Context, route string) {
 		method = strings.ToUpper(m)
 	}
 
-	req := &Request{ctx: ctx, srv: s, Method: method, Site: site, User: user, Now: now,
+	req := &Request{ctx: ctx, dbContext: s.dbContext, log: s.log, Method: method, Site: site, User: user, Now: now,
 		Render: wptext.NewRenderContext(site.HomeURL), Secure: s.secure(c), query: query, url: phpjson.NewObject(), defaults: phpjson.NewObject()}
 	if s.serveCached(c, req, route) {
 		return

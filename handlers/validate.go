@@ -62,7 +62,7 @@ func (r *Request) checkParams() error {
 		}
 	}
 	if invalid.Len() > 0 {
-		return invalidParams(invalid, details)
+		return InvalidParams(invalid, details)
 	}
 
 	byName := map[string]*Arg{}
@@ -93,12 +93,13 @@ func (r *Request) checkParams() error {
 		}
 	}
 	if invalid.Len() > 0 {
-		return invalidParams(invalid, details)
+		return InvalidParams(invalid, details)
 	}
 	return nil
 }
 
-func invalidParams(invalid, details *phpjson.Object) *calendard.Error {
+// InvalidParams is WordPress' 400 rest_invalid_param naming the invalid parameters and their details.
+func InvalidParams(invalid, details *phpjson.Object) *calendard.Error {
 	return &calendard.Error{Code: "rest_invalid_param", Status: 400,
 		Message: "Invalid parameter(s): " + strings.Join(invalid.Keys(), ", "),
 		Data:    []calendard.KV{{Key: "params", Value: invalid}, {Key: "details", Value: details}}}
@@ -119,13 +120,13 @@ func errorData(e *calendard.Error) *phpjson.Object {
 	return phpjson.Obj("code", e.Code, "message", e.Message, "data", data)
 }
 
-// typeError is rest_validate_value_from_schema's rest_invalid_type.
+// TypeError is rest_validate_value_from_schema's rest_invalid_type.
 func TypeError(param, typ string) *calendard.Error {
 	return &calendard.Error{Code: "rest_invalid_type", Message: fmt.Sprintf("%s is not of type %s.", param, typ),
 		Data: []calendard.KV{{Key: "param", Value: param}}}
 }
 
-// coerce is rest_parse_request_arg for the scalar types the plugin declares.
+// Coerce is rest_parse_request_arg for the scalar types the plugin declares.
 func Coerce(param, typ string, v any) (any, error) {
 	switch typ {
 	case "integer":
@@ -152,7 +153,7 @@ func Coerce(param, typ string, v any) (any, error) {
 	return v, nil
 }
 
-// isRESTInteger is rest_is_integer: numeric and integral.
+// IsRESTInteger is rest_is_integer: numeric and integral.
 func IsRESTInteger(v any) bool {
 	if _, isBool := v.(bool); isBool || !php.IsNumeric(v) {
 		return false
@@ -161,7 +162,7 @@ func IsRESTInteger(v any) bool {
 	return math.Round(f) == f
 }
 
-// isRESTBoolean is rest_is_boolean.
+// IsRESTBoolean is rest_is_boolean.
 func IsRESTBoolean(v any) bool {
 	switch x := v.(type) {
 	case bool:
@@ -177,7 +178,7 @@ func IsRESTBoolean(v any) bool {
 	return false
 }
 
-// restBool is rest_sanitize_boolean.
+// RestBool is rest_sanitize_boolean.
 func RestBool(v any) bool {
 	if s, ok := v.(string); ok {
 		switch strings.ToLower(s) {

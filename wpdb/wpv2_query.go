@@ -64,41 +64,9 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 		add(P+".post_author NOT IN ("+placeholders(len(q.AuthorsExclude))+")", int64Args(q.AuthorsExclude)...)
 	}
 	if len(q.Search) > 0 {
-		cols := q.SearchColumns
-		if len(cols) == 0 {
-			cols = []string{"post_title", "post_excerpt", "post_content"}
-		}
-		var terms []string
-		for _, t := range q.Search {
-			wild := "%"
-			if q.SearchExact {
-				wild = ""
-			}
-			like := wild + escapeLike(t.Text) + wild
-			var parts []string
-			colNames := append([]string(nil), cols...)
-			if q.SearchFilename {
-				colNames = append(colNames, "")
-			}
-			for _, c := range colNames {
-				col := P + "." + c
-				if c == "" {
-					col = "sq1.meta_value"
-				}
-				if t.Exclude {
-					parts = append(parts, "("+col+" NOT LIKE ?)")
-				} else {
-					parts = append(parts, "("+col+" LIKE ?)")
-				}
-				s.args = append(s.args, like)
-			}
-			op := " OR "
-			if t.Exclude {
-				op = " AND "
-			}
-			terms = append(terms, "("+strings.Join(parts, op)+")")
-		}
-		w.WriteString(" AND (" + strings.Join(terms, " AND ") + ")")
+		cond, args := coreSearchSQL(P, q)
+		w.WriteString(" AND " + cond)
+		s.args = append(s.args, args...)
 		if q.SearchAnonymous {
 			add("(" + P + ".post_password = '')")
 		}
@@ -118,40 +86,12 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 		w.WriteString(" AND (" + strings.Join(dates, " AND ") + ")")
 	}
 	if len(q.Tax) > 0 {
-		var clauses []string
-		for _, c := range q.Tax {
-			ttids := c.Terms // term_taxonomy_ids, resolved by the caller
-			switch c.Operator {
-			case "NOT IN":
-				if len(ttids) == 0 {
-					continue
-				}
-				clauses = append(clauses, P+".ID NOT IN (SELECT object_id FROM "+tr+" WHERE term_taxonomy_id IN ("+placeholders(len(ttids))+"))")
-				s.args = append(s.args, int64Args(ttids)...)
-			case "AND":
-				if len(ttids) == 0 {
-					clauses = append(clauses, "0 = 1")
-					continue
-				}
-				clauses = append(clauses, "(SELECT COUNT(1) FROM "+tr+" WHERE term_taxonomy_id IN ("+placeholders(len(ttids))+") AND object_id = "+P+".ID) = ?")
-				s.args = append(append(s.args, int64Args(ttids)...), len(ttids))
-			default:
-				if len(ttids) == 0 {
-					clauses = append(clauses, "0 = 1")
-					continue
-				}
-				clauses = append(clauses, P+".ID IN (SELECT object_id FROM "+tr+" WHERE term_taxonomy_id IN ("+placeholders(len(ttids))+"))")
-				s.args = append(s.args, int64Args(ttids)...)
-			}
-			s.groupBy = true
+		cond, args, grouped := coreTaxSQL(P, tr, q)
+		if cond != "" {
+			w.WriteString(" AND " + cond)
+			s.args = append(s.args, args...)
 		}
-		if len(clauses) > 0 {
-			rel := " AND "
-			if q.TaxRelation == "OR" {
-				rel = " OR "
-			}
-			w.WriteString(" AND (" + strings.Join(clauses, rel) + ")")
-		}
+		s.groupBy = s.groupBy || grouped
 	}
 	var start string
 	if q.EndsFrom != nil {
@@ -182,6 +122,95 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 	}
 	s.where = w.String()
 
+	db.coreOrderSQL(s, site, q, start)
+	return s
+}
+
+// coreSearchSQL is WP_Query's search clause: every term in one of the columns (the attachment's
+// file name too for media), excluded terms in none of them.
+func coreSearchSQL(P string, q calendard.CorePostQuery) (string, []any) {
+	var args []any
+	cols := q.SearchColumns
+	if len(cols) == 0 {
+		cols = []string{"post_title", "post_excerpt", "post_content"}
+	}
+	var terms []string
+	for _, t := range q.Search {
+		wild := "%"
+		if q.SearchExact {
+			wild = ""
+		}
+		like := wild + escapeLike(t.Text) + wild
+		var parts []string
+		colNames := append([]string(nil), cols...)
+		if q.SearchFilename {
+			colNames = append(colNames, "")
+		}
+		for _, c := range colNames {
+			col := P + "." + c
+			if c == "" {
+				col = "sq1.meta_value"
+			}
+			if t.Exclude {
+				parts = append(parts, "("+col+" NOT LIKE ?)")
+			} else {
+				parts = append(parts, "("+col+" LIKE ?)")
+			}
+			args = append(args, like)
+		}
+		op := " OR "
+		if t.Exclude {
+			op = " AND "
+		}
+		terms = append(terms, "("+strings.Join(parts, op)+")")
+	}
+	return "(" + strings.Join(terms, " AND ") + ")", args
+}
+
+// coreTaxSQL is WP_Tax_Query's clause over term_relationships (tr), "" when no clause applies;
+// grouped when a clause names terms (the query then groups by post).
+func coreTaxSQL(P, tr string, q calendard.CorePostQuery) (cond string, args []any, grouped bool) {
+	var clauses []string
+	for _, c := range q.Tax {
+		ttids := c.Terms // term_taxonomy_ids, resolved by the caller
+		switch c.Operator {
+		case "NOT IN":
+			if len(ttids) == 0 {
+				continue
+			}
+			clauses = append(clauses, P+".ID NOT IN (SELECT object_id FROM "+tr+" WHERE term_taxonomy_id IN ("+placeholders(len(ttids))+"))")
+			args = append(args, int64Args(ttids)...)
+		case "AND":
+			if len(ttids) == 0 {
+				clauses = append(clauses, "0 = 1")
+				continue
+			}
+			clauses = append(clauses, "(SELECT COUNT(1) FROM "+tr+" WHERE term_taxonomy_id IN ("+placeholders(len(ttids))+") AND object_id = "+P+".ID) = ?")
+			args = append(append(args, int64Args(ttids)...), len(ttids))
+		default:
+			if len(ttids) == 0 {
+				clauses = append(clauses, "0 = 1")
+				continue
+			}
+			clauses = append(clauses, P+".ID IN (SELECT object_id FROM "+tr+" WHERE term_taxonomy_id IN ("+placeholders(len(ttids))+"))")
+			args = append(args, int64Args(ttids)...)
+		}
+		grouped = true
+	}
+	if len(clauses) == 0 {
+		return "", nil, grouped
+	}
+	rel := " AND "
+	if q.TaxRelation == "OR" {
+		rel = " OR "
+	}
+	return "(" + strings.Join(clauses, rel) + ")", args, grouped
+}
+
+// coreOrderSQL sets the ORDER BY of the query as WordPress (and, for events, the plugin) writes
+// it; start is the event start column when the query joins the event dates.
+func (db *DB) coreOrderSQL(s *corePostSQL, site *calendard.Site, q calendard.CorePostQuery, start string) {
+	P := db.t("posts")
 	dir := "ASC"
 	if q.Desc {
 		dir = "DESC"
@@ -235,7 +264,6 @@ func (db *DB) corePostSQL(site *calendard.Site, q calendard.CorePostQuery) *core
 		s.sortKey = "post_date"
 	}
 	s.orderBy = strings.Join(order, ", ")
-	return s
 }
 
 // CorePostIDs returns one page of a wp/v2 collection query and found_posts.

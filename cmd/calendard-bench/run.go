@@ -296,30 +296,11 @@ func (cfg *config) mariadbInfo(m *testenv.MariaDB) error {
 // runOne generates one calendar, serves it and measures every concurrency.
 func (cfg *config) runOne(ctx context.Context, m *testenv.MariaDB, mariadbPID int, tmp, store string, size int, lines []mixLine) (*run, error) {
 	r := &run{store: store, events: size}
-	var spec string
-	switch store {
-	case "mysql":
-		name := fmt.Sprintf("bench_%d", size)
-		if err := m.CloneDatabase(ctx, "bench_base", name); err != nil {
-			return nil, err
-		}
-		defer m.Exec(context.Background(), "DROP DATABASE IF EXISTS `"+name+"`")
-		spec = "mysql://" + m.DSN(name)
-	case "sqlite":
-		path := filepath.Join(tmp, fmt.Sprintf("bench_%d.db", size))
-		cfg.logf("sqlite: copying the base with wpdb.CopyCalendar (calendard copy)")
-		if err := gen.CopyBase(ctx, "mysql://"+m.DSN("bench_base"), "sqlite://"+path, "wp_"); err != nil {
-			return nil, err
-		}
-		defer func() {
-			if !cfg.keep {
-				for _, suffix := range []string{"", "-wal", "-shm"} {
-					os.Remove(path + suffix)
-				}
-			}
-		}()
-		spec = "sqlite://" + path
+	spec, cleanup, err := cfg.benchStore(ctx, m, tmp, store, size)
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 
 	cfg.logf("%s: generating %d events", store, size)
 	db, st, err := gen.Open(spec)
@@ -400,24 +381,8 @@ func (cfg *config) runOne(ctx context.Context, m *testenv.MariaDB, mariadbPID in
 
 	// Cold start: from exec to the first 200 of the default event list.
 	probe := newClient(1)
-	for {
-		if st, err := do(ctx, probe, base+"/wp-json/tribe/events/v1/events"); err == nil && st == http.StatusOK {
-			break
-		} else if err == nil && st != http.StatusOK && st != http.StatusServiceUnavailable {
-			return r, fmt.Errorf("the first answer of %s was %d (log %s)", base, st, logPath)
-		}
-		select {
-		case <-exited:
-			out, _ := os.ReadFile(logPath)
-			return r, fmt.Errorf("calendard serve exited: %s", tail(out))
-		case <-ctx.Done():
-			return r, ctx.Err()
-		default:
-		}
-		if time.Since(began) > 3*time.Minute {
-			return r, errors.New("calendard did not answer within 3 minutes")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := waitFirstAnswer(ctx, probe, base, exited, began, logPath); err != nil {
+		return r, err
 	}
 	r.coldStart = time.Since(began)
 	probe.CloseIdleConnections()
@@ -438,40 +403,10 @@ func (cfg *config) runOne(ctx context.Context, m *testenv.MariaDB, mariadbPID in
 
 	// Each line alone, one client: a few more requests of every line, so slow lines get enough
 	// samples for their median even when the c=1 window holds few of them.
-	r.lineSamples = make([][]time.Duration, len(urls))
-	for i, u := range urls {
-		t0 := time.Now()
-		for len(r.lineSamples[i]) < cfg.lineSamples && (len(r.lineSamples[i]) == 0 || time.Since(t0) < cfg.lineBudget) {
-			s0 := time.Now()
-			st, err := do(ctx, probe, base+u)
-			if err != nil || isError(st) {
-				break
-			}
-			r.lineSamples[i] = append(r.lineSamples[i], time.Since(s0))
-		}
-	}
+	r.lineSamples = cfg.sampleLines(ctx, probe, base, urls)
 	probe.CloseIdleConnections()
 
-	debugClient := &http.Client{Timeout: 10 * time.Second}
-	snap := func() snapshot {
-		s := snapshot{at: time.Now()}
-		var err error
-		if s.goCPU, err = cpuTime(pid); err != nil {
-			s.cpuErrs = append(s.cpuErrs, err)
-		}
-		if store == "mysql" {
-			if s.dbCPU, err = cpuTime(mariadbPID); err != nil {
-				s.cpuErrs = append(s.cpuErrs, err)
-			}
-			s.dbRSS, _, _ = memStatus(mariadbPID)
-		}
-		s.mem, s.memErr = readGoMem(debugClient, debugAddr)
-		s.hwm, _, _ = memStatus(pid)
-		s.self, _ = cpuTime(os.Getpid())
-		s.busy, _ = machineBusy()
-		s.load = loadAverage()
-		return s
-	}
+	snap := snapper(pid, mariadbPID, store, debugAddr)
 	for _, c := range cfg.clients {
 		select {
 		case <-ctx.Done():
@@ -503,6 +438,104 @@ func (cfg *config) runOne(ctx context.Context, m *testenv.MariaDB, mariadbPID in
 		cfg.logf("%s: restart: %v", store, err)
 	}
 	return r, nil
+}
+
+// snapper returns what takes one snapshot of the server (pid, its Go memory through debugAddr) and,
+// for the mysql store, of mariadbd, with the machine's load.
+func snapper(pid, mariadbPID int, store, debugAddr string) func() snapshot {
+	debugClient := &http.Client{Timeout: 10 * time.Second}
+	return func() snapshot {
+		s := snapshot{at: time.Now()}
+		var err error
+		if s.goCPU, err = cpuTime(pid); err != nil {
+			s.cpuErrs = append(s.cpuErrs, err)
+		}
+		if store == "mysql" {
+			if s.dbCPU, err = cpuTime(mariadbPID); err != nil {
+				s.cpuErrs = append(s.cpuErrs, err)
+			}
+			s.dbRSS, _, _ = memStatus(mariadbPID)
+		}
+		s.mem, s.memErr = readGoMem(debugClient, debugAddr)
+		s.hwm, _, _ = memStatus(pid)
+		s.self, _ = cpuTime(os.Getpid())
+		s.busy, _ = machineBusy()
+		s.load = loadAverage()
+		return s
+	}
+}
+
+// benchStore makes the database of one run, a clone of the generated base on MariaDB or a copy of
+// it in SQLite, and returns its CALENDAR_DB and what removes it.
+func (cfg *config) benchStore(ctx context.Context, m *testenv.MariaDB, tmp, store string, size int) (spec string, cleanup func(), err error) {
+	cleanup = func() {}
+	switch store {
+	case "mysql":
+		name := fmt.Sprintf("bench_%d", size)
+		if err := m.CloneDatabase(ctx, "bench_base", name); err != nil {
+			return "", nil, err
+		}
+		cleanup = func() { m.Exec(context.Background(), "DROP DATABASE IF EXISTS `"+name+"`") }
+		spec = "mysql://" + m.DSN(name)
+	case "sqlite":
+		path := filepath.Join(tmp, fmt.Sprintf("bench_%d.db", size))
+		cfg.logf("sqlite: copying the base with wpdb.CopyCalendar (calendard copy)")
+		if err := gen.CopyBase(ctx, "mysql://"+m.DSN("bench_base"), "sqlite://"+path, "wp_"); err != nil {
+			return "", nil, err
+		}
+		cleanup = func() {
+			if !cfg.keep {
+				for _, suffix := range []string{"", "-wal", "-shm"} {
+					os.Remove(path + suffix)
+				}
+			}
+		}
+		spec = "sqlite://" + path
+	}
+	return spec, cleanup, nil
+}
+
+// waitFirstAnswer polls the default event list until it answers 200 (a 503 is the service
+// starting): an error when the server exits, answers anything else, or takes over 3 minutes.
+func waitFirstAnswer(ctx context.Context, probe *http.Client, base string, exited <-chan struct{}, began time.Time, logPath string) error {
+	for {
+		if st, err := do(ctx, probe, base+"/wp-json/tribe/events/v1/events"); err == nil && st == http.StatusOK {
+			break
+		} else if err == nil && st != http.StatusOK && st != http.StatusServiceUnavailable {
+			return fmt.Errorf("the first answer of %s was %d (log %s)", base, st, logPath)
+		}
+		select {
+		case <-exited:
+			out, _ := os.ReadFile(logPath)
+			return fmt.Errorf("calendard serve exited: %s", tail(out))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if time.Since(began) > 3*time.Minute {
+			return errors.New("calendard did not answer within 3 minutes")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
+}
+
+// sampleLines requests every line alone, one client, until it has cfg.lineSamples samples or
+// cfg.lineBudget has passed (one sample at least); a line that fails stops early.
+func (cfg *config) sampleLines(ctx context.Context, probe *http.Client, base string, urls []string) [][]time.Duration {
+	samples := make([][]time.Duration, len(urls))
+	for i, u := range urls {
+		t0 := time.Now()
+		for len(samples[i]) < cfg.lineSamples && (len(samples[i]) == 0 || time.Since(t0) < cfg.lineBudget) {
+			s0 := time.Now()
+			st, err := do(ctx, probe, base+u)
+			if err != nil || isError(st) {
+				break
+			}
+			samples[i] = append(samples[i], time.Since(s0))
+		}
+	}
+	return samples
 }
 
 // stopServer interrupts a server and waits for it to exit (killed after 15 s); exited is closed

@@ -440,7 +440,7 @@ func (h *corePosts) taxClause(r *handlers.Request, tax coreTaxonomy, v any, excl
 	if exclude {
 		operator = "NOT IN"
 	}
-	idx, err := r.Taxonomy(tax.name)
+	idx, err := h.svc.taxonomies.Get(r, tax.name)
 	if err != nil {
 		return nil, err
 	}
@@ -533,7 +533,7 @@ func (h *corePosts) list(r *handlers.Request) (*handlers.Response, error) {
 				if !canEdit(r, cp.Post) {
 					continue
 				}
-			} else if !canReadCore(r, cp.Post) {
+			} else if !h.svc.canReadCore(r, cp.Post) {
 				continue
 			}
 			items = append(items, h.item(r, cp, ctx, true))

@@ -73,16 +73,16 @@ func (h *corePosts) mediaGet(r *handlers.Request) (*handlers.Response, error) {
 		return nil, err
 	}
 	resp := handlers.Ok(h.mediaItem(r, p, viewContext(r)))
-	resp.Header("Link", "<"+attachmentLink(r, p.Post)+`>; rel="alternate"; type=text/html`)
+	resp.Header("Link", "<"+h.svc.attachmentLink(r, p.Post)+`>; rel="alternate"; type=text/html`)
 	return resp, nil
 }
 
 // attachmentParent is the attachment's parent post when it has one that exists (not itself).
-func attachmentParent(r *handlers.Request, p *calendard.Post) *calendard.Post {
+func (c *coreServices) attachmentParent(r *handlers.Request, p *calendard.Post) *calendard.Post {
 	if p.Parent <= 0 || p.Parent == p.ID {
 		return nil
 	}
-	if parent := r.CorePost(p.Parent); parent != nil {
+	if parent := c.corePost(r, p.Parent); parent != nil {
 		return parent.Post
 	}
 	return nil
@@ -90,11 +90,11 @@ func attachmentParent(r *handlers.Request, p *calendard.Post) *calendard.Post {
 
 // postStatus is get_post_status: an attachment inheriting its status has its parent's (the status
 // the parent had before it was trashed), or publish when unattached.
-func postStatus(r *handlers.Request, p *calendard.Post) string {
+func (c *coreServices) postStatus(r *handlers.Request, p *calendard.Post) string {
 	if p.Type != postTypeAttachment || p.Status != "inherit" {
 		return p.Status
 	}
-	parent := attachmentParent(r, p)
+	parent := c.attachmentParent(r, p)
 	if parent == nil {
 		return "publish"
 	}
@@ -104,18 +104,18 @@ func postStatus(r *handlers.Request, p *calendard.Post) string {
 		}
 		return "publish"
 	}
-	return postStatus(r, parent)
+	return c.postStatus(r, parent)
 }
 
 // attachmentLink is get_attachment_link: under the parent's permalink when attached (and the
 // parent's link has no query string), else at the site root, with pretty permalinks; else
 // ?attachment_id=. Parents of the calendar's types only: calendard builds no permalinks of posts
 // or pages, whose attachments get the unattached form.
-func attachmentLink(r *handlers.Request, p *calendard.Post) string {
+func (c *coreServices) attachmentLink(r *handlers.Request, p *calendard.Post) string {
 	if !r.Site.PrettyPermalinks {
 		return r.Site.HomeURL + "/?attachment_id=" + strconv.FormatInt(p.ID, 10)
 	}
-	if parent := attachmentParent(r, p); parent != nil && isCalendarType(parent.Type) {
+	if parent := c.attachmentParent(r, p); parent != nil && isCalendarType(parent.Type) {
 		link := r.Permalink(parent)
 		if strings.Contains(link, "?") {
 			return r.Site.HomeURL + "/?attachment_id=" + strconv.FormatInt(p.ID, 10)
@@ -138,7 +138,7 @@ func (h *corePosts) mediaItem(r *handlers.Request, cp *calendard.CorePost, ctx s
 	r.Render.PostID = int(p.ID)
 	defer func() { r.Render.PostID = savedID }()
 	o := phpjson.NewObject()
-	postHead(r, o, p, ctx, attachmentLink(r, p), false)
+	postHead(r, o, p, ctx, h.svc.attachmentLink(r, p), false)
 	o.Set("author", p.Author)
 	o.Set("featured_media", php.Int(p.Meta.Value("_thumbnail_id")))
 	if !embed {

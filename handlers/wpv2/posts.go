@@ -122,17 +122,17 @@ func canDelete(r *handlers.Request, p *calendard.Post) bool {
 
 // canReadCore is check_read_permission: published, or read_post (which sees an attachment's
 // inherited status); an inheriting post is readable when its parent is, or when it has none.
-func canReadCore(r *handlers.Request, p *calendard.Post) bool {
-	return canReadDepth(r, p, 0)
+func (c *coreServices) canReadCore(r *handlers.Request, p *calendard.Post) bool {
+	return c.canReadDepth(r, p, 0)
 }
 
-func canReadDepth(r *handlers.Request, p *calendard.Post, depth int) bool {
+func (c *coreServices) canReadDepth(r *handlers.Request, p *calendard.Post, depth int) bool {
 	if p.Status == "publish" {
 		return true
 	}
 	ref, _ := ref(r, p)
 	if p.Status == "inherit" {
-		ref.Status = postStatus(r, p)
+		ref.Status = c.postStatus(r, p)
 	}
 	if r.User.CanReadPost(ref) {
 		return true
@@ -141,8 +141,8 @@ func canReadDepth(r *handlers.Request, p *calendard.Post, depth int) bool {
 		return false
 	}
 	if p.Parent > 0 && depth < 8 {
-		if parent := r.CorePost(p.Parent); parent != nil {
-			return canReadDepth(r, parent.Post, depth+1)
+		if parent := c.corePost(r, p.Parent); parent != nil {
+			return c.canReadDepth(r, parent.Post, depth+1)
 		}
 	}
 	return true
@@ -170,7 +170,7 @@ func (h *corePosts) readPermission(r *handlers.Request) error {
 			return &calendard.Error{Code: "rest_post_incorrect_password", Message: "Incorrect post password.", Status: 403}
 		}
 	}
-	if !canReadCore(r, p.Post) {
+	if !h.svc.canReadCore(r, p.Post) {
 		return calendard.ErrForbidden(r.User.LoggedIn())
 	}
 	return nil
@@ -223,7 +223,7 @@ func (h *corePosts) delete(r *handlers.Request) (*handlers.Response, error) {
 	force := handlers.RestBool(r.Value("force"))
 	if force {
 		previous := h.item(r, p, "edit", false)
-		err := r.Write(func(tx calendard.WriteTx) error { return calendard.DeletePost(r.Context(), tx, p.ID) })
+		err := handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error { return calendard.DeletePost(r.Context(), tx, p.ID) })
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +232,7 @@ func (h *corePosts) delete(r *handlers.Request) (*handlers.Response, error) {
 	if p.Status == "trash" {
 		return nil, &calendard.Error{Code: "rest_already_trashed", Message: "The post has already been deleted.", Status: 410}
 	}
-	err = r.Write(func(tx calendard.WriteTx) error {
+	err = handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		if h.postType == calendard.PostTypeEvent {
 			return calendard.TrashEvent(r.Context(), tx, r.Site, r.User, p.ID)
 		}
@@ -429,7 +429,7 @@ func (h *corePosts) generatedSlug(r *handlers.Request, p *calendard.Post) string
 	case "draft", "pending", "auto-draft":
 	default:
 		for n := 2; ; n++ {
-			taken, err := r.Posts().PostsByName(r.Context(), slug, p.Type)
+			taken, err := h.svc.posts.PostsByName(r.Context(), slug, p.Type)
 			if err != nil {
 				break // the slug is shown as is; the answer does not depend on it elsewhere
 			}

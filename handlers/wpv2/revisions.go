@@ -199,13 +199,13 @@ func revisionArgs(more ...*handlers.Arg) []*handlers.Arg {
 }
 
 // revision is get_revision: a revision with the route's ID.
-func revision(r *handlers.Request) (*calendard.CorePost, error) {
+func (c *coreServices) revision(r *handlers.Request) (*calendard.CorePost, error) {
 	invalid := &calendard.Error{Code: "rest_post_invalid_id", Message: "Invalid revision ID.", Status: 404}
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
 		return nil, invalid
 	}
-	rev := r.CorePost(id)
+	rev := c.corePost(r, id)
 	if rev == nil || rev.Type != "revision" {
 		return nil, invalid
 	}
@@ -219,7 +219,7 @@ func (h *corePosts) revisionGet(r *handlers.Request) (*handlers.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	rev, err := revision(r)
+	rev, err := h.svc.revision(r)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func (h *corePosts) revisionDeletePermission(r *handlers.Request) error {
 	if !canDelete(r, parent.Post) {
 		return &calendard.Error{Code: "rest_cannot_delete", Message: "Sorry, you are not allowed to delete revisions of this post.", Status: authCode(r)}
 	}
-	if _, err := revision(r); err != nil {
+	if _, err := h.svc.revision(r); err != nil {
 		return err
 	}
 	if err := h.revisionsPermission(r); err != nil {

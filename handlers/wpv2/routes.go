@@ -1,28 +1,73 @@
 // Package wpv2 serves WordPress core's wp/v2 routes for the calendar's post types and taxonomies,
-// the types and taxonomies registries, users and settings. Register adds them to a handlers.Server
-// (internal/service does); they use the server's request API and the term logic the plugin's routes
-// share (handlers.TermsHandler, TermPlan).
+// the types and taxonomies registries, users and settings. Routes makes their route family for
+// handlers.New (internal/service does, with the services of Services); they use the server's request API and the
+// term logic the plugin's routes share (package termapi).
 package wpv2
 
 import (
+	"context"
+
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/handlers/termapi"
 )
 
-// coreServices are what the wp/v2 route handlers use beyond the request, given to them when the
-// routes are built (New): wp/v2's post and user queries, raw options, terms and users.
+// Store is what wp/v2 reads of posts, users and options (wpdb.Store): the post lookups, wp/v2's
+// post and user queries and the raw options of /wp/v2/settings.
+type Store interface {
+	PostByID(ctx context.Context, id int64) (*calendard.Post, error)
+	PostsByName(ctx context.Context, name string, postTypes ...string) ([]*calendard.Post, error)
+	TrashedFrom(ctx context.Context, id int64) (string, error)
+	calendard.CorePostReader
+	calendard.CorePostLister
+	calendard.CoreUserReader
+	calendard.CoreUserLister
+	// Options reads raw wp_options values.
+	Options(ctx context.Context, names ...string) (map[string]string, error)
+}
+
+// Users finds users by ID (the authors of posts and revisions).
+type Users interface {
+	UserByID(ctx context.Context, id int64) (*calendard.UserRecord, error)
+}
+
+// Services are what the wp/v2 routes read and write through; internal/service wires them
+// (wpdb.Store and its connection).
+type Services struct {
+	Store     Store
+	Users     Users
+	Terms     termapi.Source
+	TermQuery calendard.TermQueryService
+	Writer    calendard.Writer
+}
+
+// coreServices are the services as the wp/v2 handlers keep them.
 type coreServices struct {
-	posts handlers.PostStore
-	terms calendard.TermService
-	users calendard.UserService
+	posts     Store
+	users     Users
+	termQuery calendard.TermQueryService
+	writer    calendard.Writer
+	// taxonomies load the calendar's taxonomies once per request.
+	taxonomies termapi.Taxonomies
+}
+
+// corePost loads any post by ID (nil when there is none or it cannot be read), for parents of
+// attachments and revisions.
+func (c *coreServices) corePost(r *handlers.Request, id int64) *calendard.CorePost {
+	if id <= 0 {
+		return nil
+	}
+	p, err := c.posts.CorePost(r.Context(), id)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // coreRouteTable registers the wp/v2 routes calendard serves, in WordPress' registration order:
 // the namespace index WordPress adds with the first route, then the routes. The indexes list this
 // table, so they list exactly what is served.
-func coreRouteTable(s *handlers.Server, cfg handlers.Config, deps handlers.Deps) []*handlers.Route {
-	svc := &coreServices{posts: deps.Posts, terms: deps.Terms, users: deps.Users}
-	plugin := handlers.NewPluginServices(cfg, deps)
+func coreRouteTable(s *handlers.Server, svc *coreServices) []*handlers.Route {
 	routes := []*handlers.Route{{Path: "", Endpoints: []*handlers.Endpoint{{Methods: []string{"GET"}, Handler: s.NamespaceIndex,
 		Args: []*handlers.Arg{
 			{Name: "namespace", HasDefault: true, Default: func(*handlers.Request) any { return handlers.NamespaceCore }},
@@ -52,7 +97,7 @@ func coreRouteTable(s *handlers.Server, cfg handlers.Config, deps handlers.Deps)
 				Permission: h.revisionDeletePermission, Handler: h.revisionDelete}}})
 	}
 	routes = append(routes, registryRoutes()...)
-	routes = append(routes, coreTermRoutes(plugin)...)
+	routes = append(routes, coreTermRoutes(svc)...)
 	routes = append(routes, usersRoutes(svc)...)
 	routes = append(routes, &handlers.Route{Path: "/settings", Schema: settingsSchema, Endpoints: []*handlers.Endpoint{
 		{Methods: []string{"GET"}, Permission: settingsPermission, Handler: svc.settings},
@@ -61,9 +106,11 @@ func coreRouteTable(s *handlers.Server, cfg handlers.Config, deps handlers.Deps)
 	return routes
 }
 
-// Register registers the wp/v2 routes into s (a handlers.RouteFamily).
-func Register(s *handlers.Server, cfg handlers.Config, deps handlers.Deps) {
-	s.Register(handlers.NamespaceCore, coreRouteTable(s, cfg, deps))
+// Routes is the route family of wp/v2, for handlers.New.
+func Routes(svc Services) handlers.RouteFamily {
+	c := &coreServices{posts: svc.Store, users: svc.Users, termQuery: svc.TermQuery, writer: svc.Writer,
+		taxonomies: termapi.Taxonomies{Terms: svc.Terms}}
+	return func(s *handlers.Server) { s.Register(handlers.NamespaceCore, coreRouteTable(s, c)) }
 }
 
 // notYet answers the wp/v2 endpoints calendard registers but does not serve yet.

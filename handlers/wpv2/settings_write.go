@@ -118,7 +118,7 @@ func (c *coreServices) settingsUpdate(r *handlers.Request) (*handlers.Response, 
 		changes = append(changes, change{option: s.option, value: &stored})
 	}
 	if len(changes) > 0 {
-		err := r.Write(func(tx calendard.WriteTx) error {
+		err := handlers.Write(r, c.writer, func(tx calendard.WriteTx) error {
 			for _, c := range changes {
 				old, exists, err := tx.Option(r.Context(), c.option)
 				if err != nil {

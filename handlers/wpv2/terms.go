@@ -5,6 +5,7 @@ import (
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/handlers/termapi"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 )
@@ -18,7 +19,10 @@ type coreTerms struct {
 	base         string // rest_base
 	hierarchical bool
 	caps         termCaps
-	terms        *handlers.TermsHandler // the plugin's handler of the taxonomy: its writes are shared
+	writes       *termapi.Writes // shared with the plugin's routes
+	query        calendard.TermQueryService
+	taxonomies   termapi.Taxonomies
+	posts        Store
 }
 
 // termCaps are a taxonomy's capabilities after map_meta_cap (edit_term and delete_term map to
@@ -46,20 +50,17 @@ var (
 	termViewableTypes = map[string]bool{"post": true, calendard.PostTypeEvent: true, "tec_calendar_embed": true}
 )
 
-func newCoreTerms(taxonomy string, svc *handlers.PluginServices) *coreTerms {
-	h := &coreTerms{taxonomy: taxonomy, base: handlers.TermRESTBase(taxonomy), caps: termCapsOf(taxonomy)}
-	if taxonomy == calendard.TaxonomyCategory {
-		h.hierarchical = true
-		h.terms = &handlers.TermsHandler{Svc: svc, Taxonomy: taxonomy, Kind: "category", Plural: "categories", Hierarchical: true}
-	} else {
-		h.terms = &handlers.TermsHandler{Svc: svc, Taxonomy: taxonomy, Kind: "tag", Plural: "tags"}
-	}
+func newCoreTerms(taxonomy string, svc *coreServices) *coreTerms {
+	h := &coreTerms{taxonomy: taxonomy, base: termapi.RESTBase(taxonomy), caps: termCapsOf(taxonomy),
+		hierarchical: taxonomy == calendard.TaxonomyCategory, query: svc.termQuery,
+		taxonomies: svc.taxonomies, posts: svc.posts}
+	h.writes = &termapi.Writes{Writer: svc.writer, Taxonomy: taxonomy, Hierarchical: h.hierarchical}
 	return h
 }
 
 // coreTermRoutes registers the term routes of the calendar's taxonomies in WordPress' order (core's
 // tags first, then the plugin's event categories).
-func coreTermRoutes(svc *handlers.PluginServices) []*handlers.Route {
+func coreTermRoutes(svc *coreServices) []*handlers.Route {
 	var routes []*handlers.Route
 	for _, h := range []*coreTerms{newCoreTerms(calendard.TaxonomyTag, svc), newCoreTerms(calendard.TaxonomyCategory, svc)} {
 		id := handlers.SchemaArg("id", false, handlers.Schema("description", "Unique identifier for the term.", "type", "integer"), nil)
@@ -178,12 +179,12 @@ func (h *coreTerms) itemSchema(*handlers.Request) *phpjson.Object {
 var errTermInvalid = &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
 
 // term is get_term: the term of this taxonomy with the route's ID.
-func (h *coreTerms) term(r *handlers.Request) (*calendard.Term, *handlers.TermIndex, error) {
+func (h *coreTerms) term(r *handlers.Request) (*calendard.Term, *termapi.Index, error) {
 	id := php.Int(r.Value("id"))
 	if id <= 0 {
 		return nil, nil, errTermInvalid
 	}
-	idx, err := r.Taxonomy(h.taxonomy)
+	idx, err := h.taxonomies.Get(r, h.taxonomy)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -204,7 +205,7 @@ func (h *coreTerms) listPermission(r *handlers.Request) error {
 	if php.Empty(post) {
 		return nil
 	}
-	p, err := r.Posts().PostByID(r.Context(), php.Int(post))
+	p, err := h.posts.PostByID(r.Context(), php.Int(post))
 	if err != nil {
 		return err
 	}
@@ -237,7 +238,7 @@ func (h *coreTerms) canReadTermsOf(r *handlers.Request, p *calendard.Post) (bool
 	ref := &calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author}
 	if p.Status == "trash" {
 		var err error
-		if ref.TrashedFrom, err = r.Posts().TrashedFrom(r.Context(), p.ID); err != nil {
+		if ref.TrashedFrom, err = h.posts.TrashedFrom(r.Context(), p.ID); err != nil {
 			return false, err
 		}
 	}
@@ -293,13 +294,13 @@ func (h *coreTerms) deletePermission(r *handlers.Request) error {
 
 // item is prepare_item_for_response: the fields of the context (embed leaves out count,
 // description, parent and meta), with the links the plugin's routes give a single term.
-func (h *coreTerms) item(r *handlers.Request, t *calendard.Term, idx *handlers.TermIndex, context string, links bool) *phpjson.Object {
+func (h *coreTerms) item(r *handlers.Request, t *calendard.Term, idx *termapi.Index, context string, links bool) *phpjson.Object {
 	full := context != "embed"
 	o := phpjson.Obj("id", t.ID)
 	if full {
 		o.Set("count", t.Count).Set("description", t.Description)
 	}
-	o.Set("link", r.TermLink(t, idx)).Set("name", t.Name).Set("slug", t.Slug).Set("taxonomy", t.Taxonomy)
+	o.Set("link", termapi.Link(r, t, idx)).Set("name", t.Name).Set("slug", t.Slug).Set("taxonomy", t.Taxonomy)
 	if full {
 		if h.hierarchical {
 			o.Set("parent", t.Parent)
@@ -308,14 +309,14 @@ func (h *coreTerms) item(r *handlers.Request, t *calendard.Term, idx *handlers.T
 		o.Set("meta", []any{})
 	}
 	if links {
-		o.Set("_links", r.TermLinks(t, idx))
+		o.Set("_links", termapi.Links(r, t, idx))
 	}
 	return o
 }
 
 // list is GET /wp/v2/<taxonomy>: get_items over the same term query as the plugin's archives.
 func (h *coreTerms) list(r *handlers.Request) (*handlers.Response, error) {
-	idx, err := r.Taxonomy(h.taxonomy)
+	idx, err := h.taxonomies.Get(r, h.taxonomy)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +333,7 @@ func (h *coreTerms) list(r *handlers.Request) (*handlers.Response, error) {
 		given = php.Int(v)
 		offset = handlers.QueryOffset(given)
 	}
-	a := handlers.TermListQuery{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical, Number: perPage, Offset: offset,
+	a := termapi.ListQuery{Taxonomy: h.taxonomy, Hierarchical: h.hierarchical, Number: perPage, Offset: offset,
 		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
 		HideEmpty: handlers.RestBool(r.Value("hide_empty"))}
 	if h.hierarchical {
@@ -343,11 +344,11 @@ func (h *coreTerms) list(r *handlers.Request) (*handlers.Response, error) {
 	a.Order, _ = r.Value("order").(string)
 	plan := a.Plan(idx)
 
-	terms, err := plan.Run(r, idx, h.terms.Svc.TermQuery)
+	terms, err := plan.Run(r, idx, h.query)
 	if err != nil {
 		return nil, err
 	}
-	total, err := plan.Count(r, h.terms.Svc.TermQuery)
+	total, err := plan.Count(r, h.query)
 	if err != nil {
 		return nil, err
 	}
@@ -388,11 +389,11 @@ func setFirstParam(r *handlers.Request, name string, v any) {
 // create is POST /wp/v2/<taxonomy>: create_item. The answer is the term in the edit context with
 // its links, 201 and a Location.
 func (h *coreTerms) create(r *handlers.Request) (*handlers.Response, error) {
-	parent, err := h.terms.ParentParam(r)
+	parent, err := h.writes.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	t, idx, err := h.terms.InsertTerm(r, h.terms.NewTermArgs(r, parent), parent)
+	t, idx, err := h.writes.InsertTerm(r, h.writes.NewTermArgs(r, parent), parent)
 	if err != nil {
 		return nil, err
 	}
@@ -408,13 +409,13 @@ func (h *coreTerms) update(r *handlers.Request) (*handlers.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	parent, err := h.terms.ParentParam(r)
+	parent, err := h.writes.ParentParam(r)
 	if err != nil {
 		return nil, err
 	}
-	u := calendard.TermUpdate{Name: handlers.TermTextParam(r, "name"), Slug: handlers.TermTextParam(r, "slug"),
-		Description: handlers.TermTextParam(r, "description"), Parent: parent}
-	t, idx, err := h.terms.UpdateTerm(r, cur.ID, u)
+	u := calendard.TermUpdate{Name: termapi.TextParam(r, "name"), Slug: termapi.TextParam(r, "slug"),
+		Description: termapi.TextParam(r, "description"), Parent: parent}
+	t, idx, err := h.writes.UpdateTerm(r, cur.ID, u)
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +439,7 @@ func (h *coreTerms) delete(r *handlers.Request) (*handlers.Response, error) {
 	}
 	setFirstParam(r, "context", "view")
 	var previous *phpjson.Object
-	err = h.terms.DeleteTerm(r, cur.ID, func(t *calendard.Term, idx *handlers.TermIndex) {
+	err = h.writes.DeleteTerm(r, cur.ID, func(t *calendard.Term, idx *termapi.Index) {
 		previous = h.item(r, t, idx, "view", false)
 	})
 	if err != nil {

@@ -218,7 +218,7 @@ func (h *corePosts) validStatus(r *handlers.Request, v any) error {
 		return handlers.TypeError("status", "string")
 	}
 	if id := php.Int(r.Value("id")); id > 0 {
-		if p, err := r.Posts().PostByID(r.Context(), id); err != nil {
+		if p, err := h.svc.posts.PostByID(r.Context(), id); err != nil {
 			return err
 		} else if p != nil && p.Type == h.postType && p.Status == s {
 			return nil
@@ -290,7 +290,7 @@ func (h *corePosts) assignTermsPermission(r *handlers.Request) error {
 		if len(items) == 0 {
 			continue
 		}
-		terms, err := h.svc.terms.TermsOf(r.Context(), tax.name)
+		terms, err := h.svc.taxonomies.Terms.TermsOf(r.Context(), tax.name)
 		if err != nil {
 			return err
 		}
@@ -332,7 +332,7 @@ func (h *corePosts) create(r *handlers.Request) (*handlers.Response, error) {
 		return nil, err
 	}
 	var id int64
-	err = r.Write(func(tx calendard.WriteTx) error {
+	err = handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		p, err := calendard.SaveCorePost(r.Context(), tx, r.Site, r.User, w)
 		if p != nil {
 			id = p.ID
@@ -360,7 +360,7 @@ func (h *corePosts) update(r *handlers.Request) (*handlers.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Write(func(tx calendard.WriteTx) error {
+	if err := handlers.Write(r, h.svc.writer, func(tx calendard.WriteTx) error {
 		_, err := calendard.SaveCorePost(r.Context(), tx, r.Site, r.User, w)
 		return err
 	}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/handlers/ical"
+	"github.com/calendard/calendard/handlers/tribe"
 	"github.com/calendard/calendard/handlers/wpv2"
 	"github.com/calendard/calendard/internal/wpauth"
 	"github.com/calendard/calendard/wpdb"
@@ -42,16 +43,16 @@ func Start(ctx context.Context, db *wpdb.DB, overrides wpdb.SiteOverrides, o wpd
 // Geo nil: no geo filters).
 type Search struct {
 	Events calendard.EventService
-	Ranked handlers.RankedEvents
+	Ranked tribe.RankedEvents
 	Linked calendard.LinkedService
 	Geo    calendard.GeoService
 }
 
-// wiring is what Handler puts together: the services of the REST routes and the keys of the
+// wiring is what Handler puts together: the services of the plugin's routes and the keys of the
 // front end's login cookie.
 type wiring struct {
-	deps handlers.Deps
-	keys wpauth.LoggedInKeys
+	plugin tribe.Services
+	keys   wpauth.LoggedInKeys
 }
 
 // Option names what a wiring differs in from the store alone.
@@ -67,7 +68,7 @@ func WithLoggedInKeys(keys wpauth.LoggedInKeys) Option {
 // WithSearch answers searches, relevance order and the geo filters through s.
 func WithSearch(s Search) Option {
 	return func(w *wiring) {
-		d := &w.deps
+		d := &w.plugin
 		if s.Events != nil {
 			d.Events = s.Events
 		}
@@ -81,8 +82,8 @@ func WithSearch(s Search) Option {
 // Handler is the HTTP API over store with cfg's settings (the clock, limits, the response cache
 // ...): the only place the handlers get their services.
 func Handler(cfg handlers.Config, store *wpdb.Store, opts ...Option) *gin.Engine {
-	w := wiring{deps: handlers.Deps{Site: store, DB: store.DB, Users: store.DB, Writer: store.DB, Events: store, Linked: store,
-		Posts: store, Terms: store, TermQuery: store, Generation: store.Generation}}
+	w := wiring{plugin: tribe.Services{Events: store, Linked: store, Posts: store, Users: store.DB, Terms: store, TermQuery: store,
+		Writer: store.DB, Generation: store.Generation}}
 	for _, o := range opts {
 		o(&w)
 	}
@@ -90,5 +91,9 @@ func Handler(cfg handlers.Config, store *wpdb.Store, opts ...Option) *gin.Engine
 	exports := ical.New(ical.Deps{Site: store, Events: store, Posts: store, Terms: store, Users: store.DB, Options: store.DB},
 		w.keys, cfg.Clock, cfg.Logger)
 	cfg.FrontEnd = exports.Serve
-	return handlers.New(cfg, w.deps, handlers.PluginRoutes, wpv2.Register)
+	core := wpv2.Services{Store: store, Users: store.DB, Terms: store, TermQuery: store, Writer: store.DB}
+	return handlers.New(cfg, handlers.Deps{Site: store, DB: store.DB, Users: store.DB},
+		tribe.Routes(w.plugin, tribe.Options{StrictReads: cfg.StrictReads, Geo: cfg.Geo, GeoRadiusKM: cfg.GeoRadiusKM,
+			RenderCacheBytes: cfg.RenderCacheBytes}),
+		wpv2.Routes(core))
 }

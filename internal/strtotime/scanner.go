@@ -178,8 +178,27 @@ func (p *parser) scan(s string) {
 
 // action runs the code attached to a scanner rule.
 func (p *parser) action(id ruleID, tok string) {
-	t := &p.t
 	c := &cursor{s: tok}
+	switch id {
+	case rYesterday, rNow, rNoon, rMidnightToday, rTomorrow, rTimestamp, rTimestampMs, rFirstLastDayOf, rBackFrontOf, rWeekdayOf:
+		p.wordAction(id, tok, c)
+	case rTime12, rMssqlTime, rTime24, rGnuNoColon, rISO8601NoColon:
+		p.timeAction(id, c)
+	case rAmerican, rISODate4, rISODate2, rISODateX, rGnuDateShorter, rGnuDateShort, rDateFull, rPointedDate4, rPointedDate2, rDateNoDay, rDateNoDayRev:
+		p.dateAction(id, c)
+	case rDateTextual, rDateNoYearRev, rDateNoColon, rXMLRPC, rPgYDotD, rISOWeekDay, rISOWeek, rPgTextShort, rPgTextReverse, rCLF:
+		p.textDateAction(id, c)
+	case rYear4, rAgo, rDayText, rRelativeTextWeek, rRelativeText, rMonthText, rTimezone, rDateShortWithTime12, rDateShortWithTime24, rRelative:
+		p.relativeAction(id, c)
+	case rPunct, rSpace, rNulNewline:
+		// skipped
+	}
+}
+
+// wordAction runs the relative words (yesterday, noon, tomorrow ...), timestamps and "first/last
+// day of", "back/front of" and weekday-of rules.
+func (p *parser) wordAction(id ruleID, tok string, c *cursor) {
+	t := &p.t
 	switch id {
 	case rYesterday:
 		p.haveRelative()
@@ -265,7 +284,13 @@ func (p *parser) action(id ruleID, tok string) {
 			t.rel.specialType = specialLastDayOfWeekInMonth
 			p.setRelative(c, i, behavior, timePartDontKeep)
 		}
+	}
+}
 
+// timeAction runs the time-of-day rules.
+func (p *parser) timeAction(id ruleID, c *cursor) {
+	t := &p.t
+	switch id {
 	case rTime12:
 		if !p.haveTime() {
 			return
@@ -337,7 +362,13 @@ func (p *parser) action(id ruleID, tok string) {
 		if c.ch() != 0 {
 			p.applyZone(c)
 		}
+	}
+}
 
+// dateAction runs the numeric date rules (American, ISO, GNU, pointed, day-less).
+func (p *parser) dateAction(id ruleID, c *cursor) {
+	t := &p.t
+	switch id {
 	case rAmerican:
 		if !p.haveDate() {
 			return
@@ -436,7 +467,14 @@ func (p *parser) action(id ruleID, tok string) {
 		t.m = getMonth(c)
 		t.d = 1
 		t.y = processYear(y, l)
+	}
+}
 
+// textDateAction runs the textual and other date rules (textual months, XML-RPC, PostgreSQL, ISO
+// weeks, CLF).
+func (p *parser) textDateAction(id ruleID, c *cursor) {
+	t := &p.t
+	switch id {
 	case rDateTextual:
 		if !p.haveDate() {
 			return
@@ -533,7 +571,14 @@ func (p *parser) action(id ruleID, tok string) {
 		t.s = getNr(c, 2)
 		eatSpaces(c)
 		p.applyZone(c)
+	}
+}
 
+// relativeAction runs the year, "ago", day and month name, relative text, time zone, date-with-time
+// and relative-offset rules.
+func (p *parser) relativeAction(id ruleID, c *cursor) {
+	t := &p.t
+	switch id {
 	case rYear4:
 		t.y = getNr(c, 4)
 
@@ -655,9 +700,6 @@ func (p *parser) action(id ruleID, tok string) {
 				break
 			}
 		}
-
-	case rPunct, rSpace, rNulNewline:
-		// skipped
 	}
 }
 

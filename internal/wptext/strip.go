@@ -11,168 +11,203 @@ func StripTags(s string) string {
 	if strings.IndexByte(s, '<') < 0 && strings.IndexByte(s, '>') < 0 && strings.IndexByte(s, 0) < 0 {
 		return s
 	}
-	out := make([]byte, 0, len(s))
-	at := func(i int) byte {
-		if i >= 0 && i < len(s) {
-			return s[i]
-		}
-		return 0
-	}
-	cSpace := func(c byte) bool { return pcreSpace(c) }
-	var lc byte
-	var inQ byte
-	depth, br := 0, 0
-	state := 0
-	isXML := false
+	t := &tagStripper{s: s, out: make([]byte, 0, len(s))}
 	for p := 0; p < len(s); p++ {
 		c := s[p]
-		switch state {
+		switch t.state {
 		case 0:
-			switch c {
-			case 0:
-			case '<':
-				if inQ != 0 {
-					break
-				}
-				if cSpace(at(p + 1)) {
-					out = append(out, c)
-					break
-				}
-				lc = '<'
-				state = 1
-			case '>':
-				if depth > 0 {
-					depth--
-					break
-				}
-				if inQ != 0 {
-					break
-				}
-				out = append(out, c)
-			default:
-				out = append(out, c)
-			}
+			t.text(p, c)
 		case 1:
-			switch c {
-			case '<':
-				if inQ != 0 {
-					break
-				}
-				if cSpace(at(p + 1)) {
-					break
-				}
-				depth++
-			case '>':
-				if depth > 0 {
-					depth--
-					break
-				}
-				if inQ != 0 {
-					break
-				}
-				lc = '>'
-				if isXML && at(p-1) == '-' {
-					break
-				}
-				inQ, state, isXML = 0, 0, false
-			case '"', '\'':
-				if p != 0 && (inQ == 0 || c == inQ) {
-					if inQ != 0 {
-						inQ = 0
-					} else {
-						inQ = c
-					}
-				}
-			case '!':
-				if at(p-1) == '<' {
-					state = 3
-					lc = c
-				}
-			case '?':
-				if at(p-1) == '<' {
-					br = 0
-					state = 2
-				}
-			}
+			t.tag(p, c)
 		case 2:
-			switch c {
-			case '(':
-				if lc != '"' && lc != '\'' {
-					lc = '('
-					br++
-				}
-			case ')':
-				if lc != '"' && lc != '\'' {
-					lc = ')'
-					br--
-				}
-			case '>':
-				if depth > 0 {
-					depth--
-					break
-				}
-				if inQ != 0 {
-					break
-				}
-				if br == 0 && lc != '"' && at(p-1) == '?' {
-					inQ, state = 0, 0
-				}
-			case '"', '\'':
-				if p >= 1 && at(p-1) != '\\' {
-					if lc == c {
-						lc = 0
-					} else if lc != '\\' {
-						lc = c
-					}
-					if p != 0 && (inQ == 0 || c == inQ) {
-						if inQ != 0 {
-							inQ = 0
-						} else {
-							inQ = c
-						}
-					}
-				}
-			case 'l', 'L':
-				if p > 4 && (at(p-1)|0x20) == 'm' && (at(p-2)|0x20) == 'x' && at(p-3) == '?' && at(p-4) == '<' {
-					state = 1
-					isXML = true
-				}
-			}
+			t.php(p, c)
 		case 3:
-			switch c {
-			case '>':
-				if depth > 0 {
-					depth--
-					break
-				}
-				if inQ != 0 {
-					break
-				}
-				inQ, state = 0, 0
-			case '"', '\'':
-				if p != 0 && at(p-1) != '\\' && (inQ == 0 || c == inQ) {
-					if inQ != 0 {
-						inQ = 0
-					} else {
-						inQ = c
-					}
-				}
-			case '-':
-				if p >= 2 && at(p-1) == '-' && at(p-2) == '!' {
-					state = 4
-				}
-			case 'E', 'e':
-				if p > 6 && asciiEqualFold(s[p-6:p], "doctyp") {
-					state = 1
-				}
-			}
+			t.bang(p, c)
 		case 4:
-			if c == '>' && inQ == 0 && p >= 2 && at(p-1) == '-' && at(p-2) == '-' {
-				inQ, state = 0, 0
-			}
+			t.comment(p, c)
 		}
 	}
-	return string(out)
+	return string(t.out)
+}
+
+// tagStripper is php_strip_tags' state machine over s: the state (0 text, 1 tag, 2 <?, 3 <!,
+// 4 comment), the quote it is in, the depth of nested <, the parentheses of a <? and the last
+// significant character.
+type tagStripper struct {
+	s     string
+	out   []byte
+	lc    byte
+	inQ   byte
+	depth int
+	br    int
+	state int
+	isXML bool
+}
+
+// at is s[i], or 0 outside s.
+func (t *tagStripper) at(i int) byte {
+	if i >= 0 && i < len(t.s) {
+		return t.s[i]
+	}
+	return 0
+}
+
+// text is state 0: text outside tags, copied.
+func (t *tagStripper) text(p int, c byte) {
+	switch c {
+	case 0:
+	case '<':
+		if t.inQ != 0 {
+			break
+		}
+		if pcreSpace(t.at(p + 1)) {
+			t.out = append(t.out, c)
+			break
+		}
+		t.lc = '<'
+		t.state = 1
+	case '>':
+		if t.depth > 0 {
+			t.depth--
+			break
+		}
+		if t.inQ != 0 {
+			break
+		}
+		t.out = append(t.out, c)
+	default:
+		t.out = append(t.out, c)
+	}
+}
+
+// tag is state 1: inside a tag.
+func (t *tagStripper) tag(p int, c byte) {
+	switch c {
+	case '<':
+		if t.inQ != 0 {
+			break
+		}
+		if pcreSpace(t.at(p + 1)) {
+			break
+		}
+		t.depth++
+	case '>':
+		if t.depth > 0 {
+			t.depth--
+			break
+		}
+		if t.inQ != 0 {
+			break
+		}
+		t.lc = '>'
+		if t.isXML && t.at(p-1) == '-' {
+			break
+		}
+		t.inQ, t.state, t.isXML = 0, 0, false
+	case '"', '\'':
+		if p != 0 && (t.inQ == 0 || c == t.inQ) {
+			if t.inQ != 0 {
+				t.inQ = 0
+			} else {
+				t.inQ = c
+			}
+		}
+	case '!':
+		if t.at(p-1) == '<' {
+			t.state = 3
+			t.lc = c
+		}
+	case '?':
+		if t.at(p-1) == '<' {
+			t.br = 0
+			t.state = 2
+		}
+	}
+}
+
+// php is state 2: inside a <? processing instruction.
+func (t *tagStripper) php(p int, c byte) {
+	switch c {
+	case '(':
+		if t.lc != '"' && t.lc != '\'' {
+			t.lc = '('
+			t.br++
+		}
+	case ')':
+		if t.lc != '"' && t.lc != '\'' {
+			t.lc = ')'
+			t.br--
+		}
+	case '>':
+		if t.depth > 0 {
+			t.depth--
+			break
+		}
+		if t.inQ != 0 {
+			break
+		}
+		if t.br == 0 && t.lc != '"' && t.at(p-1) == '?' {
+			t.inQ, t.state = 0, 0
+		}
+	case '"', '\'':
+		if p >= 1 && t.at(p-1) != '\\' {
+			if t.lc == c {
+				t.lc = 0
+			} else if t.lc != '\\' {
+				t.lc = c
+			}
+			if p != 0 && (t.inQ == 0 || c == t.inQ) {
+				if t.inQ != 0 {
+					t.inQ = 0
+				} else {
+					t.inQ = c
+				}
+			}
+		}
+	case 'l', 'L':
+		if p > 4 && (t.at(p-1)|0x20) == 'm' && (t.at(p-2)|0x20) == 'x' && t.at(p-3) == '?' && t.at(p-4) == '<' {
+			t.state = 1
+			t.isXML = true
+		}
+	}
+}
+
+// bang is state 3: inside <! (a declaration).
+func (t *tagStripper) bang(p int, c byte) {
+	switch c {
+	case '>':
+		if t.depth > 0 {
+			t.depth--
+			break
+		}
+		if t.inQ != 0 {
+			break
+		}
+		t.inQ, t.state = 0, 0
+	case '"', '\'':
+		if p != 0 && t.at(p-1) != '\\' && (t.inQ == 0 || c == t.inQ) {
+			if t.inQ != 0 {
+				t.inQ = 0
+			} else {
+				t.inQ = c
+			}
+		}
+	case '-':
+		if p >= 2 && t.at(p-1) == '-' && t.at(p-2) == '!' {
+			t.state = 4
+		}
+	case 'E', 'e':
+		if p > 6 && asciiEqualFold(t.s[p-6:p], "doctyp") {
+			t.state = 1
+		}
+	}
+}
+
+// comment is state 4: inside <!-- a comment -->.
+func (t *tagStripper) comment(p int, c byte) {
+	if c == '>' && t.inQ == 0 && p >= 2 && t.at(p-1) == '-' && t.at(p-2) == '-' {
+		t.inQ, t.state = 0, 0
+	}
 }
 
 // stripScriptStyle is preg_replace('@<(script|style)[^>]*?>.*?</\\1>@si', ”).

@@ -1,16 +1,17 @@
-package handlers
+package termapi
 
 import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/wptext"
 )
 
-// termPlan is one term archive request turned into WP_Term_Query arguments the way
+// Plan is one term archive request turned into WP_Term_Query arguments the way
 // WP_REST_Terms_Controller::get_items and WP_Term_Query::get_terms do it.
-type TermPlan struct {
+type Plan struct {
 	q calendard.TermQuery
 	// hierarchical queries (categories) are not limited in SQL: empty terms are dropped in code
 	// first, then the page is sliced.
@@ -25,10 +26,10 @@ type TermPlan struct {
 	brokenOrder bool
 }
 
-// termListQuery are the get_terms arguments WP_REST_Terms_Controller::get_items prepares, as the
+// ListQuery are the get_terms arguments WP_REST_Terms_Controller::get_items prepares, as the
 // route serving the list read them from its request (the plugin's /categories and /tags, and the
 // wp/v2 term routes).
-type TermListQuery struct {
+type ListQuery struct {
 	Taxonomy     string
 	Hierarchical bool
 	Post         any // wp_get_object_terms' object when not empty
@@ -44,36 +45,9 @@ type TermListQuery struct {
 	Offset       int
 }
 
-// termQuery builds the plan of a plugin list request. Parameters are already validated and coerced.
-func (h *TermsHandler) termQuery(r *Request, idx *TermIndex, page, perPage int64) *TermPlan {
-	a := TermListQuery{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical, Number: perPage, Offset: RowsBefore(page, perPage),
-		Post: r.Value("post"), Include: r.Value("include"), Exclude: r.Value("exclude"), Slug: r.Value("slug"),
-		HideEmpty: RestBool(r.Value("hide_empty"))}
-	// "event" is an alias of "post" and wins when both are given (the plugin copies it over).
-	if ev, ok := r.Param("event"); ok {
-		a.Post = ev
-	}
-	if h.Hierarchical {
-		a.Parent = r.Value("parent")
-	}
-	if s, ok := r.Value("search").(string); ok {
-		a.Search = s
-	}
-	a.Orderby = "name"
-	if v, ok := r.Value("orderby").(string); ok {
-		a.Orderby = v
-	}
-	if v, ok := r.Param("order"); ok {
-		a.Order, _ = v.(string)
-	} else {
-		a.Order = "ASC"
-	}
-	return a.Plan(idx)
-}
-
-// plan turns the arguments into WP_Term_Query's, as get_terms (or wp_get_object_terms) does.
-func (a TermListQuery) Plan(idx *TermIndex) *TermPlan {
-	p := &TermPlan{Hierarchical: a.Hierarchical, limit: int(a.Number), Offset: a.Offset}
+// Plan turns the arguments into WP_Term_Query's, as get_terms (or wp_get_object_terms) does.
+func (a ListQuery) Plan(idx *Index) *Plan {
+	p := &Plan{Hierarchical: a.Hierarchical, limit: int(a.Number), Offset: a.Offset}
 	q := &p.q
 	q.Taxonomy = a.Taxonomy
 
@@ -196,12 +170,12 @@ func parseIDList(v any) []int64 {
 	return out
 }
 
-// run fetches the page of terms.
-func (p *TermPlan) Run(r *Request, idx *TermIndex, tq calendard.TermQueryService) ([]*calendard.Term, error) {
+// Run fetches the page of terms.
+func (p *Plan) Run(r *handlers.Request, idx *Index, tq calendard.TermQueryService) ([]*calendard.Term, error) {
 	if p.noTree || p.brokenOrder {
 		return nil, nil
 	}
-	ids, err := tq.TermIDs(r.ctx, p.q)
+	ids, err := tq.TermIDs(r.Context(), p.q)
 	if err != nil {
 		return nil, err
 	}
@@ -227,14 +201,14 @@ func (p *TermPlan) Run(r *Request, idx *TermIndex, tq calendard.TermQueryService
 	return terms, nil
 }
 
-// count is wp_count_terms over the same arguments: never hierarchical, so hide_empty becomes
+// Count is wp_count_terms over the same arguments: never hierarchical, so hide_empty becomes
 // "tt.count > 0" and empty ancestors the list shows are not counted (reference quirk).
-func (p *TermPlan) Count(r *Request, tq calendard.TermQueryService) (int, error) {
+func (p *Plan) Count(r *handlers.Request, tq calendard.TermQueryService) (int, error) {
 	if p.noTree {
 		return 0, nil
 	}
 	q := p.q
 	q.NonEmpty = p.HideEmpty
 	q.Limit, q.Offset = 0, 0
-	return tq.CountTerms(r.ctx, q)
+	return tq.CountTerms(r.Context(), q)
 }

@@ -1,4 +1,4 @@
-package handlers
+package tribe
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/cost"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
@@ -17,30 +18,30 @@ import (
 // (Single_Event::create/update/delete, reference-behaviour §7).
 
 // create is POST /events: 201 with the new event's record.
-func (h *eventsHandler) create(r *Request) (*Response, error) {
+func (h *eventsHandler) create(r *handlers.Request) (*handlers.Response, error) {
 	var id int64
-	err := r.Write(func(tx calendard.WriteTx) error {
+	err := handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
 		w, err := h.prepare(r, tx, 0)
 		if err != nil {
 			return err
 		}
-		id, err = calendard.SaveEvent(r.ctx, tx, r.Site, r.User, w)
+		id, err = calendard.SaveEvent(r.Context(), tx, r.Site, r.User, w)
 		return err
 	})
 	if err != nil {
-		return nil, r.unconfirmed("event", id, err)
+		return nil, r.Unconfirmed("event", id, err)
 	}
 	return h.written(r, id, 201)
 }
 
 // update is POST/PUT/PATCH /events/{id}.
-func (h *eventsHandler) update(r *Request) (*Response, error) {
+func (h *eventsHandler) update(r *handlers.Request) (*handlers.Response, error) {
 	return h.updateID(r, php.Int(r.Value("id")))
 }
 
 // updateBySlug is POST/PUT/PATCH /events/by-slug/{slug}. The slug parameter is also the writable
 // slug, so a body "slug" replaces the path's (and names an event that usually does not exist).
-func (h *eventsHandler) updateBySlug(r *Request) (*Response, error) {
+func (h *eventsHandler) updateBySlug(r *handlers.Request) (*handlers.Response, error) {
 	id, err := h.idOfSlug(r)
 	if err != nil {
 		return nil, err
@@ -52,31 +53,31 @@ func (h *eventsHandler) updateBySlug(r *Request) (*Response, error) {
 	return h.updateID(r, id)
 }
 
-func (h *eventsHandler) updateID(r *Request, id int64) (*Response, error) {
+func (h *eventsHandler) updateID(r *handlers.Request, id int64) (*handlers.Response, error) {
 	if _, err := h.existing(r, id); err != nil {
 		return nil, err
 	}
-	err := r.Write(func(tx calendard.WriteTx) error {
+	err := handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
 		w, err := h.prepare(r, tx, id)
 		if err != nil {
 			return err
 		}
-		_, err = calendard.SaveEvent(r.ctx, tx, r.Site, r.User, w)
+		_, err = calendard.SaveEvent(r.Context(), tx, r.Site, r.User, w)
 		return err
 	})
 	if err != nil {
-		return nil, r.unconfirmed("event", id, err)
+		return nil, r.Unconfirmed("event", id, err)
 	}
 	return h.written(r, id, 200)
 }
 
 // delete is DELETE /events/{id}: the event goes to the trash (there is no permanent delete).
-func (h *eventsHandler) delete(r *Request) (*Response, error) {
+func (h *eventsHandler) delete(r *handlers.Request) (*handlers.Response, error) {
 	return h.trash(r, php.Int(r.Value("id")))
 }
 
 // deleteBySlug is DELETE /events/by-slug/{slug}.
-func (h *eventsHandler) deleteBySlug(r *Request) (*Response, error) {
+func (h *eventsHandler) deleteBySlug(r *handlers.Request) (*handlers.Response, error) {
 	id, err := h.idOfSlug(r)
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func (h *eventsHandler) deleteBySlug(r *Request) (*Response, error) {
 	return h.trash(r, id)
 }
 
-func (h *eventsHandler) trash(r *Request, id int64) (*Response, error) {
+func (h *eventsHandler) trash(r *handlers.Request, id int64) (*handlers.Response, error) {
 	p, err := h.existing(r, id)
 	if err != nil {
 		return nil, err
@@ -95,24 +96,24 @@ func (h *eventsHandler) trash(r *Request, id int64) (*Response, error) {
 	if p.Status == "trash" {
 		return nil, &calendard.Error{Code: "event-is-in-trash", Message: "The event is already trashed", Status: 410}
 	}
-	err = r.Write(func(tx calendard.WriteTx) error {
-		return calendard.TrashEvent(r.ctx, tx, r.Site, r.User, id)
+	err = handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
+		return calendard.TrashEvent(r.Context(), tx, r.Site, r.User, id)
 	})
 	if err != nil {
-		return nil, r.unconfirmed("event", id, err)
+		return nil, r.Unconfirmed("event", id, err)
 	}
 	return h.written(r, id, 200)
 }
 
 // idOfSlug resolves the by-slug routes' slug (0 when no event has it).
-func (h *eventsHandler) idOfSlug(r *Request) (int64, error) {
+func (h *eventsHandler) idOfSlug(r *handlers.Request) (int64, error) {
 	s, _ := r.Value("slug").(string)
-	return r.postBySlugPath(s, calendard.PostTypeEvent)
+	return h.postBySlugPath(r, s, calendard.PostTypeEvent)
 }
 
 // existing is the plugin's check before a write: 404 for unknown IDs, 400 for other post types.
-func (h *eventsHandler) existing(r *Request, id int64) (*calendard.Post, error) {
-	p, err := r.Posts().PostByID(r.ctx, id)
+func (h *eventsHandler) existing(r *handlers.Request, id int64) (*calendard.Post, error) {
+	p, err := h.posts.PostByID(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -125,37 +126,37 @@ func (h *eventsHandler) existing(r *Request, id int64) (*calendard.Post, error) 
 	return p, nil
 }
 
-func (h *eventsHandler) canEdit(r *Request, id int64) error {
+func (h *eventsHandler) canEdit(r *handlers.Request, id int64) error {
 	if id == 0 {
 		return nil // answered with 404 by existing()
 	}
-	return canPostID(r, calendard.PostTypeEvent, "edit", id)
+	return h.canPostID(r, calendard.PostTypeEvent, "edit", id)
 }
 
-func (h *eventsHandler) canDelete(r *Request, id int64) error {
+func (h *eventsHandler) canDelete(r *handlers.Request, id int64) error {
 	if id == 0 {
 		return nil
 	}
-	return canPostID(r, calendard.PostTypeEvent, "delete", id)
+	return h.canPostID(r, calendard.PostTypeEvent, "delete", id)
 }
 
 // written answers a write with the event's record (get_event_data, without JSON-LD).
-func (h *eventsHandler) written(r *Request, id int64, status int) (*Response, error) {
-	return r.readBack("event", id, func() (*Response, error) {
-		e, err := h.svc.events.EventByID(r.ctx, id)
+func (h *eventsHandler) written(r *handlers.Request, id int64, status int) (*handlers.Response, error) {
+	return r.ReadBack("event", id, func() (*handlers.Response, error) {
+		e, err := h.events.EventByID(r.Context(), id)
 		if err != nil {
 			return nil, err
 		}
 		if e == nil {
 			return nil, &calendard.Error{Code: "rest-event-not-found", Status: 404, Message: fmt.Sprintf(calendard.MsgEventNotFoundFmt, id)}
 		}
-		return &Response{Status: status, Body: r.eventRecord(e, false)}, nil
+		return &handlers.Response{Status: status, Body: h.eventRecord(r, e, false)}, nil
 	})
 }
 
 // prepare is Single_Event::prepare_postarr: the request parameters as Tribe__Events__API takes them.
 // Linked venues and organizers given as data are created here, inside the request's transaction.
-func (h *eventsHandler) prepare(r *Request, tx calendard.WriteTx, id int64) (*calendard.EventWrite, error) {
+func (h *eventsHandler) prepare(r *handlers.Request, tx calendard.WriteTx, id int64) (*calendard.EventWrite, error) {
 	w := &calendard.EventWrite{ID: id, Status: calendard.ScaleBackStatus(r.User, stringParam(r, "status"))}
 	strp := func(name string) *string {
 		if v := r.Value(name); v != nil {
@@ -183,7 +184,7 @@ func (h *eventsHandler) prepare(r *Request, tx calendard.WriteTx, id int64) (*ca
 		}
 	}
 	if v := r.Value("date_utc"); v != nil {
-		if d, ok := r.postDateGMT(v); ok {
+		if d, ok := postDateGMT(r, v); ok {
 			w.DateGMT = &d
 		}
 	}
@@ -200,7 +201,7 @@ func (h *eventsHandler) prepare(r *Request, tx calendard.WriteTx, id int64) (*ca
 		}
 	}
 	if v := r.Value("image"); v != nil {
-		img, err := r.imageID(v)
+		img, err := h.imageID(r, v)
 		if err != nil {
 			return nil, err
 		}
@@ -237,13 +238,15 @@ func (h *eventsHandler) prepare(r *Request, tx calendard.WriteTx, id int64) (*ca
 }
 
 // stringParam returns a string parameter ("" when absent or not a string).
-func stringParam(r *Request, name string) string {
+func stringParam(r *handlers.Request, name string) string {
 	s, _ := r.Value(name).(string)
 	return s
 }
 
 // truthyParam is tribe_is_truthy($request[name]).
-func truthyParam(r *Request, name string) bool { return calendard.TribeIsTruthy(r.Value(name)) }
+func truthyParam(r *handlers.Request, name string) bool {
+	return calendard.TribeIsTruthy(r.Value(name))
+}
 
 // costParam reads the cost parameter: a list stores one row per item, anything else one row.
 func costParam(v any) cost.Stored {
@@ -300,7 +303,7 @@ func termItems(v any) []calendard.TermInput {
 // insertVenue is the venue endpoint's insert() for the event's venue parameter: empty values link no
 // venue (and keep the current one on update), an ID or {"id": ID} links that venue, venue data
 // creates one. Lists are not supported without add-ons.
-func (h *eventsHandler) insertVenue(r *Request, tx calendard.WriteTx, v any) (int64, error) {
+func (h *eventsHandler) insertVenue(r *handlers.Request, tx calendard.WriteTx, v any) (int64, error) {
 	if php.Empty(v) {
 		return 0, nil
 	}
@@ -322,7 +325,7 @@ func (h *eventsHandler) insertVenue(r *Request, tx calendard.WriteTx, v any) (in
 
 // insertOrganizers is the organizer endpoint's insert() for the event's organizer parameter: every
 // item (of a list, or of an object taken field by field) is an ID, {"id": ID} or organizer data.
-func (h *eventsHandler) insertOrganizers(r *Request, tx calendard.WriteTx, v any) ([]int64, error) {
+func (h *eventsHandler) insertOrganizers(r *handlers.Request, tx calendard.WriteTx, v any) ([]int64, error) {
 	out := []int64{}
 	if php.Empty(v) {
 		return out, nil
@@ -363,7 +366,7 @@ func (h *eventsHandler) insertOrganizers(r *Request, tx calendard.WriteTx, v any
 }
 
 // linkedItem handles one object: {"id": ID} links, anything else is data for a new post.
-func (h *eventsHandler) linkedItem(r *Request, tx calendard.WriteTx, o *phpjson.Object, postType string, fail *calendard.Error) (int64, error) {
+func (h *eventsHandler) linkedItem(r *handlers.Request, tx calendard.WriteTx, o *phpjson.Object, postType string, fail *calendard.Error) (int64, error) {
 	if idv, ok := o.Get("id"); ok && !php.Empty(idv) {
 		if !php.IsNumeric(idv) {
 			return 0, errInvalidLinkedID
@@ -394,8 +397,8 @@ func (h *eventsHandler) linkedItem(r *Request, tx calendard.WriteTx, o *phpjson.
 var errInvalidLinkedID = &calendard.Error{Code: "invalid-linked-post-id", Message: "The provided linked post ID is not valid", Status: 400}
 
 // linkedID checks that an ID names a post of the linked type.
-func (h *eventsHandler) linkedID(r *Request, id int64, postType string) (int64, error) {
-	t, err := r.postType(id)
+func (h *eventsHandler) linkedID(r *handlers.Request, id int64, postType string) (int64, error) {
+	t, err := h.postType(r, id)
 	if err != nil {
 		return 0, err
 	}
@@ -408,8 +411,8 @@ func (h *eventsHandler) linkedID(r *Request, id int64, postType string) (int64, 
 // validLinkedOrEmpty is is_venue_id_or_entry_or_empty / is_organizer_id_or_entry_or_empty: empty
 // (or an array of empty values), IDs of the type (a CSV string is split), or items each an ID of the
 // type, {"id": ID of the type}, or data the create endpoint's parameters accept.
-func validLinkedOrEmpty(postType string) func(*Request, any) error {
-	return func(r *Request, v any) error {
+func (l *lookups) validLinkedOrEmpty(postType string) func(*handlers.Request, any) error {
+	return func(r *handlers.Request, v any) error {
 		if php.Empty(v) || (php.IsArray(v) && allEmpty(php.List(v))) {
 			return nil
 		}
@@ -433,21 +436,21 @@ func validLinkedOrEmpty(postType string) func(*Request, any) error {
 			o, isObj := it.(*phpjson.Object)
 			switch {
 			case php.IsNumeric(it):
-				if ok, err := r.isPostOfType(it, postType); err != nil || !ok {
+				if ok, err := l.isPostOfType(r, it, postType); err != nil || !ok {
 					return orInvalid(err)
 				}
 			case isObj && !o.IsList():
 				if idv, ok := o.Get("id"); ok && !php.Empty(idv) {
-					if ok, err := r.isPostOfType(idv, postType); err != nil || !ok {
+					if ok, err := l.isPostOfType(r, idv, postType); err != nil || !ok {
 						return orInvalid(err)
 					}
 					continue
 				}
-				if err := validLinkedEntry(r, postType, o); err != nil {
+				if err := l.validLinkedEntry(r, postType, o); err != nil {
 					return err
 				}
 			default:
-				return ErrInvalid
+				return handlers.ErrInvalid
 			}
 		}
 		return nil
@@ -468,24 +471,24 @@ func orInvalid(err error) error {
 	if err != nil {
 		return err
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
 // validTimezoneOrEmpty is is_timezone_or_empty: empty, anything TEC reads as a UTC offset ("UTC"
 // followed by something), or a zone PHP's DateTimeZone accepts (leading blanks allowed).
-func validTimezoneOrEmpty(_ *Request, v any) error {
+func validTimezoneOrEmpty(_ *handlers.Request, v any) error {
 	if php.Empty(v) {
 		return nil
 	}
 	s, ok := v.(string)
 	if !ok {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	if t := strings.TrimSpace(s); strings.HasPrefix(t, "UTC") && len(t) > 3 {
 		return nil
 	}
 	if _, err := strtotime.ParseTimezone(strings.TrimLeft(s, " \t\n\r\v")); err != nil {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	return nil
 }

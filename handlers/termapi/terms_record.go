@@ -1,31 +1,16 @@
-package handlers
+package termapi
 
 import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
-// termRecord is shape (b) of §4.5: the core terms controller's item (view context) after the
-// plugin renamed link to url and added its own urls. parent exists for hierarchical taxonomies only.
-func (r *Request) termRecord(t *calendard.Term, idx *TermIndex) *phpjson.Object {
-	o := phpjson.Obj("id", t.ID, "count", t.Count, "description", t.Description, "name", t.Name,
-		"slug", t.Slug, "taxonomy", t.Taxonomy)
-	hierarchical := t.Taxonomy != calendard.TaxonomyTag
-	if hierarchical {
-		o.Set("parent", t.Parent)
-	}
-	// No term meta is registered for the REST API, so meta is an empty PHP array.
-	o.Set("meta", []any{})
-	o.Set("url", r.TermLink(t, idx))
-	o.Set("urls", r.termURLs(t, hierarchical))
-	return o
-}
-
-// termLink is get_term_link: event categories use a hierarchical rewrite, so pretty links carry the
+// Link is get_term_link: event categories use a hierarchical rewrite, so pretty links carry the
 // ancestors' slugs ("events/category/music/jazz/").
-func (r *Request) TermLink(t *calendard.Term, idx *TermIndex) string {
+func Link(r *handlers.Request, t *calendard.Term, idx *Index) string {
 	if !r.Site.PrettyPermalinks || t.Taxonomy == calendard.TaxonomyTag {
 		return r.Site.TermLink(t)
 	}
@@ -44,7 +29,7 @@ func (r *Request) TermLink(t *calendard.Term, idx *TermIndex) string {
 
 // termAncestors is get_ancestors for a term, nearest first. Like WordPress it stops at a missing
 // parent (which still counts) or at an ID already seen.
-func termAncestors(t *calendard.Term, idx *TermIndex) []int64 {
+func termAncestors(t *calendard.Term, idx *Index) []int64 {
 	var out []int64
 	cur := t
 	for cur != nil && cur.Parent != 0 {
@@ -59,8 +44,8 @@ func termAncestors(t *calendard.Term, idx *TermIndex) []int64 {
 	return out
 }
 
-// termRESTBase is the taxonomy's rest_base in the core API.
-func TermRESTBase(taxonomy string) string {
+// RESTBase is the taxonomy's rest_base in the core API.
+func RESTBase(taxonomy string) string {
 	if taxonomy == calendard.TaxonomyTag {
 		return "tags"
 	}
@@ -76,29 +61,38 @@ func termObjectTypes(taxonomy string) []string {
 	return []string{"tribe_events", "tec_calendar_embed"}
 }
 
-// termLinks are the core terms controller's links of a single term (prepare_links), compacted with
+// Links are the core terms controller's links of a single term (prepare_links), compacted with
 // the "wp" curie as WP_REST_Server emits them. The self link carries targetHints: the methods the
 // user may call on the core route (edit_term / delete_term map to the taxonomy's capability).
-func (r *Request) TermLinks(t *calendard.Term, idx *TermIndex) *phpjson.Object {
-	base := "/wp/v2/" + TermRESTBase(t.Taxonomy)
+func Links(r *handlers.Request, t *calendard.Term, idx *Index) *phpjson.Object {
+	base := "/wp/v2/" + RESTBase(t.Taxonomy)
 	allow := []any{"GET"}
-	if r.User.Can(termManageCap(t.Taxonomy)) {
+	if r.User.Can(ManageCap(t.Taxonomy)) {
 		allow = append(allow, "POST", "PUT", "PATCH", "DELETE")
 	}
 	links := phpjson.Obj(
-		"self", []any{phpjson.Obj("href", RestURL(r.Site, base+"/"+Itoa(t.ID)), "targetHints", phpjson.Obj("allow", allow))},
-		"collection", []any{phpjson.Obj("href", RestURL(r.Site, base))},
-		"about", []any{phpjson.Obj("href", RestURL(r.Site, "/wp/v2/taxonomies/"+t.Taxonomy))},
+		"self", []any{phpjson.Obj("href", handlers.RestURL(r.Site, base+"/"+handlers.Itoa(t.ID)), "targetHints", phpjson.Obj("allow", allow))},
+		"collection", []any{phpjson.Obj("href", handlers.RestURL(r.Site, base))},
+		"about", []any{phpjson.Obj("href", handlers.RestURL(r.Site, "/wp/v2/taxonomies/"+t.Taxonomy))},
 	)
 	if t.Parent != 0 && idx.ByID(t.Parent) != nil {
-		links.Set("up", []any{phpjson.Obj("embeddable", true, "href", RestURL(r.Site, base+"/"+Itoa(t.Parent)))})
+		links.Set("up", []any{phpjson.Obj("embeddable", true, "href", handlers.RestURL(r.Site, base+"/"+handlers.Itoa(t.Parent)))})
 	}
 	var types []any
 	for _, pt := range termObjectTypes(t.Taxonomy) {
-		href := AddQueryArg(RestURL(r.Site, "/wp/v2/"+pt), []calendard.KV{{Key: TermRESTBase(t.Taxonomy), Value: t.ID}})
+		href := handlers.AddQueryArg(handlers.RestURL(r.Site, "/wp/v2/"+pt), []calendard.KV{{Key: RESTBase(t.Taxonomy), Value: t.ID}})
 		types = append(types, phpjson.Obj("href", href))
 	}
 	links.Set("wp:post_type", types)
 	links.Set("curies", []any{phpjson.Obj("name", "wp", "href", "https://api.w.org/{rel}", "templated", true)})
 	return links
+}
+
+// ManageCap is the taxonomy's manage_terms capability: publish_tribe_events for event
+// categories, manage_categories (via manage_post_tags) for tags.
+func ManageCap(taxonomy string) string {
+	if taxonomy == calendard.TaxonomyCategory {
+		return calendard.CapsOf(calendard.PostTypeEvent).Publish
+	}
+	return "manage_categories"
 }

@@ -1,61 +1,72 @@
-package handlers
+package tribe
 
 import (
 	"encoding/json"
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
+	"github.com/calendard/calendard/handlers/termapi"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/wptext"
 )
 
 // Validators shared by the plugin's endpoints (Tribe__Validator__Base and its TEC subclasses).
 
+// lookups are the reads the plugin's validators, permission checks and filters make beyond the
+// service of their route: posts by ID, slug or URL, users by ID, and the taxonomies (loaded once
+// per request). The handlers embed them.
+type lookups struct {
+	posts      calendard.PostService
+	users      Users
+	taxonomies termapi.Taxonomies
+}
+
 func isPositiveInt(v any) bool {
 	return php.IsNumeric(v) && php.LooseEqualsInt(v) && php.Int(v) > 0
 }
 
-func validPositiveInt(_ *Request, v any) error {
+func validPositiveInt(_ *handlers.Request, v any) error {
 	if isPositiveInt(v) {
 		return nil
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
 // validString is is_string: a non-empty PHP string.
-func validString(_ *Request, v any) error {
+func validString(_ *handlers.Request, v any) error {
 	if s, ok := v.(string); ok && !php.Empty(s) {
 		return nil
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
-func validTime(r *Request, v any) error {
+func validTime(r *handlers.Request, v any) error {
 	if isTime(v, r.Now) {
 		return nil
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
-func validPositiveIntList(_ *Request, v any) error {
+func validPositiveIntList(_ *handlers.Request, v any) error {
 	list := php.ListToArray(v)
 	if len(list) == 0 {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	for _, it := range list {
 		if !isPositiveInt(it) {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 	}
 	return nil
 }
 
 // postType returns the type of the post with that ID, or "".
-func (r *Request) postType(id int64) (string, error) {
+func (l *lookups) postType(r *handlers.Request, id int64) (string, error) {
 	if id <= 0 {
 		return "", nil
 	}
-	p, err := r.Posts().PostByID(r.ctx, id)
+	p, err := l.posts.PostByID(r.Context(), id)
 	if err != nil || p == nil {
 		return "", err
 	}
@@ -63,28 +74,28 @@ func (r *Request) postType(id int64) (string, error) {
 }
 
 // isPostOfType is tribe_is_venue/tribe_is_organizer/is_event_id: numeric and a post of that type.
-func (r *Request) isPostOfType(v any, postType string) (bool, error) {
+func (l *lookups) isPostOfType(r *handlers.Request, v any, postType string) (bool, error) {
 	if !php.IsNumeric(v) {
 		return false, nil
 	}
-	t, err := r.postType(php.Int(v))
+	t, err := l.postType(r, php.Int(v))
 	return t == postType, err
 }
 
 // validPostIDList is is_venue_id_list / is_organizer_id_list: every list item is a post of the type.
-func validPostIDList(postType string) func(*Request, any) error {
-	return func(r *Request, v any) error {
+func (l *lookups) validPostIDList(postType string) func(*handlers.Request, any) error {
+	return func(r *handlers.Request, v any) error {
 		list := php.ListToArray(v)
 		if len(list) == 0 {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 		for _, it := range list {
-			ok, err := r.isPostOfType(it, postType)
+			ok, err := l.isPostOfType(r, it, postType)
 			if err != nil {
 				return err
 			}
 			if !ok {
-				return ErrInvalid
+				return handlers.ErrInvalid
 			}
 		}
 		return nil
@@ -92,34 +103,34 @@ func validPostIDList(postType string) func(*Request, any) error {
 }
 
 // validEventID is is_event_id: a non-empty ID of an existing event.
-func validEventID(r *Request, v any) error {
+func (l *lookups) validEventID(r *handlers.Request, v any) error {
 	if php.Empty(v) {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
-	ok, err := r.isPostOfType(v, calendard.PostTypeEvent)
+	ok, err := l.isPostOfType(r, v, calendard.PostTypeEvent)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	return nil
 }
 
 // validTermList is is_term_of_taxonomy: every item exists in the taxonomy (term_exists).
-func validTermList(taxonomy string) func(*Request, any) error {
-	return func(r *Request, v any) error {
+func (l *lookups) validTermList(taxonomy string) func(*handlers.Request, any) error {
+	return func(r *handlers.Request, v any) error {
 		list := php.ListToArray(v)
 		if len(list) == 0 {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 		for _, it := range list {
-			t, err := r.termExists(it, taxonomy)
+			t, err := l.termExists(r, it, taxonomy)
 			if err != nil {
 				return err
 			}
 			if t == nil {
-				return ErrInvalid
+				return handlers.ErrInvalid
 			}
 		}
 		return nil
@@ -128,8 +139,8 @@ func validTermList(taxonomy string) func(*Request, any) error {
 
 // termExists is term_exists($term, $taxonomy): integers look up the ID; strings the sanitized slug,
 // then the name (stored HTML-escaped).
-func (r *Request) termExists(v any, taxonomy string) (*calendard.Term, error) {
-	terms, err := r.Taxonomy(taxonomy)
+func (l *lookups) termExists(r *handlers.Request, v any, taxonomy string) (*calendard.Term, error) {
+	terms, err := l.taxonomies.Get(r, taxonomy)
 	if err != nil {
 		return nil, err
 	}
@@ -144,21 +155,21 @@ func (r *Request) termExists(v any, taxonomy string) (*calendard.Term, error) {
 	if s == "" {
 		return nil, nil
 	}
-	if t := terms.bySlug(wptext.SanitizeTitle(s)); t != nil {
+	if t := terms.BySlug(wptext.SanitizeTitle(s)); t != nil {
 		return t, nil
 	}
-	return terms.byName(termNameForDB(s)), nil
+	return terms.ByName(termNameForDB(s)), nil
 }
 
 // termBy resolves an item the way the event filter does: get_term_by('slug') then get_term_by('id').
-func (r *Request) termBy(v any, taxonomy string) (*calendard.Term, error) {
-	terms, err := r.Taxonomy(taxonomy)
+func (l *lookups) termBy(r *handlers.Request, v any, taxonomy string) (*calendard.Term, error) {
+	terms, err := l.taxonomies.Get(r, taxonomy)
 	if err != nil {
 		return nil, err
 	}
 	s, _ := php.String(v)
 	if slug := wptext.SanitizeTitle(s); slug != "" {
-		if t := terms.bySlug(slug); t != nil {
+		if t := terms.BySlug(slug); t != nil {
 			return t, nil
 		}
 	}
@@ -167,41 +178,3 @@ func (r *Request) termBy(v any, taxonomy string) (*calendard.Term, error) {
 
 // termNameForDB applies the pre_term_name filters (sanitize_text_field, then _wp_specialchars).
 func termNameForDB(s string) string { return calendard.TermNameForDB(s) }
-
-// termIndex answers term lookups over one taxonomy, loaded once per request.
-type TermIndex struct {
-	terms []*calendard.Term
-	Tree  *calendard.TermTree
-	ids   map[int64]*calendard.Term // filters, hierarchy walks and records look terms up by ID often
-}
-
-func newTermIndex(terms []*calendard.Term) *TermIndex {
-	ids := make(map[int64]*calendard.Term, len(terms))
-	for _, t := range terms {
-		if _, dup := ids[t.ID]; !dup {
-			ids[t.ID] = t
-		}
-	}
-	return &TermIndex{terms: terms, Tree: calendard.NewTermTree(terms), ids: ids}
-}
-
-func (ti *TermIndex) ByID(id int64) *calendard.Term { return ti.ids[id] }
-
-// bySlug compares like the database collation (case-insensitive).
-func (ti *TermIndex) bySlug(slug string) *calendard.Term {
-	for _, t := range ti.terms {
-		if strings.EqualFold(t.Slug, slug) {
-			return t
-		}
-	}
-	return nil
-}
-
-func (ti *TermIndex) byName(name string) *calendard.Term {
-	for _, t := range ti.terms {
-		if strings.EqualFold(t.Name, name) {
-			return t
-		}
-	}
-	return nil
-}

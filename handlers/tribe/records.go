@@ -1,12 +1,12 @@
-package handlers
+package tribe
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/cost"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
@@ -17,53 +17,53 @@ import (
 // eventRecord builds the plugin's event object (reference-behaviour §4.1), every key always present,
 // in the plugin's order. Single-event answers (single) also carry the JSON-LD of the event and of its
 // venue and organizers.
-func (r *Request) eventRecord(e *calendard.Event, single bool) *phpjson.Object {
+func (rs *records) eventRecord(r *handlers.Request, e *calendard.Event, single bool) *phpjson.Object {
 	site := r.Site
 	m := e.Meta
 	// The plugin renders the venue, then the organizers, then the event's own content; the order
 	// matters because shortcodes such as [audio] number their instances per request.
 	venues := e.Venues
-	if r.srv.cfg.StrictReads {
-		venues = slices.DeleteFunc(slices.Clone(venues), func(v *calendard.Venue) bool { return !r.mayEmbed(v.Post) })
+	if rs.strictReads {
+		venues = slices.DeleteFunc(slices.Clone(venues), func(v *calendard.Venue) bool { return !mayEmbed(r, v.Post) })
 	}
 	var venue any = []any{}
 	switch len(venues) {
 	case 0:
 	case 1:
-		venue = r.venueRecord(venues[0], single)
+		venue = venueRecord(r, venues[0], single)
 	default:
 		vs := make([]any, len(venues))
 		for i, v := range venues {
-			vs[i] = r.venueRecord(v, single)
+			vs[i] = venueRecord(r, v, single)
 		}
 		venue = vs
 	}
 	orgs := make([]any, 0, len(e.Organizers))
 	for _, org := range e.Organizers {
-		if r.srv.cfg.StrictReads && !r.mayEmbed(org.Post) {
+		if rs.strictReads && !mayEmbed(r, org.Post) {
 			continue
 		}
-		orgs = append(orgs, r.organizerRecord(org, single))
+		orgs = append(orgs, organizerRecord(r, org, single))
 	}
 
 	o := phpjson.NewObject()
 	o.Set("id", e.ID)
 	o.Set("global_id", site.GlobalID(e.ID))
 	o.Set("global_id_lineage", lineage(site, e.Post))
-	o.Set("author", Itoa(e.Author))
+	o.Set("author", handlers.Itoa(e.Author))
 	o.Set("status", e.Status)
 	o.Set("date", e.Date)
 	o.Set("date_utc", e.DateGMT)
 	o.Set("modified", e.Modified)
 	o.Set("modified_utc", e.ModifiedGMT)
 	o.Set("url", r.Permalink(e.Post))
-	o.Set("rest_url", r.RestURL("events/"+Itoa(e.ID)))
+	o.Set("rest_url", r.RestURL("events/"+handlers.Itoa(e.ID)))
 	o.Set("title", wptext.Title(e.Title))
 	o.Set("description", wptext.Content(e.Content, r.Render))
 	o.Set("excerpt", wptext.Excerpt(e.Excerpt))
 	o.Set("slug", e.Name)
 	if e.Image != nil {
-		o.Set("image", r.imageRecord(e.Image))
+		o.Set("image", imageRecord(r, e.Image))
 	} else {
 		o.Set("image", false)
 	}
@@ -103,13 +103,13 @@ func (r *Request) eventRecord(e *calendard.Event, single bool) *phpjson.Object {
 	o.Set("hide_from_listings", m.Value("_EventHideFromUpcoming") == "yes")
 	o.Set("sticky", e.MenuOrder == -1)
 	o.Set("featured", isFeatured(m))
-	o.Set("categories", r.termList(e.Categories))
-	o.Set("tags", r.termList(e.Tags))
+	o.Set("categories", termList(r, e.Categories))
+	o.Set("tags", termList(r, e.Tags))
 	o.Set("venue", venue)
 	o.Set("organizer", orgs)
 	o.Set("custom_fields", customFields(site, m))
 	if single {
-		if ld := r.eventJSONLD(e); ld != nil {
+		if ld := eventJSONLD(r, e); ld != nil {
 			o.Set("json_ld", ld)
 		}
 	}
@@ -157,12 +157,6 @@ func dateDetails(v string) *phpjson.Object {
 	return phpjson.Obj("year", y, "month", mo, "day", d, "hour", h, "minutes", mi, "seconds", s)
 }
 
-// permalink is get_permalink as seen by the requesting user.
-func (r *Request) Permalink(p *calendard.Post) string {
-	canRead := p.Status == "private" && r.User.CanReadPost(&calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author})
-	return r.Site.Permalink(p, canRead)
-}
-
 // customFields renders Pro additional fields that have a value; [] when none.
 func customFields(site *calendard.Site, m calendard.Meta) any {
 	o := phpjson.NewObject()
@@ -175,42 +169,42 @@ func customFields(site *calendard.Site, m calendard.Meta) any {
 }
 
 // termList renders embedded event terms (shape (a) of §4.5).
-func (r *Request) termList(terms []*calendard.Term) []any {
+func termList(r *handlers.Request, terms []*calendard.Term) []any {
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
-		out = append(out, r.embeddedTerm(t))
+		out = append(out, embeddedTerm(r, t))
 	}
 	return out
 }
 
-func (r *Request) embeddedTerm(t *calendard.Term) *phpjson.Object {
+func embeddedTerm(r *handlers.Request, t *calendard.Term) *phpjson.Object {
 	return phpjson.Obj(
 		"name", t.Name, "slug", t.Slug, "term_group", t.Group, "term_taxonomy_id", t.TaxonomyID,
 		"taxonomy", t.Taxonomy, "description", t.Description, "parent", t.Parent, "count", t.Count,
-		"filter", "raw", "id", t.ID, "urls", r.termURLs(t, true))
+		"filter", "raw", "id", t.ID, "urls", termURLs(r, t, true))
 }
 
 // termURLs is the plugin's prepare_term_data urls: up when the term data has a parent, which an
 // event's terms (WP_Term arrays) always have, and archive records only for hierarchical taxonomies
 // (the core controller's schema has parent for those alone).
-func (r *Request) termURLs(t *calendard.Term, hasParent bool) *phpjson.Object {
+func termURLs(r *handlers.Request, t *calendard.Term, hasParent bool) *phpjson.Object {
 	base := "categories"
 	if t.Taxonomy == calendard.TaxonomyTag {
 		base = "tags"
 	}
-	u := phpjson.Obj("self", r.RestURL(base+"/"+Itoa(t.ID)), "collection", r.RestURL(base))
+	u := phpjson.Obj("self", r.RestURL(base+"/"+handlers.Itoa(t.ID)), "collection", r.RestURL(base))
 	if hasParent && t.Parent != 0 {
-		u.Set("up", r.RestURL(base+"/"+Itoa(t.Parent)))
+		u.Set("up", r.RestURL(base+"/"+handlers.Itoa(t.Parent)))
 	}
 	return u
 }
 
 // venueRecord builds a venue (§4.6): empty values are removed, then the map flags and global ids are
 // appended. Password-protected venues are redacted unless unlocked.
-func (r *Request) venueRecord(v *calendard.Venue, single bool) *phpjson.Object {
+func venueRecord(r *handlers.Request, v *calendard.Venue, single bool) *phpjson.Object {
 	m := v.Meta
 	o := phpjson.NewObject()
-	r.linkedPostHead(o, v.Post, "venue", v.Image)
+	linkedPostHead(r, o, v.Post, "venue", v.Image)
 	for _, f := range []struct{ key, meta string }{
 		{"address", "_VenueAddress"}, {"city", "_VenueCity"}, {"country", "_VenueCountry"},
 		{"province", "_VenueProvince"}, {"state", "_VenueState"}, {"zip", "_VenueZip"},
@@ -219,7 +213,7 @@ func (r *Request) venueRecord(v *calendard.Venue, single bool) *phpjson.Object {
 		o.Set(f.key, m.Value(f.meta))
 	}
 	if single {
-		if ld := r.placeJSONLD(v); ld != nil {
+		if ld := placeJSONLD(r, v); ld != nil {
 			o.Set("json_ld", ld)
 		}
 	}
@@ -228,38 +222,38 @@ func (r *Request) venueRecord(v *calendard.Venue, single bool) *phpjson.Object {
 	o.Set("show_map_link", mapFlag(m, "_VenueShowMapLink"))
 	o.Set("global_id", r.Site.GlobalID(v.ID))
 	o.Set("global_id_lineage", lineage(r.Site, v.Post))
-	if v.HasPassword() && !r.unlocked(v.Post) {
+	if v.HasPassword() && !unlocked(r, v.Post) {
 		redact(o)
 	}
 	return o
 }
 
 // organizerRecord builds an organizer (§4.7); empty values are removed at the end.
-func (r *Request) organizerRecord(org *calendard.Organizer, single bool) *phpjson.Object {
+func organizerRecord(r *handlers.Request, org *calendard.Organizer, single bool) *phpjson.Object {
 	m := org.Meta
 	o := phpjson.NewObject()
-	r.linkedPostHead(o, org.Post, "organizer", org.Image)
+	linkedPostHead(r, o, org.Post, "organizer", org.Image)
 	o.Set("phone", m.Value("_OrganizerPhone"))
 	o.Set("website", m.Value("_OrganizerWebsite"))
 	o.Set("email", m.Value("_OrganizerEmail"))
 	if single {
-		if ld := r.personJSONLD(org); ld != nil {
+		if ld := personJSONLD(r, org); ld != nil {
 			o.Set("json_ld", ld)
 		}
 	}
 	o.Set("global_id", r.Site.GlobalID(org.ID))
 	o.Set("global_id_lineage", lineage(r.Site, org.Post))
 	removeEmpty(o)
-	if org.HasPassword() && !r.unlocked(org.Post) {
+	if org.HasPassword() && !unlocked(r, org.Post) {
 		redact(o)
 	}
 	return o
 }
 
 // linkedPostHead writes the keys venues and organizers share, up to the image.
-func (r *Request) linkedPostHead(o *phpjson.Object, p *calendard.Post, nameKey string, img *calendard.Attachment) {
+func linkedPostHead(r *handlers.Request, o *phpjson.Object, p *calendard.Post, nameKey string, img *calendard.Attachment) {
 	o.Set("id", p.ID)
-	o.Set("author", Itoa(p.Author))
+	o.Set("author", handlers.Itoa(p.Author))
 	o.Set("status", p.Status)
 	o.Set("date", p.Date)
 	o.Set("date_utc", p.DateGMT)
@@ -271,7 +265,7 @@ func (r *Request) linkedPostHead(o *phpjson.Object, p *calendard.Post, nameKey s
 	o.Set("excerpt", wptext.Excerpt(p.Excerpt))
 	o.Set("slug", p.Name)
 	if img != nil {
-		o.Set("image", r.imageRecord(img))
+		o.Set("image", imageRecord(r, img))
 	}
 }
 
@@ -279,11 +273,11 @@ func (r *Request) linkedPostHead(o *phpjson.Object, p *calendard.Post, nameKey s
 // parameter matches, or context=edit by a user who can edit it.
 // mayEmbed is the strict-reads rule for a venue or organizer inside an event: only what its own
 // single route would show the caller (the plugin embeds them whatever their status, §4).
-func (r *Request) mayEmbed(p *calendard.Post) bool {
+func mayEmbed(r *handlers.Request, p *calendard.Post) bool {
 	return p.Status == "publish" || r.User.CanReadPost(&calendard.PostRef{ID: p.ID, Type: p.Type, Status: p.Status, Author: p.Author})
 }
 
-func (r *Request) unlocked(p *calendard.Post) bool {
+func unlocked(r *handlers.Request, p *calendard.Post) bool {
 	if pw, ok := r.Param("password"); ok {
 		if s, isStr := pw.(string); isStr && s == p.Password {
 			return true
@@ -351,7 +345,7 @@ func redact(o *phpjson.Object) {
 }
 
 // imageRecord builds the featured image object (§4.4).
-func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
+func imageRecord(r *handlers.Request, a *calendard.Attachment) *phpjson.Object {
 	file := a.Meta.Value("_wp_attached_file")
 	url := r.UploadURL(file)
 	if file == "" {
@@ -376,7 +370,7 @@ func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
 		if k == "" || k == "file" || k == "image_meta" {
 			continue
 		}
-		v := SerialToJSON(e.Value)
+		v := handlers.SerialToJSON(e.Value)
 		if k == "sizes" {
 			v = sizesRecord(e.Value, dir)
 		}
@@ -392,7 +386,7 @@ func (r *Request) imageRecord(a *calendard.Attachment) *phpjson.Object {
 func sizesRecord(v any, dir string) any {
 	sizes, ok := v.(*phpserial.Array)
 	if !ok {
-		return SerialToJSON(v)
+		return handlers.SerialToJSON(v)
 	}
 	out := phpjson.NewObject()
 	for _, e := range sizes.Entries() {
@@ -403,99 +397,15 @@ func sizesRecord(v any, dir string) any {
 		so := phpjson.NewObject()
 		file := ""
 		for _, se := range size.Entries() {
-			k := KeyString(se.Key)
+			k := handlers.KeyString(se.Key)
 			if k == "file" {
 				file, _ = se.Value.(string)
 				continue
 			}
-			so.Set(k, SerialToJSON(se.Value))
+			so.Set(k, handlers.SerialToJSON(se.Value))
 		}
 		so.Set("url", dir+file)
-		out.Set(KeyString(e.Key), so)
+		out.Set(handlers.KeyString(e.Key), so)
 	}
 	return out
-}
-
-// serialToJSON converts a decoded PHP value to its JSON form.
-func SerialToJSON(v any) any {
-	switch x := v.(type) {
-	case *phpserial.Array:
-		list := true
-		for i, e := range x.Entries() {
-			if n, ok := e.Key.(int64); !ok || n != int64(i) {
-				list = false
-				break
-			}
-		}
-		if list {
-			out := make([]any, 0, x.Len())
-			for _, e := range x.Entries() {
-				out = append(out, SerialToJSON(e.Value))
-			}
-			return out
-		}
-		o := phpjson.NewObject()
-		for _, e := range x.Entries() {
-			o.Set(KeyString(e.Key), SerialToJSON(e.Value))
-		}
-		return o
-	}
-	return v
-}
-
-func KeyString(k any) string {
-	s, _ := php.String(k)
-	return s
-}
-
-// uploadURL is wp_get_attachment_url for a non-empty _wp_attached_file: a path holding
-// wp-content/uploads is re-rooted at the uploads URL (its part after that, then its base name),
-// anything else is taken as relative to the uploads URL. A path under the uploads directory is
-// re-rooted only when that directory is known (Site.UploadsDir): calendard does not know ABSPATH.
-func (r *Request) UploadURL(file string) string {
-	return r.SSLFrontEnd(r.uploadPathURL(file))
-}
-
-// sslFrontEnd is wp_get_attachment_url's last step: on an HTTPS request (is_ssl(), not the admin),
-// set_url_scheme makes the URL https, whatever scheme it had.
-func (r *Request) SSLFrontEnd(url string) string {
-	if !r.Secure {
-		return url
-	}
-	u := strings.TrimSpace(url)
-	if strings.HasPrefix(u, "//") {
-		u = "http:" + u
-	}
-	if m := urlScheme.FindString(u); m != "" {
-		return "https://" + u[len(m):]
-	}
-	return u
-}
-
-// urlScheme is set_url_scheme's '#^\w+://#'.
-var urlScheme = regexp.MustCompile(`^\w+://`)
-
-// uploadPathURL is wp_get_attachment_url before the scheme step.
-func (r *Request) uploadPathURL(file string) string {
-	base := r.Site.UploadsURL
-	if base == "" {
-		base = r.Site.SiteURL + "/wp-content/uploads"
-	}
-	if dir := r.Site.UploadsDir; dir != "" && strings.HasPrefix(file, dir) {
-		// str_replace($uploads['basedir'], $uploads['baseurl'], $file): every occurrence.
-		return strings.ReplaceAll(file, dir, base)
-	}
-	if _, after, found := strings.Cut(file, "wp-content/uploads"); found {
-		// _wp_get_attachment_relative_path: the directory part after wp-content/uploads.
-		dir := ""
-		if i := strings.LastIndex(after, "/"); i >= 0 {
-			dir = strings.Trim(after[:i], "/")
-		}
-		u := base + "/" + dir
-		if !strings.HasSuffix(u, "/") {
-			u += "/"
-		}
-		return u + path.Base(file)
-	}
-	return base + "/" + file
 }

@@ -1,46 +1,38 @@
-package handlers
+package tribe
 
 import (
 	"strings"
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/strtotime"
 )
 
 // Helpers shared by the write endpoints (events, venues, organizers).
 
-// write runs fn in one database transaction at the request's clock: everything a request writes
-// commits together or not at all.
-func (r *Request) Write(fn func(tx calendard.WriteTx) error) error {
-	if r.srv.deps.Writer == nil {
-		return &calendard.Error{Code: "rest_not_implemented", Message: "This store is read-only.", Status: 501}
-	}
-	return r.srv.deps.Writer.Write(r.ctx, func() time.Time { return r.Now }, fn)
-}
-
 // validUserID is is_user_id: numeric and an existing user.
-func validUserID(r *Request, v any) error {
+func (l *lookups) validUserID(r *handlers.Request, v any) error {
 	if !php.IsNumeric(v) {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
-	u, err := r.srv.deps.Users.UserByID(r.ctx, php.Int(v))
+	u, err := l.users.UserByID(r.Context(), php.Int(v))
 	if err != nil {
 		return err
 	}
 	if u == nil {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	return nil
 }
 
 // validPostStatus is is_post_status: a status WordPress has registered.
-func validPostStatus(_ *Request, v any) error {
+func validPostStatus(_ *handlers.Request, v any) error {
 	if s, ok := v.(string); ok && calendard.IsRegisteredStatus(s) {
 		return nil
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
 // sanitizeURL is FILTER_SANITIZE_URL: characters that cannot appear in a URL are removed.
@@ -60,38 +52,38 @@ func sanitizeURL(s string) string {
 // the URL of an image already in the media library. calendard does not download remote files (the
 // plugin would fetch and import them): a service that fetches arbitrary URLs on request is a
 // server-side request forgery risk.
-func validImage(r *Request, v any) error {
+func (l *lookups) validImage(r *handlers.Request, v any) error {
 	if !php.IsNumeric(v) && !r.User.Can("upload_files") {
 		// The plugin's is_image considers a URL only from users who may upload files: from anyone
 		// else any non-numeric value is invalid, even the URL of an image already in the library.
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
-	id, err := r.imageID(v)
+	id, err := l.imageID(r, v)
 	if err != nil {
 		return err
 	}
 	if id == 0 {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	return nil
 }
 
 // imageID is tribe_upload_image for the accepted forms: the attachment ID, or 0.
-func (r *Request) imageID(v any) (int64, error) {
+func (l *lookups) imageID(r *handlers.Request, v any) (int64, error) {
 	var id int64
 	switch {
 	case php.IsNumeric(v):
 		id = php.Int(v)
 	case php.IsString(v) && php.FilterValidateURL(v.(string)):
 		var err error
-		if id, err = r.Posts().AttachmentByURL(r.ctx, v.(string)); err != nil {
+		if id, err = l.posts.AttachmentByURL(r.Context(), v.(string)); err != nil {
 			return 0, err
 		}
 	}
 	if id <= 0 {
 		return 0, nil
 	}
-	p, err := r.Posts().PostByID(r.ctx, id)
+	p, err := l.posts.PostByID(r.Context(), id)
 	if err != nil || p == nil {
 		return 0, err
 	}
@@ -103,11 +95,11 @@ func (r *Request) imageID(v any) (int64, error) {
 
 // postDate is Tribe__Date_Utils::reformat($date, 'Y-m-d H:i:s') for a write's "date": parsed in the
 // site zone (or the offset it carries), wall clock kept.
-func (r *Request) postDate(v any) (string, bool) { return wallClock(v, r.Site.Location, r.Now) }
+func postDate(r *handlers.Request, v any) (string, bool) { return wallClock(v, r.Site.Location, r.Now) }
 
 // postDateGMT is Tribe__Timezones::localize_date('Y-m-d H:i:s', $date_utc, 'UTC') for "date_utc":
 // timestamps are instants, strings parsed in UTC (or their own offset), shown in UTC.
-func (r *Request) postDateGMT(v any) (string, bool) {
+func postDateGMT(r *handlers.Request, v any) (string, bool) {
 	s, ok := php.String(v)
 	if !ok || php.IsArray(v) {
 		return "", false

@@ -1,4 +1,4 @@
-package handlers
+package tribe
 
 import (
 	"testing"

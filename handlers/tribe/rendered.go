@@ -1,9 +1,10 @@
-package handlers
+package tribe
 
 import (
 	"github.com/maypok86/otter/v2"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
@@ -18,6 +19,14 @@ type renderedRecords struct {
 	cache *otter.Cache[renderedKey, renderedRecord]
 }
 
+// records render the plugin's event records and keep the list records anonymous callers share.
+type records struct {
+	// strictReads embeds in events only the venues and organizers the caller may read
+	// (Config.StrictReads).
+	strictReads bool
+	rendered    *renderedRecords
+}
+
 type renderedKey struct {
 	ns string
 	id int64
@@ -29,9 +38,12 @@ type renderedRecord struct {
 	json phpjson.Raw
 }
 
-// newRenderedRecords returns a cache of at most maxBytes of JSON, or nil (no caching) when there is
+// newRenderedRecords returns a cache of at most maxBytes of JSON (0: 64 MiB), or nil (no caching) when there is
 // no generation to tag entries with.
 func newRenderedRecords(gen func() uint64, maxBytes int) *renderedRecords {
+	if maxBytes == 0 {
+		maxBytes = 64 << 20
+	}
 	if gen == nil || maxBytes <= 0 {
 		return nil
 	}
@@ -43,8 +55,8 @@ func newRenderedRecords(gen func() uint64, maxBytes int) *renderedRecords {
 
 // generation is the feed generation to read before loading the records a request renders (0 when
 // nothing is cached).
-func (r *Request) generation() uint64 {
-	if c := r.srv.rendered; c != nil {
+func (rs *records) generation() uint64 {
+	if c := rs.rendered; c != nil {
 		return c.gen()
 	}
 	return 0
@@ -52,22 +64,22 @@ func (r *Request) generation() uint64 {
 
 // listEventRecord is an event's list record: from the cache when the request may share it, else
 // rendered (and redacted when password-protected).
-func (r *Request) listEventRecord(e *calendard.Event, gen uint64) any {
+func (rs *records) listEventRecord(r *handlers.Request, e *calendard.Event, gen uint64) any {
 	if e.HasPassword() {
-		rec := r.eventRecord(e, false)
-		if !r.unlocked(e.Post) {
+		rec := rs.eventRecord(r, e, false)
+		if !unlocked(r, e.Post) {
 			redact(rec)
 		}
 		return rec
 	}
-	return r.sharedListRecord(e.Post, gen, func() *phpjson.Object { return r.eventRecord(e, false) })
+	return rs.sharedListRecord(r, e.Post, gen, func() *phpjson.Object { return rs.eventRecord(r, e, false) })
 }
 
 // sharedListRecord is the list record of p (an event, venue or organizer: post IDs are unique
 // across types), through the cache when an anonymous request may share it: kept when rendered at
 // gen with the same site settings, else rendered by render and kept.
-func (r *Request) sharedListRecord(p *calendard.Post, gen uint64, render func() *phpjson.Object) any {
-	c := r.srv.rendered
+func (rs *records) sharedListRecord(r *handlers.Request, p *calendard.Post, gen uint64, render func() *phpjson.Object) any {
+	c := rs.rendered
 	if c == nil || r.User.LoggedIn() || p.HasPassword() || r.QueryHas("_fields") || r.QueryHas("password") {
 		return render()
 	}

@@ -1,7 +1,8 @@
-package handlers
+package tribe
 
 import (
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 )
@@ -12,15 +13,15 @@ import (
 
 // create is POST /venues and /organizers: 201 with the record of the new post, or of the existing
 // post with the same name the data was saved to instead.
-func (h *linkedHandler) create(r *Request) (*Response, error) {
+func (h *linkedHandler) create(r *handlers.Request) (*handlers.Response, error) {
 	data, err := h.postarr(r, r.Param, 0)
 	if err != nil {
 		return nil, err
 	}
 	var id int64
-	err = r.Write(func(tx calendard.WriteTx) error {
+	err = handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
 		var err error
-		if id, err = calendard.CreateLinked(r.ctx, tx, r.Site, r.User, h.postType, data, true); err != nil {
+		if id, err = calendard.CreateLinked(r.Context(), tx, r.Site, r.User, h.postType, data, true); err != nil {
 			return err
 		}
 		if id == 0 {
@@ -29,18 +30,18 @@ func (h *linkedHandler) create(r *Request) (*Response, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, r.unconfirmed(h.kind, id, err)
+		return nil, r.Unconfirmed(h.kind, id, err)
 	}
 	return h.written(r, id, 201)
 }
 
 // update is POST/PUT/PATCH /venues/{id}.
-func (h *linkedHandler) update(r *Request) (*Response, error) {
+func (h *linkedHandler) update(r *handlers.Request) (*handlers.Response, error) {
 	return h.updateID(r, php.Int(r.Value("id")))
 }
 
 // updateBySlug is POST/PUT/PATCH /venues/by-slug/{slug}.
-func (h *linkedHandler) updateBySlug(r *Request) (*Response, error) {
+func (h *linkedHandler) updateBySlug(r *handlers.Request) (*handlers.Response, error) {
 	id, err := h.idOfSlug(r)
 	if err != nil {
 		return nil, err
@@ -48,13 +49,13 @@ func (h *linkedHandler) updateBySlug(r *Request) (*Response, error) {
 	return h.updateID(r, id)
 }
 
-func (h *linkedHandler) updateID(r *Request, id int64) (*Response, error) {
+func (h *linkedHandler) updateID(r *handlers.Request, id int64) (*handlers.Response, error) {
 	data, err := h.postarr(r, r.Param, id)
 	if err != nil {
 		return nil, err
 	}
-	err = r.Write(func(tx calendard.WriteTx) error {
-		p, err := tx.LockPost(r.ctx, id)
+	err = handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
+		p, err := tx.LockPost(r.Context(), id)
 		if err != nil {
 			return err
 		}
@@ -62,21 +63,21 @@ func (h *linkedHandler) updateID(r *Request, id int64) (*Response, error) {
 			return &calendard.Error{Code: "could-not-update-" + h.kind, Status: 400,
 				Message: "The " + h.kind + " could not be updated"}
 		}
-		return calendard.UpdateLinked(r.ctx, tx, r.Site, r.User, h.postType, id, data)
+		return calendard.UpdateLinked(r.Context(), tx, r.Site, r.User, h.postType, id, data)
 	})
 	if err != nil {
-		return nil, r.unconfirmed(h.kind, id, err)
+		return nil, r.Unconfirmed(h.kind, id, err)
 	}
 	return h.written(r, id, 200)
 }
 
 // delete is DELETE /venues/{id}: the post goes to the trash (there is no force delete).
-func (h *linkedHandler) delete(r *Request) (*Response, error) {
+func (h *linkedHandler) delete(r *handlers.Request) (*handlers.Response, error) {
 	return h.trash(r, php.Int(r.Value("id")))
 }
 
 // deleteBySlug is DELETE /venues/by-slug/{slug}.
-func (h *linkedHandler) deleteBySlug(r *Request) (*Response, error) {
+func (h *linkedHandler) deleteBySlug(r *handlers.Request) (*handlers.Response, error) {
 	id, err := h.idOfSlug(r)
 	if err != nil {
 		return nil, err
@@ -84,9 +85,9 @@ func (h *linkedHandler) deleteBySlug(r *Request) (*Response, error) {
 	return h.trash(r, id)
 }
 
-func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
-	err := r.Write(func(tx calendard.WriteTx) error {
-		p, err := tx.LockPost(r.ctx, id)
+func (h *linkedHandler) trash(r *handlers.Request, id int64) (*handlers.Response, error) {
+	err := handlers.Write(r, h.writer, func(tx calendard.WriteTx) error {
+		p, err := tx.LockPost(r.Context(), id)
 		if err != nil {
 			return err
 		}
@@ -98,32 +99,32 @@ func (h *linkedHandler) trash(r *Request, id int64) (*Response, error) {
 			return &calendard.Error{Code: h.kind + "-is-in-trash", Status: 410,
 				Message: "The " + h.kind + " is already trashed"}
 		}
-		_, err = calendard.TrashLinked(r.ctx, tx, r.Site, r.User, p)
+		_, err = calendard.TrashLinked(r.Context(), tx, r.Site, r.User, p)
 		return err
 	})
 	if err != nil {
-		return nil, r.unconfirmed(h.kind, id, err)
+		return nil, r.Unconfirmed(h.kind, id, err)
 	}
 	return h.written(r, id, 200)
 }
 
 // idOfSlug resolves the by-slug path parameter (already validated to name a post of the type).
-func (h *linkedHandler) idOfSlug(r *Request) (int64, error) {
+func (h *linkedHandler) idOfSlug(r *handlers.Request) (int64, error) {
 	s, _ := r.Value("slug").(string)
-	return r.postBySlugPath(s, h.postType)
+	return h.postBySlugPath(r, s, h.postType)
 }
 
 // written answers with the record the plugin returns after a write (get_venue_data: no json_ld).
-func (h *linkedHandler) written(r *Request, id int64, status int) (*Response, error) {
-	return r.readBack(h.kind, id, func() (*Response, error) {
-		posts, err := h.svc.linked.LinkedPosts(r.ctx, []int64{id})
+func (h *linkedHandler) written(r *handlers.Request, id int64, status int) (*handlers.Response, error) {
+	return r.ReadBack(h.kind, id, func() (*handlers.Response, error) {
+		posts, err := h.linked.LinkedPosts(r.Context(), []int64{id})
 		if err != nil {
 			return nil, err
 		}
 		if len(posts) == 0 {
 			return nil, h.couldNotCreate()
 		}
-		return &Response{Status: status, Body: h.record(r, posts[0], false)}, nil
+		return &handlers.Response{Status: status, Body: h.record(r, posts[0], false)}, nil
 	})
 }
 
@@ -137,13 +138,13 @@ func (h *linkedHandler) couldNotCreate() *calendard.Error {
 // parameter checks (else 400 rest_invalid_param on the event parameter named after the kind), then
 // it is saved like POST /venues does, duplicates included (else could-not-create-venue/organizer).
 // It runs inside the event's transaction and returns the post ID.
-func (h *linkedHandler) saveInline(r *Request, tx calendard.WriteTx, data *phpjson.Object) (int64, error) {
+func (h *linkedHandler) saveInline(r *handlers.Request, tx calendard.WriteTx, data *phpjson.Object) (int64, error) {
 	if data == nil || php.Empty(data) {
 		return 0, nil
 	}
 	if idv, ok := data.Get("id"); ok && !php.Empty(idv) {
 		// {"id": ID} links an existing post.
-		if ok, err := r.isPostOfType(idv, h.postType); err != nil || !ok {
+		if ok, err := h.isPostOfType(r, idv, h.postType); err != nil || !ok {
 			if err != nil {
 				return 0, err
 			}
@@ -151,11 +152,11 @@ func (h *linkedHandler) saveInline(r *Request, tx calendard.WriteTx, data *phpjs
 		}
 		return php.Int(idv), nil
 	}
-	if err := validLinkedEntry(r, h.postType, data); err != nil {
-		if err != ErrInvalid {
+	if err := h.validLinkedEntry(r, h.postType, data); err != nil {
+		if err != handlers.ErrInvalid {
 			return 0, err
 		}
-		return 0, invalidParams(phpjson.Obj(h.kind, "Invalid parameter."), phpjson.NewObject())
+		return 0, handlers.InvalidParams(phpjson.Obj(h.kind, "Invalid parameter."), phpjson.NewObject())
 	}
 	get := func(name string) (any, bool) {
 		v, ok := data.Get(name)
@@ -166,7 +167,7 @@ func (h *linkedHandler) saveInline(r *Request, tx calendard.WriteTx, data *phpjs
 	if err != nil {
 		return 0, err
 	}
-	id, err := calendard.CreateLinked(r.ctx, tx, r.Site, r.User, h.postType, arr, true)
+	id, err := calendard.CreateLinked(r.Context(), tx, r.Site, r.User, h.postType, arr, true)
 	if err != nil {
 		return 0, err
 	}
@@ -178,7 +179,7 @@ func (h *linkedHandler) saveInline(r *Request, tx calendard.WriteTx, data *phpjs
 
 // postarr is the endpoint's prepare_postarr(): request values under the plugin's array keys, unset
 // (null) ones left out. id is the post being updated (0 on create).
-func (h *linkedHandler) postarr(r *Request, get func(string) (any, bool), id int64) (calendard.LinkedArray, error) {
+func (h *linkedHandler) postarr(r *handlers.Request, get func(string) (any, bool), id int64) (calendard.LinkedArray, error) {
 	var a calendard.LinkedArray
 	set := func(key string, v any, ok bool) {
 		if ok && v != nil {
@@ -196,8 +197,8 @@ func (h *linkedHandler) postarr(r *Request, get func(string) (any, bool), id int
 	}
 	v, ok := get("author")
 	set("post_author", v, ok)
-	a = append(a, calendard.KV{Key: "post_date", Value: r.reformatDate(get, "date")})
-	a = append(a, calendard.KV{Key: "post_date_gmt", Value: r.reformatDate(get, "date_utc")})
+	a = append(a, calendard.KV{Key: "post_date", Value: reformatDate(r, get, "date")})
+	a = append(a, calendard.KV{Key: "post_date_gmt", Value: reformatDate(r, get, "date_utc")})
 	status := ""
 	if v, ok := get("status"); ok && !php.Empty(v) {
 		status, _ = php.String(v)
@@ -216,7 +217,7 @@ func (h *linkedHandler) postarr(r *Request, get func(string) (any, bool), id int
 		v, ok := get(f.param)
 		set(f.key, v, ok)
 	}
-	img, err := r.uploadImage(get)
+	img, err := h.uploadImage(r, get)
 	if err != nil {
 		return nil, err
 	}
@@ -237,14 +238,14 @@ func (h *linkedHandler) postarr(r *Request, get func(string) (any, bool), id int
 
 // reformatDate is the prepare_postarr date handling (postDate for "date", postDateGMT for
 // "date_utc"); an unset or unparsable value gives false.
-func (r *Request) reformatDate(get func(string) (any, bool), param string) any {
+func reformatDate(r *handlers.Request, get func(string) (any, bool), param string) any {
 	v, ok := get(param)
 	if !ok {
 		return false
 	}
-	conv := r.postDate
+	conv := func(v any) (string, bool) { return postDate(r, v) }
 	if param == "date_utc" {
-		conv = r.postDateGMT
+		conv = func(v any) (string, bool) { return postDateGMT(r, v) }
 	}
 	if d, ok := conv(v); ok {
 		return d
@@ -255,13 +256,13 @@ func (r *Request) reformatDate(get func(string) (any, bool), param string) any {
 // uploadImage is tribe_upload_image() for the "image" value: false when empty or unusable, the value
 // itself when it names an attachment, the attachment ID for the URL of one already in the library
 // (calendard does not download files).
-func (r *Request) uploadImage(get func(string) (any, bool)) (any, error) {
+func (l *lookups) uploadImage(r *handlers.Request, get func(string) (any, bool)) (any, error) {
 	v, ok := get("image")
 	if !ok || php.Empty(v) {
 		return false, nil
 	}
 	if s, isStr := v.(string); isStr && !php.IsNumeric(s) {
-		id, err := r.imageID(s)
+		id, err := l.imageID(r, s)
 		if err != nil || id == 0 {
 			return false, err
 		}
@@ -270,7 +271,7 @@ func (r *Request) uploadImage(get func(string) (any, bool)) (any, error) {
 	if !php.IsNumeric(v) {
 		return false, nil
 	}
-	p, err := r.Posts().PostByID(r.ctx, php.Int(v))
+	p, err := l.posts.PostByID(r.Context(), php.Int(v))
 	if err != nil || p == nil || p.Type != calendard.PostTypeAttach {
 		return false, err
 	}
@@ -279,11 +280,11 @@ func (r *Request) uploadImage(get func(string) (any, bool)) (any, error) {
 
 // linkedCreateChecks are the validate_callbacks of the create endpoint's parameters (required name
 // first), which WP_REST_Request::has_valid_params applies to inline data.
-func linkedCreateChecks(postType string) (name string, checks map[string]func(*Request, any) error) {
-	checks = map[string]func(*Request, any) error{
-		"author": validUserID, "date": validTime, "date_utc": validTime, "description": validStringOrEmpty,
+func (l *lookups) linkedCreateChecks(postType string) (name string, checks map[string]func(*handlers.Request, any) error) {
+	checks = map[string]func(*handlers.Request, any) error{
+		"author": l.validUserID, "date": validTime, "date_utc": validTime, "description": validStringOrEmpty,
 		"status": validPostStatus, "phone": validStringOrEmpty, "website": validURLOrEmpty,
-		"image": validImageOrEmpty,
+		"image": l.validImageOrEmpty,
 	}
 	if postType == calendard.PostTypeVenue {
 		for _, f := range []string{"address", "city", "country", "province", "state", "zip", "stateprovince"} {
@@ -300,10 +301,10 @@ func linkedCreateChecks(postType string) (name string, checks map[string]func(*R
 // validLinkedEntry is has_valid_params() of a venue/organizer data object against the create
 // endpoint's parameters: the name is required and every non-null value passes its validator.
 // Types are not checked (has_valid_params does not sanitize). errInvalid when it fails.
-func validLinkedEntry(r *Request, postType string, o *phpjson.Object) error {
-	name, checks := linkedCreateChecks(postType)
+func (l *lookups) validLinkedEntry(r *handlers.Request, postType string, o *phpjson.Object) error {
+	name, checks := l.linkedCreateChecks(postType)
 	if v, ok := o.Get(name); !ok || v == nil {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	for _, k := range o.Keys() {
 		check := checks[k]
@@ -312,11 +313,11 @@ func validLinkedEntry(r *Request, postType string, o *phpjson.Object) error {
 			continue
 		}
 		if err := check(r, v); err != nil {
-			if err == ErrInvalid {
-				return ErrInvalid
+			if err == handlers.ErrInvalid {
+				return handlers.ErrInvalid
 			}
 			if _, isWP := err.(*calendard.Error); isWP {
-				return ErrInvalid
+				return handlers.ErrInvalid
 			}
 			return err
 		}
@@ -325,18 +326,18 @@ func validLinkedEntry(r *Request, postType string, o *phpjson.Object) error {
 }
 
 // validURLOrEmpty is is_url_or_empty with PHP's own FILTER_VALIDATE_URL rules.
-func validURLOrEmpty(_ *Request, v any) error {
+func validURLOrEmpty(_ *handlers.Request, v any) error {
 	if php.Empty(v) {
 		return nil
 	}
 	if s, ok := php.String(v); ok && !php.IsArray(v) && php.FilterValidateURL(s) {
 		return nil
 	}
-	return ErrInvalid
+	return handlers.ErrInvalid
 }
 
 // validStringOrEmpty is is_string_or_empty: empty, or a non-empty string.
-func validStringOrEmpty(r *Request, v any) error {
+func validStringOrEmpty(r *handlers.Request, v any) error {
 	if php.Empty(v) {
 		return nil
 	}
@@ -344,22 +345,22 @@ func validStringOrEmpty(r *Request, v any) error {
 }
 
 // validImageOrEmpty is is_image_or_empty.
-func validImageOrEmpty(r *Request, v any) error {
+func (l *lookups) validImageOrEmpty(r *handlers.Request, v any) error {
 	if php.Empty(v) {
 		return nil
 	}
-	return validImage(r, v)
+	return l.validImage(r, v)
 }
 
 // validLinkedID is is_venue_id / is_organizer_id for the {id} path parameter.
-func validLinkedID(postType string) func(*Request, any) error {
-	return func(r *Request, v any) error {
-		ok, err := r.isPostOfType(v, postType)
+func (l *lookups) validLinkedID(postType string) func(*handlers.Request, any) error {
+	return func(r *handlers.Request, v any) error {
+		ok, err := l.isPostOfType(r, v, postType)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 		return nil
 	}
@@ -368,15 +369,15 @@ func validLinkedID(postType string) func(*Request, any) error {
 // linkedPermission is the per-post edit_post/delete_post check of /venues/{id} and /organizers/{id}.
 // Unlike the event routes there is no fallback for IDs that name no post: WordPress' map_meta_cap
 // answers do_not_allow, which is what the Allow header of such a request shows.
-func (h *linkedHandler) linkedPermission(action string) func(*Request) error {
-	return func(r *Request) error {
-		post, err := r.Posts().PostByID(r.ctx, php.Int(r.Value("id")))
+func (h *linkedHandler) linkedPermission(action string) func(*handlers.Request) error {
+	return func(r *handlers.Request) error {
+		post, err := h.posts.PostByID(r.Context(), php.Int(r.Value("id")))
 		if err != nil {
 			return err
 		}
 		if post == nil {
 			return calendard.ErrForbidden(r.User.LoggedIn())
 		}
-		return canPostID(r, h.postType, action, post.ID)
+		return h.canPostID(r, h.postType, action, post.ID)
 	}
 }

@@ -1,12 +1,12 @@
-package handlers
+package termapi
 
 import (
 	"errors"
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
-	"github.com/calendard/calendard/internal/phpjson"
 )
 
 // Category and tag writes (POST on the collections, POST/PUT/PATCH/DELETE on /{id}): the plugin hands
@@ -22,6 +22,14 @@ var errParentMissing = &calendard.Error{Code: "rest_term_invalid", Message: "Par
 
 // errTermMissing is the core controller's answer for a term that vanished after validation.
 var errTermMissing = &calendard.Error{Code: "rest_term_invalid", Message: "Term does not exist.", Status: 404}
+
+// Writes are the term writes of one taxonomy both namespaces serve (the core terms
+// controller's create_item, update_item and delete_item, which the plugin's routes wrap).
+type Writes struct {
+	Writer       calendard.Writer
+	Taxonomy     string
+	Hierarchical bool
+}
 
 // termWriteError turns a wp_insert_term/wp_update_term failure into the core controller's answer.
 // term_exists gets status 400 and the existing term's ID (added twice more to the WP_Error, hence
@@ -42,33 +50,33 @@ func termWriteError(err error) error {
 
 // write runs fn in one transaction at the request's clock; the taxonomy cached for validation is
 // dropped afterwards.
-func (h *TermsHandler) write(r *Request, fn func(tx calendard.WriteTx) error) error {
-	w := h.Svc.writer
+func (h *Writes) write(r *handlers.Request, fn func(tx calendard.WriteTx) error) error {
+	w := h.Writer
 	if w == nil {
 		return &calendard.Error{Code: "rest_not_implemented", Message: "This endpoint is not implemented by calendard yet.", Status: 501}
 	}
 	now := r.Now
-	err := w.Write(r.ctx, func() time.Time { return now }, func(tx calendard.WriteTx) error {
-		if err := calendard.LockTermWrites(r.ctx, tx); err != nil {
+	err := w.Write(r.Context(), func() time.Time { return now }, func(tx calendard.WriteTx) error {
+		if err := calendard.LockTermWrites(r.Context(), tx); err != nil {
 			return err
 		}
 		return fn(tx)
 	})
-	delete(r.termCache, h.Taxonomy)
+	forgetTaxonomy(r, h.Taxonomy)
 	return termWriteError(err)
 }
 
 // loadIndex reads the taxonomy inside the transaction (the records need the ancestors' slugs).
-func (h *TermsHandler) loadIndex(r *Request, tx calendard.WriteTx) (*TermIndex, error) {
-	terms, err := tx.TermsOfTaxonomy(r.ctx, h.Taxonomy)
+func (h *Writes) loadIndex(r *handlers.Request, tx calendard.WriteTx) (*Index, error) {
+	terms, err := tx.TermsOfTaxonomy(r.Context(), h.Taxonomy)
 	if err != nil {
 		return nil, err
 	}
 	return newTermIndex(terms), nil
 }
 
-// termTextParam returns a string parameter the client sent (validated and typed already).
-func TermTextParam(r *Request, name string) *string {
+// TextParam returns a string parameter the client sent (validated and typed already).
+func TextParam(r *handlers.Request, name string) *string {
 	v, ok := r.Param(name)
 	if !ok {
 		return nil
@@ -77,8 +85,8 @@ func TermTextParam(r *Request, name string) *string {
 	return &s
 }
 
-// parentParam is the parent the client sent (isset($request['parent'])): refused on flat taxonomies.
-func (h *TermsHandler) ParentParam(r *Request) (*int64, error) {
+// ParentParam is the parent the client sent (isset($request['parent'])): refused on flat taxonomies.
+func (h *Writes) ParentParam(r *handlers.Request) (*int64, error) {
 	v, ok := r.Param("parent")
 	if !ok {
 		return nil, nil
@@ -91,11 +99,11 @@ func (h *TermsHandler) ParentParam(r *Request) (*int64, error) {
 }
 
 // checkParent is get_term((int) $request['parent']) inside the transaction.
-func (h *TermsHandler) checkParent(r *Request, tx calendard.WriteTx, parent *int64) error {
+func (h *Writes) checkParent(r *handlers.Request, tx calendard.WriteTx, parent *int64) error {
 	if parent == nil || *parent == 0 {
 		return nil
 	}
-	t, err := tx.TermByID(r.ctx, *parent, h.Taxonomy)
+	t, err := tx.TermByID(r.Context(), *parent, h.Taxonomy)
 	if err != nil {
 		return err
 	}
@@ -105,23 +113,16 @@ func (h *TermsHandler) checkParent(r *Request, tx calendard.WriteTx, parent *int
 	return nil
 }
 
-// singleTerm is a term record with the core controller's links.
-func (r *Request) singleTerm(t *calendard.Term, idx *TermIndex) *phpjson.Object {
-	rec := r.termRecord(t, idx)
-	rec.Set("_links", r.TermLinks(t, idx))
-	return rec
-}
-
-// newTermArgs is what a create request sends for wp_insert_term (both namespaces).
-func (h *TermsHandler) NewTermArgs(r *Request, parent *int64) calendard.TermArgs {
+// NewTermArgs is what a create request sends for wp_insert_term (both namespaces).
+func (h *Writes) NewTermArgs(r *handlers.Request, parent *int64) calendard.TermArgs {
 	args := calendard.TermArgs{Taxonomy: h.Taxonomy, Hierarchical: h.Hierarchical}
-	if s := TermTextParam(r, "name"); s != nil {
+	if s := TextParam(r, "name"); s != nil {
 		args.Name = *s
 	}
-	if s := TermTextParam(r, "slug"); s != nil {
+	if s := TextParam(r, "slug"); s != nil {
 		args.Slug = *s
 	}
-	if s := TermTextParam(r, "description"); s != nil {
+	if s := TextParam(r, "description"); s != nil {
 		args.Description = *s
 	}
 	if parent != nil {
@@ -130,33 +131,18 @@ func (h *TermsHandler) NewTermArgs(r *Request, parent *int64) calendard.TermArgs
 	return args
 }
 
-// create is POST /categories and /tags: wp_insert_term, then 201 with the term and a Location on the
-// core route.
-func (h *TermsHandler) create(r *Request) (*Response, error) {
-	parent, err := h.ParentParam(r)
-	if err != nil {
-		return nil, err
-	}
-	t, idx, err := h.InsertTerm(r, h.NewTermArgs(r, parent), parent)
-	if err != nil {
-		return nil, err
-	}
-	location := RestURL(r.Site, "/wp/v2/"+TermRESTBase(h.Taxonomy)+"/"+Itoa(t.ID))
-	return (&Response{Status: 201, Body: r.singleTerm(t, idx)}).Header("Location", location), nil
-}
-
-// insertTerm is the write of the core controller's create_item (which the plugin's create wraps):
+// InsertTerm is the write of the core controller's create_item (which the plugin's create wraps):
 // the parent check, wp_insert_term, and the term with its taxonomy as they are afterwards.
-func (h *TermsHandler) InsertTerm(r *Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *TermIndex, error) {
+func (h *Writes) InsertTerm(r *handlers.Request, args calendard.TermArgs, parent *int64) (*calendard.Term, *Index, error) {
 	var (
 		term *calendard.Term
-		idx  *TermIndex
+		idx  *Index
 	)
 	err := h.write(r, func(tx calendard.WriteTx) error {
 		if err := h.checkParent(r, tx, parent); err != nil {
 			return err
 		}
-		t, err := calendard.InsertTerm(r.ctx, tx, args)
+		t, err := calendard.InsertTerm(r.Context(), tx, args)
 		if err != nil {
 			return err
 		}
@@ -171,32 +157,15 @@ func (h *TermsHandler) InsertTerm(r *Request, args calendard.TermArgs, parent *i
 	return term, idx, err
 }
 
-// update is POST/PUT/PATCH /categories/{id} and /tags/{id}: wp_update_term with the fields sent (an
-// empty request still re-saves the term), then the term as it is now.
-func (h *TermsHandler) update(r *Request) (*Response, error) {
-	id := php.Int(r.Value("id"))
-	parent, err := h.ParentParam(r)
-	if err != nil {
-		return nil, err
-	}
-	u := calendard.TermUpdate{Name: TermTextParam(r, "name"), Slug: TermTextParam(r, "slug"),
-		Description: TermTextParam(r, "description"), Parent: parent}
-	t, idx, err := h.UpdateTerm(r, id, u)
-	if err != nil {
-		return nil, err
-	}
-	return Ok(r.singleTerm(t, idx)), nil
-}
-
-// updateTerm is the write of the core controller's update_item: the term must still exist, the
+// UpdateTerm is the write of the core controller's update_item: the term must still exist, the
 // parent is checked, wp_update_term runs, and the term and its taxonomy are read back.
-func (h *TermsHandler) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) (*calendard.Term, *TermIndex, error) {
+func (h *Writes) UpdateTerm(r *handlers.Request, id int64, u calendard.TermUpdate) (*calendard.Term, *Index, error) {
 	var (
 		term *calendard.Term
-		idx  *TermIndex
+		idx  *Index
 	)
 	err := h.write(r, func(tx calendard.WriteTx) error {
-		cur, err := tx.TermByID(r.ctx, id, h.Taxonomy)
+		cur, err := tx.TermByID(r.Context(), id, h.Taxonomy)
 		if err != nil {
 			return err
 		}
@@ -206,7 +175,7 @@ func (h *TermsHandler) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) 
 		if err := h.checkParent(r, tx, u.Parent); err != nil {
 			return err
 		}
-		if _, err := calendard.UpdateTerm(r.ctx, tx, id, h.Taxonomy, h.Hierarchical, u); err != nil {
+		if _, err := calendard.UpdateTerm(r.Context(), tx, id, h.Taxonomy, h.Hierarchical, u); err != nil {
 			return err
 		}
 		if idx, err = h.loadIndex(r, tx); err != nil {
@@ -220,22 +189,9 @@ func (h *TermsHandler) UpdateTerm(r *Request, id int64, u calendard.TermUpdate) 
 	return term, idx, err
 }
 
-// delete is DELETE /categories/{id} and /tags/{id}: always permanent (the plugin forces it); the
-// answer is the term as it was, without links.
-func (h *TermsHandler) delete(r *Request) (*Response, error) {
-	var body *phpjson.Object
-	err := h.DeleteTerm(r, php.Int(r.Value("id")), func(t *calendard.Term, idx *TermIndex) {
-		body = r.termRecord(t, idx)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return Ok(body), nil
-}
-
-// deleteTerm is the write of the core controller's delete_item: wp_delete_term on the term as it is
+// DeleteTerm is the write of the core controller's delete_item: wp_delete_term on the term as it is
 // inside the transaction, which before sees first (to answer with the term as it was).
-func (h *TermsHandler) DeleteTerm(r *Request, id int64, before func(*calendard.Term, *TermIndex)) error {
+func (h *Writes) DeleteTerm(r *handlers.Request, id int64, before func(*calendard.Term, *Index)) error {
 	return h.write(r, func(tx calendard.WriteTx) error {
 		idx, err := h.loadIndex(r, tx)
 		if err != nil {
@@ -246,6 +202,6 @@ func (h *TermsHandler) DeleteTerm(r *Request, id int64, before func(*calendard.T
 			return errTermMissing
 		}
 		before(t, idx)
-		return calendard.DeleteTerm(r.ctx, tx, t, h.Hierarchical)
+		return calendard.DeleteTerm(r.Context(), tx, t, h.Hierarchical)
 	})
 }

@@ -1,7 +1,8 @@
-package handlers
+package tribe
 
 import (
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
 )
@@ -9,22 +10,27 @@ import (
 // linkedHandler serves /venues and /organizers (Archive_Venue/Archive_Organizer and the single
 // endpoints): the two post types behave the same way apart from names and search fields.
 type linkedHandler struct {
-	svc      *PluginServices
-	postType string
-	kind     string // "venue" or "organizer"
-	plural   string // route segment and list key
+	*lookups
+	*records
+	linked      calendard.LinkedService
+	writer      calendard.Writer
+	geo         *geoFilter
+	strictReads bool // Options.StrictReads
+	postType    string
+	kind        string // "venue" or "organizer"
+	plural      string // route segment and list key
 }
 
 // listArgs are the archive parameters, in the plugin's declaration order.
-func (h *linkedHandler) listArgs() []*Arg {
-	upcoming := &Arg{Name: "only_with_upcoming", SwaggerType: "boolean", HasDefault: true,
-		Default: func(*Request) any { return false }, Description: capitalize(h.plural) + " should have upcoming events associated to them"}
-	return []*Arg{
+func (h *linkedHandler) listArgs() []*handlers.Arg {
+	upcoming := &handlers.Arg{Name: "only_with_upcoming", SwaggerType: "boolean", HasDefault: true,
+		Default: func(*handlers.Request) any { return false }, Description: capitalize(h.plural) + " should have upcoming events associated to them"}
+	return []*handlers.Arg{
 		pageArg(),
 		perPageArg("The number of " + h.plural + " to return on each page"),
 		{Name: "search", Type: "string", Validate: validString,
 			Description: capitalize(h.plural) + " should contain the specified string in the title, description or custom fields"},
-		{Name: "event", Type: "integer", Validate: validEventID, Description: capitalize(h.plural) + " should be related to this event"},
+		{Name: "event", Type: "integer", Validate: h.validEventID, Description: capitalize(h.plural) + " should be related to this event"},
 		{Name: "has_events", SwaggerType: "boolean", Description: capitalize(h.plural) + " should have events associated to them"},
 		upcoming,
 		// The reference describes the venue status parameter as the organizer's too.
@@ -41,8 +47,8 @@ func capitalize(s string) string {
 }
 
 // list is GET /venues and /organizers.
-func (h *linkedHandler) list(r *Request) (*Response, error) {
-	svc := h.svc.linked
+func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
+	svc := h.linked
 	page := php.Int(r.Value("page"))
 	if page < 1 {
 		page = 1
@@ -51,7 +57,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	if v := r.Value("per_page"); !php.Empty(v) {
 		perPage = php.Int(v)
 	}
-	f := calendard.LinkedFilter{PostType: h.postType, Limit: int(perPage), Offset: RowsBefore(page, perPage)}
+	f := calendard.LinkedFilter{PostType: h.postType, Limit: int(perPage), Offset: handlers.RowsBefore(page, perPage)}
 	var statusParam []string
 	if v, ok := r.Param("status"); ok {
 		statusParam = statusList(r, h.postType, v)
@@ -59,58 +65,23 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	} else if !r.User.Can(calendard.CapsOf(h.postType).Edit) {
 		f.Statuses = []string{"publish"}
 	}
-	if h.svc.strictReads && !publishedOnly(f.Statuses) {
+	if h.strictReads && !publishedOnly(f.Statuses) {
 		f.ReadableBy = calendard.ReadRuleFor(r.User, h.postType)
 	}
 
 	// Every active ID filter narrows the set (post__in intersection).
 	narrow := func(ids []int64) { narrowIn(&f, ids) }
 	if h.postType == calendard.PostTypeVenue {
-		near, err := h.svc.geoVenues(r, true)
+		near, err := h.geo.venues(r, true)
 		if err != nil {
 			return nil, err
 		}
-		if near != nil || (h.svc.geoFilters() && restBoolParam(r, "geoloc")) {
+		if near != nil || (h.geo.served() && restBoolParam(r, "geoloc")) {
 			narrow(near)
 		}
 	}
-	eventParam, hasEvent := r.Param("event")
-	if hasEvent && !php.Empty(eventParam) {
-		ids, err := svc.LinkedOfEvents(r.ctx, h.postType, []int64{php.Int(eventParam)})
-		if err != nil {
-			return nil, err
-		}
-		narrow(ids)
-	}
-	hasEvents, hasHasEvents := r.Param("has_events")
-	if hasHasEvents {
-		ids, err := svc.LinkedWithEvents(r.ctx, h.postType)
-		if err != nil {
-			return nil, err
-		}
-		s, _ := php.String(hasEvents)
-		if calendard.IsTruthyWord(s) || hasEvents == true {
-			narrow(ids)
-		} else {
-			f.NotIn = append(f.NotIn, ids...)
-		}
-	}
-	if v, ok := r.Param("only_with_upcoming"); ok {
-		s, _ := php.String(v)
-		if calendard.IsTruthyWord(s) || v == true {
-			// Upcoming = the first default-page-size events starting now or later, where "now" is the UTC
-			// clock read as site time (reference quirk), with the request's statuses.
-			from := r.Now.UTC().Format(calendard.DBDateTime)
-			evIDs, err := svc.UpcomingEventIDs(r.ctx, r.Site, f.Statuses, from, r.Site.PerPage)
-			if err != nil {
-				return nil, err
-			}
-			ids, err := svc.LinkedOfEvents(r.ctx, h.postType, evIDs)
-			if err != nil {
-				return nil, err
-			}
-			narrow(ids)
-		}
+	if err := h.eventFilters(r, &f); err != nil {
+		return nil, err
 	}
 
 	// search: matches restrict the list; no match empties the page but not total or pagination
@@ -119,7 +90,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	searchEmpty := false
 	if s, ok := r.Param("search"); ok {
 		str, _ := s.(string)
-		ids, err := svc.SearchLinked(r.ctx, h.postType, str)
+		ids, err := svc.SearchLinked(r.Context(), h.postType, str)
 		if err != nil {
 			return nil, err
 		}
@@ -134,11 +105,11 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	var pageIDs []int64
 	total := 0
 	var err error
-	gen := r.generation() // before loading: records rendered now are at least this new
+	gen := h.generation() // before loading: records rendered now are at least this new
 	if searchEmpty {
-		_, total, err = svc.FindLinked(r.ctx, withLimit(countFilter, 0))
+		_, total, err = svc.FindLinked(r.Context(), withLimit(countFilter, 0))
 	} else {
-		pageIDs, total, err = svc.FindLinked(r.ctx, f)
+		pageIDs, total, err = svc.FindLinked(r.Context(), f)
 	}
 	if err != nil {
 		return nil, err
@@ -147,7 +118,7 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 		return nil, &calendard.Error{Code: h.kind + "-archive-page-not-found", Status: 404,
 			Message: "The requested " + h.kind + " archive page does not exist"}
 	}
-	posts, err := svc.LinkedPosts(r.ctx, pageIDs)
+	posts, err := svc.LinkedPosts(r.Context(), pageIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -157,10 +128,11 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 	}
 
 	params := []calendard.KV{{Key: "page", Value: page}, {Key: "per_page", Value: perPage}}
+	eventParam, hasEvent := r.Param("event")
 	if hasEvent {
 		params = append(params, calendard.KV{Key: "event", Value: php.Int(eventParam)})
 	}
-	if hasHasEvents {
+	if hasEvents, ok := r.Param("has_events"); ok {
 		params = append(params, calendard.KV{Key: "has_events", Value: orEmpty(hasEvents)})
 	}
 	status := "publish"
@@ -170,10 +142,54 @@ func (h *linkedHandler) list(r *Request) (*Response, error) {
 		status = joinComma(statusParam)
 	}
 	params = append(params, calendard.KV{Key: "status", Value: status})
-	restURL := AddQueryArg(r.RestURL(h.plural+"/"), params)
+	restURL := handlers.AddQueryArg(r.RestURL(h.plural+"/"), params)
 
 	body := phpjson.Obj(h.plural, records, "rest_url", restURL)
 	return pagedList(body, restURL, page, perPage, total), nil
+}
+
+// eventFilters narrows a venue or organizer list by its events: those of one event (event), those
+// with or without events (has_events), and those of the upcoming events (only_with_upcoming).
+func (h *linkedHandler) eventFilters(r *handlers.Request, f *calendard.LinkedFilter) error {
+	eventParam, hasEvent := r.Param("event")
+	if hasEvent && !php.Empty(eventParam) {
+		ids, err := h.linked.LinkedOfEvents(r.Context(), h.postType, []int64{php.Int(eventParam)})
+		if err != nil {
+			return err
+		}
+		narrowIn(f, ids)
+	}
+	hasEvents, hasHasEvents := r.Param("has_events")
+	if hasHasEvents {
+		ids, err := h.linked.LinkedWithEvents(r.Context(), h.postType)
+		if err != nil {
+			return err
+		}
+		s, _ := php.String(hasEvents)
+		if calendard.IsTruthyWord(s) || hasEvents == true {
+			narrowIn(f, ids)
+		} else {
+			f.NotIn = append(f.NotIn, ids...)
+		}
+	}
+	if v, ok := r.Param("only_with_upcoming"); ok {
+		s, _ := php.String(v)
+		if calendard.IsTruthyWord(s) || v == true {
+			// Upcoming = the first default-page-size events starting now or later, where "now" is the UTC
+			// clock read as site time (reference quirk), with the request's statuses.
+			from := r.Now.UTC().Format(calendard.DBDateTime)
+			evIDs, err := h.linked.UpcomingEventIDs(r.Context(), r.Site, f.Statuses, from, r.Site.PerPage)
+			if err != nil {
+				return err
+			}
+			ids, err := h.linked.LinkedOfEvents(r.Context(), h.postType, evIDs)
+			if err != nil {
+				return err
+			}
+			narrowIn(f, ids)
+		}
+	}
+	return nil
 }
 
 // narrowIn narrows f's post__in to ids: an intersection when a filter set it already.
@@ -218,52 +234,52 @@ func joinComma(ss []string) string {
 }
 
 // record renders a venue or organizer.
-func (h *linkedHandler) record(r *Request, p *calendard.LinkedPost, single bool) *phpjson.Object {
+func (h *linkedHandler) record(r *handlers.Request, p *calendard.LinkedPost, single bool) *phpjson.Object {
 	if h.postType == calendard.PostTypeVenue {
-		return r.venueRecord(&calendard.Venue{Post: p.Post, Image: p.Image}, single)
+		return venueRecord(r, &calendard.Venue{Post: p.Post, Image: p.Image}, single)
 	}
-	return r.organizerRecord(&calendard.Organizer{Post: p.Post, Image: p.Image}, single)
+	return organizerRecord(r, &calendard.Organizer{Post: p.Post, Image: p.Image}, single)
 }
 
 // listRecord is a venue's or organizer's list record, through the rendered-record cache as event
 // list records are (their description goes through the_content's filters on every rendering).
-func (h *linkedHandler) listRecord(r *Request, p *calendard.LinkedPost, gen uint64) any {
-	return r.sharedListRecord(p.Post, gen, func() *phpjson.Object { return h.record(r, p, false) })
+func (h *linkedHandler) listRecord(r *handlers.Request, p *calendard.LinkedPost, gen uint64) any {
+	return h.sharedListRecord(r, p.Post, gen, func() *phpjson.Object { return h.record(r, p, false) })
 }
 
 // getArgs are the GET parameters of /venues/{id}: the ID must name a post of the type.
-func (h *linkedHandler) getArgs() []*Arg {
-	a := linkedIDArg(h.kind)
-	a.Validate = func(r *Request, v any) error {
-		ok, err := r.isPostOfType(v, h.postType)
+func (h *linkedHandler) getArgs() []*handlers.Arg {
+	a := h.linkedIDArg(h.kind)
+	a.Validate = func(r *handlers.Request, v any) error {
+		ok, err := h.isPostOfType(r, v, h.postType)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 		return nil
 	}
-	return []*Arg{a}
+	return []*handlers.Arg{a}
 }
 
 // get is GET /venues/{id} and /organizers/{id}.
-func (h *linkedHandler) get(r *Request) (*Response, error) {
+func (h *linkedHandler) get(r *handlers.Request) (*handlers.Response, error) {
 	return h.getByID(r, php.Int(r.Value("id")))
 }
 
 // getBySlug is GET /venues/by-slug/{slug}.
-func (h *linkedHandler) getBySlug(r *Request) (*Response, error) {
+func (h *linkedHandler) getBySlug(r *handlers.Request) (*handlers.Response, error) {
 	s, _ := r.Value("slug").(string)
-	id, err := r.postBySlugPath(s, h.postType)
+	id, err := h.postBySlugPath(r, s, h.postType)
 	if err != nil {
 		return nil, err
 	}
 	return h.getByID(r, id)
 }
 
-func (h *linkedHandler) getByID(r *Request, id int64) (*Response, error) {
-	posts, err := h.svc.linked.LinkedPosts(r.ctx, []int64{id})
+func (h *linkedHandler) getByID(r *handlers.Request, id int64) (*handlers.Response, error) {
+	posts, err := h.linked.LinkedPosts(r.Context(), []int64{id})
 	if err != nil {
 		return nil, err
 	}
@@ -276,5 +292,5 @@ func (h *linkedHandler) getByID(r *Request, id int64) (*Response, error) {
 		return nil, &calendard.Error{Code: h.kind + "-not-accessible", Status: 403,
 			Message: "The requested " + h.kind + " is not accessible"}
 	}
-	return Ok(h.record(r, p, true)), nil
+	return handlers.Ok(h.record(r, p, true)), nil
 }

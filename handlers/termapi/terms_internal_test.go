@@ -1,4 +1,4 @@
-package handlers
+package termapi
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
@@ -66,7 +67,7 @@ func TestTermLinkCarriesAncestorSlugs(t *testing.T) {
 	}
 	idx := newTermIndex(terms)
 	site := &calendard.Site{HomeURL: "https://x.test", PrettyPermalinks: true, CategoryBase: "events/category", TagBase: "tag"}
-	r := &Request{Site: site}
+	r := &handlers.Request{Site: site}
 	tests := []struct {
 		name string
 		id   int64
@@ -80,13 +81,13 @@ func TestTermLinkCarriesAncestorSlugs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := r.TermLink(idx.ByID(tc.id), idx); got != tc.want {
+			if got := Link(r, idx.ByID(tc.id), idx); got != tc.want {
 				t.Errorf("termLink = %q, want %q", got, tc.want)
 			}
 		})
 	}
 	r.Site = &calendard.Site{HomeURL: "https://x.test", CategoryBase: "events/category", TagBase: "tag"}
-	if got := r.TermLink(idx.ByID(4), idx); got != "https://x.test/?tribe_events_cat=bebop" {
+	if got := Link(r, idx.ByID(4), idx); got != "https://x.test/?tribe_events_cat=bebop" {
 		t.Errorf("plain permalinks: termLink = %q, want the query-var form", got)
 	}
 }

@@ -1,4 +1,4 @@
-package handlers
+package tribe
 
 import (
 	"strconv"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/cost"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/phpjson"
@@ -19,7 +20,7 @@ import (
 // a private post and current_user_can('read') for any other status. Both are primitive
 // capabilities, so map_meta_cap ignores the post: an author gets no JSON-LD for their own private
 // event, while any reader (a contributor too) gets it for a draft they may read.
-func (r *Request) ldVisible(p *calendard.Post) bool {
+func ldVisible(r *handlers.Request, p *calendard.Post) bool {
 	if p.HasPassword() {
 		return false
 	}
@@ -33,8 +34,8 @@ func (r *Request) ldVisible(p *calendard.Post) bool {
 }
 
 // eventJSONLD builds the schema.org Event of a single-event answer, or nil when it is not generated.
-func (r *Request) eventJSONLD(e *calendard.Event) *phpjson.Object {
-	if !r.ldVisible(e.Post) {
+func eventJSONLD(r *handlers.Request, e *calendard.Event) *phpjson.Object {
+	if !ldVisible(r, e.Post) {
 		return nil
 	}
 	site := r.Site
@@ -43,7 +44,7 @@ func (r *Request) eventJSONLD(e *calendard.Event) *phpjson.Object {
 	o := phpjson.Obj("@context", "http://schema.org", "@type", "Event",
 		"name", ldName(e.Post), "description", wptext.JSONLDDescription(e.Excerpt, e.Content))
 	if e.Image != nil {
-		o.Set("image", r.attachmentURL(e.Image))
+		o.Set("image", attachmentURL(r, e.Image))
 	}
 	o.Set("url", permalink)
 	o.Set("eventAttendanceMode", "https://schema.org/OfflineEventAttendanceMode")
@@ -71,14 +72,14 @@ func (r *Request) eventJSONLD(e *calendard.Event) *phpjson.Object {
 	o.Set("startDate", ldDate(start, tz))
 	o.Set("endDate", ldDate(end, tz))
 	if len(e.Venues) > 0 {
-		if place := r.placeJSONLD(e.Venues[0]); place != nil {
+		if place := placeJSONLD(r, e.Venues[0]); place != nil {
 			o.Set("location", place)
 		} else {
 			o.Set("location", false)
 		}
 	}
 	if len(e.Organizers) > 0 {
-		if person := r.personJSONLD(e.Organizers[0]); person != nil {
+		if person := personJSONLD(r, e.Organizers[0]); person != nil {
 			o.Set("organizer", person)
 		} else {
 			o.Set("organizer", false)
@@ -103,7 +104,7 @@ func ldName(p *calendard.Post) string {
 // slash, passed through add_query_arg (which re-encodes a query string) and slashed again, so plain
 // permalinks come out as "...&p=35%2F/".
 func ldLink(permalink string) string {
-	return trailingSlash(AddQueryArg(trailingSlash(permalink), nil))
+	return trailingSlash(handlers.AddQueryArg(trailingSlash(permalink), nil))
 }
 
 func trailingSlash(s string) string { return strings.TrimRight(s, `/\`) + "/" }
@@ -183,14 +184,14 @@ func applyOffset(t time.Time, offset string) time.Time {
 }
 
 // placeJSONLD is the venue's schema.org Place (no @context), or nil when not generated.
-func (r *Request) placeJSONLD(v *calendard.Venue) *phpjson.Object {
-	if !r.ldVisible(v.Post) {
+func placeJSONLD(r *handlers.Request, v *calendard.Venue) *phpjson.Object {
+	if !ldVisible(r, v.Post) {
 		return nil
 	}
 	m := v.Meta
 	o := phpjson.Obj("@type", "Place", "name", ldName(v.Post), "description", wptext.JSONLDDescription(v.Excerpt, v.Content))
 	if v.Image != nil {
-		o.Set("image", r.attachmentURL(v.Image))
+		o.Set("image", attachmentURL(r, v.Image))
 	}
 	o.Set("url", "")
 	country := venueCountry(m.Value("_VenueCountry"))
@@ -212,14 +213,14 @@ func (r *Request) placeJSONLD(v *calendard.Venue) *phpjson.Object {
 }
 
 // personJSONLD is the organizer's schema.org Person (no @context), or nil when not generated.
-func (r *Request) personJSONLD(org *calendard.Organizer) *phpjson.Object {
-	if !r.ldVisible(org.Post) {
+func personJSONLD(r *handlers.Request, org *calendard.Organizer) *phpjson.Object {
+	if !ldVisible(r, org.Post) {
 		return nil
 	}
 	m := org.Meta
 	o := phpjson.Obj("@type", "Person", "name", ldName(org.Post), "description", wptext.JSONLDDescription(org.Excerpt, org.Content))
 	if org.Image != nil {
-		o.Set("image", r.attachmentURL(org.Image))
+		o.Set("image", attachmentURL(r, org.Image))
 	}
 	// tribe_get_organizer_website_url: esc_url(esc_html(meta)), which adds a missing scheme,
 	// encodes spaces and drops what URLs may not hold.
@@ -232,7 +233,7 @@ func (r *Request) personJSONLD(org *calendard.Organizer) *phpjson.Object {
 }
 
 // attachmentURL is wp_get_attachment_url.
-func (r *Request) attachmentURL(a *calendard.Attachment) string {
+func attachmentURL(r *handlers.Request, a *calendard.Attachment) string {
 	if f := a.Meta.Value("_wp_attached_file"); f != "" {
 		return r.UploadURL(f)
 	}

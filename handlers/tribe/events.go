@@ -1,8 +1,10 @@
-package handlers
+package tribe
 
 import (
 	"math"
 	"strings"
+
+	"github.com/calendard/calendard/handlers"
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/php"
@@ -11,40 +13,47 @@ import (
 
 // eventsHandler serves /events, /events/{id} and /events/by-slug/{slug}.
 type eventsHandler struct {
-	svc *PluginServices
+	*lookups
+	*records
+	events calendard.EventService
+	ranked RankedEvents // nil: orderby=relevance is ignored
+	writer calendard.Writer
+	geo    *geoFilter
+	// strictReads filters the list by the read_post rule (Options.StrictReads).
+	strictReads bool
 	// venues and organizers create the linked posts an event write carries as data.
 	venues, organizers *linkedHandler
 }
 
 // listArgs are the archive parameters of GET /events, in the plugin's declaration order.
-func (h *eventsHandler) listArgs() []*Arg {
-	timeArg := func(name, desc string) *Arg {
-		return &Arg{Name: name, Description: desc, Validate: validTime, SwaggerType: "string"}
+func (h *eventsHandler) listArgs() []*handlers.Arg {
+	timeArg := func(name, desc string) *handlers.Arg {
+		return &handlers.Arg{Name: name, Description: desc, Validate: validTime, SwaggerType: "string"}
 	}
-	list := func(name, desc string, validate func(*Request, any) error) *Arg {
-		return &Arg{Name: name, Description: desc, ItemsType: "integer", Validate: validate,
+	list := func(name, desc string, validate func(*handlers.Request, any) error) *handlers.Arg {
+		return &handlers.Arg{Name: name, Description: desc, ItemsType: "integer", Validate: validate,
 			SwaggerType: "array", CollectionFormat: "csv"}
 	}
-	return []*Arg{
+	return []*handlers.Arg{
 		pageArg(),
 		perPageArg("The number of events to return on each page"),
 		{Name: "start_date", Description: "Events that start on the specified date", Validate: validTime, SwaggerType: "string",
-			HasDefault: true, Default: func(r *Request) any { return defaultStartDate(r.Site, r.Now) }},
+			HasDefault: true, Default: func(r *handlers.Request) any { return defaultStartDate(r.Site, r.Now) }},
 		{Name: "end_date", Description: "Events that end on the specified date", Validate: validTime, SwaggerType: "string",
-			HasDefault: true, Default: func(r *Request) any { return defaultEndDate(r.Now) }},
+			HasDefault: true, Default: func(r *handlers.Request) any { return defaultEndDate(r.Now) }},
 		timeArg("starts_before", "Events that start before the specified date"),
 		timeArg("starts_after", "Events that start after the specified date"),
 		timeArg("ends_before", "Events that end before the specified date"),
 		timeArg("ends_after", "Events that end after the specified date"),
 		{Name: "strict_dates", Validate: validString, SwaggerType: "string", HasDefault: true,
-			Default:     func(*Request) any { return "false" },
+			Default:     func(*handlers.Request) any { return "false" },
 			Description: "Dates set using the start_date/end_date, starts_*/ends_* are set to start at the specified times. The default behavior is to include the entire days."},
 		{Name: "search", Type: "string", Validate: validString,
 			Description: "Events should contain the specified string in the title or description"},
-		list("categories", "Events should be assigned one of the specified categories slugs or IDs", validTermList(calendard.TaxonomyCategory)),
-		list("tags", "Events should be assigned one of the specified tags slugs or IDs", validTermList(calendard.TaxonomyTag)),
-		list("venue", "Events should be assigned one of the specified venue IDs", validPostIDList(calendard.PostTypeVenue)),
-		list("organizer", "Events should be assigned one of the specified organizer IDs", validPostIDList(calendard.PostTypeOrganizer)),
+		list("categories", "Events should be assigned one of the specified categories slugs or IDs", h.validTermList(calendard.TaxonomyCategory)),
+		list("tags", "Events should be assigned one of the specified tags slugs or IDs", h.validTermList(calendard.TaxonomyTag)),
+		list("venue", "Events should be assigned one of the specified venue IDs", h.validPostIDList(calendard.PostTypeVenue)),
+		list("organizer", "Events should be assigned one of the specified organizer IDs", h.validPostIDList(calendard.PostTypeOrganizer)),
 		{Name: "featured", Type: "boolean", Description: "Events should be filtered by their featured status"},
 		{Name: "status", Format: "string", SwaggerType: "string", Description: "The event post status",
 			Validate: validStatusList(calendard.PostTypeEvent)},
@@ -55,25 +64,25 @@ func (h *eventsHandler) listArgs() []*Arg {
 		{Name: "geoloc_lng", Format: "double", SwaggerType: "number",
 			Description: "Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat"},
 		{Name: "include", ItemsType: "integer", SwaggerType: "array", CollectionFormat: "csv", Validate: validPositiveIntList,
-			Sanitize:    func(_ *Request, v any) (any, error) { return php.ListToArray(v), nil },
+			Sanitize:    func(_ *handlers.Request, v any) (any, error) { return php.ListToArray(v), nil },
 			Description: "Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored."},
-		{Name: "post_parent", Type: "integer", Validate: validEventID,
+		{Name: "post_parent", Type: "integer", Validate: h.validEventID,
 			Description: "Events should be filtered by their post_parent being the specified one."},
 		{Name: "ticketed", Type: "boolean", Validate: validTicketed, Description: "Filter events with or without tickets."},
 	}
 }
 
 // pageArg is the shared "page" archive parameter.
-func pageArg() *Arg {
-	return &Arg{Name: "page", Type: "integer", Validate: validPositiveInt, HasDefault: true,
-		Default: func(*Request) any { return int64(1) }, Description: "The archive page to return"}
+func pageArg() *handlers.Arg {
+	return &handlers.Arg{Name: "page", Type: "integer", Validate: validPositiveInt, HasDefault: true,
+		Default: func(*handlers.Request) any { return int64(1) }, Description: "The archive page to return"}
 }
 
 // perPageArg is the shared "per_page" archive parameter: default from the site options, capped at 50.
-func perPageArg(desc string) *Arg {
-	return &Arg{Name: "per_page", Type: "integer", Validate: validPerPage, HasDefault: true,
-		Default: func(r *Request) any { return r.Site.PerPageRaw }, Description: desc,
-		Sanitize: func(_ *Request, v any) (any, error) {
+func perPageArg(desc string) *handlers.Arg {
+	return &handlers.Arg{Name: "per_page", Type: "integer", Validate: validPerPage, HasDefault: true,
+		Default: func(r *handlers.Request) any { return r.Site.PerPageRaw }, Description: desc,
+		Sanitize: func(_ *handlers.Request, v any) (any, error) {
 			if php.Empty(v) {
 				return false, nil
 			}
@@ -82,9 +91,9 @@ func perPageArg(desc string) *Arg {
 }
 
 // validPerPage is is_positive_int; a site whose option is -1 fails every list here, as the reference.
-func validPerPage(r *Request, v any) error {
+func validPerPage(r *handlers.Request, v any) error {
 	if r.Site.PerPageInvalid && !r.QueryHas("per_page") {
-		return ErrInvalid
+		return handlers.ErrInvalid
 	}
 	if s, ok := v.(string); ok && s == "" && !r.QueryHas("per_page") {
 		return nil
@@ -94,7 +103,7 @@ func validPerPage(r *Request, v any) error {
 
 // validTicketed is supports_ticketed: asking for ticketed events needs Event Tickets, which calendard
 // does not provide; any other value passes here (and non-booleans then fail the type check).
-func validTicketed(_ *Request, v any) error {
+func validTicketed(_ *handlers.Request, v any) error {
 	if s, _ := v.(string); calendard.IsTruthyWord(s) || v == true {
 		return &calendard.Error{Code: "event-tickets-not-active", Message: "Event Tickets plugin is not activated.", Status: 400}
 	}
@@ -103,17 +112,17 @@ func validTicketed(_ *Request, v any) error {
 
 // validStatusList is filter_post_status_list used as a validator: callers without the post type's
 // edit capability may only ask for "publish"; others for registered statuses.
-func validStatusList(postType string) func(*Request, any) error {
-	return func(r *Request, v any) error {
+func validStatusList(postType string) func(*handlers.Request, any) error {
+	return func(r *handlers.Request, v any) error {
 		if statusList(r, postType, v) == nil {
-			return ErrInvalid
+			return handlers.ErrInvalid
 		}
 		return nil
 	}
 }
 
 // statusList returns the requested statuses, or nil when the request may not use them.
-func statusList(r *Request, postType string, v any) []string {
+func statusList(r *handlers.Request, postType string, v any) []string {
 	var stati []string
 	for _, it := range php.ListToArray(v) {
 		s, _ := php.String(it)
@@ -150,12 +159,12 @@ type eventList struct {
 
 // list is GET /events (Archive_Event::get): the filter from the parameters, the store's page, then
 // the records and the list's rest_url.
-func (h *eventsHandler) list(r *Request) (*Response, error) {
+func (h *eventsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	q, err := h.listFilter(r)
 	if err != nil {
 		return nil, err
 	}
-	gen := r.generation() // before loading: records rendered now are at least this new
+	gen := h.generation() // before loading: records rendered now are at least this new
 	events, total, err := h.findEvents(r, r.Site, q.f)
 	if err != nil {
 		return nil, err
@@ -167,7 +176,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 	body := phpjson.NewObject()
 	list := make([]any, 0, len(events))
 	for _, e := range events {
-		list = append(list, r.listEventRecord(e, gen))
+		list = append(list, h.listEventRecord(r, e, gen))
 	}
 	body.Set("events", list)
 	body.Set("rest_url", restURL)
@@ -177,7 +186,7 @@ func (h *eventsHandler) list(r *Request) (*Response, error) {
 // listFilter reads the list's parameters as Archive_Event::get does: paging, the date window
 // (localized in strict mode, day-rounded otherwise), include, search, terms, linked posts, geoloc,
 // featured, parent and statuses.
-func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
+func (h *eventsHandler) listFilter(r *handlers.Request) (*eventList, error) {
 	site := r.Site
 	q := &eventList{}
 	page := php.Int(r.Value("page"))
@@ -189,27 +198,73 @@ func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 		perPage = php.Int(v)
 	}
 
-	// Dates: localized for strict mode, day-rounded in the default inclusive mode.
+	f := calendard.EventFilter{Limit: int(perPage), Offset: handlers.RowsBefore(page, perPage)}
+	include, hasInclude := r.Param("include")
+	if hasInclude && !php.Empty(include) {
+		for _, it := range php.ListToArray(include) {
+			f.Include = append(f.Include, php.Int(it))
+		}
+		f.OrderByPostDate = true
+	}
+	urlStart, urlEnd := listDates(r, &f)
+
+	var search string
+	v, hasSearch := r.Param("search")
+	if hasSearch {
+		search, _ = php.String(v)
+		if search != "" {
+			f.Search = calendard.ParseSearch(search)
+			f.SearchAnonymous = !r.User.LoggedIn()
+		}
+	}
+	if err := h.placeAndTermFilters(r, &f); err != nil {
+		return nil, err
+	}
+	featured, hasFeatured := r.Param("featured")
+	if hasFeatured {
+		b := handlers.RestBool(featured)
+		f.Featured = &b
+	}
+	if v, ok := r.Param("post_parent"); ok {
+		n := php.Int(v)
+		f.PostParent = &n
+	}
+
+	var statusParam []string
+	if v, ok := r.Param("status"); ok {
+		statusParam = statusList(r, calendard.PostTypeEvent, v)
+		f.Statuses = statusParam
+	} else if !r.User.Can(calendard.CapsOf(calendard.PostTypeEvent).Edit) {
+		f.Statuses = []string{"publish"}
+	}
+
+	if h.strictReads && !publishedOnly(f.Statuses) {
+		// Singles refuse trashed events to everyone, and other events as read_post decides.
+		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
+	}
+	q.f, q.page, q.perPage, q.urlStart, q.urlEnd = f, page, perPage, urlStart, urlEnd
+	q.search, q.hasSearch, q.statusParam, q.featured, q.hasFeatured = search, hasSearch, statusParam, featured, hasFeatured
+	return q, nil
+}
+
+// listDates sets the date window of an events list (f.Include already parsed) and returns the
+// start_date and end_date its rest_url carries. Dates are localized for strict mode and
+// day-rounded in the default inclusive mode.
+func listDates(r *handlers.Request, f *calendard.EventFilter) (urlStart, urlEnd *string) {
+	site := r.Site
 	strict := false
 	if v, ok := r.Param("strict_dates"); ok {
 		s, _ := php.String(v)
 		strict = strictDates(s)
 	}
-	raw := func(name string) (string, bool) {
-		v, ok := r.Param(name)
-		if !ok {
-			return "", false
-		}
-		s, _ := php.String(v)
-		return s, true
-	}
 	// bounded returns a date parameter as the plugin compares it: localized to the site zone in strict
 	// mode, otherwise rounded to the start (begin) or end of its UTC calendar day.
 	bounded := func(name string, begin bool) *string {
-		s, ok := raw(name)
+		v, ok := r.Param(name)
 		if !ok {
 			return nil
 		}
+		s, _ := php.String(v)
 		var out string
 		switch {
 		case strict:
@@ -238,14 +293,6 @@ func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 	startDate := bounded("start_date", true)
 	endDate := bounded("end_date", false)
 
-	f := calendard.EventFilter{Limit: int(perPage), Offset: RowsBefore(page, perPage)}
-	include, hasInclude := r.Param("include")
-	if hasInclude && !php.Empty(include) {
-		for _, it := range php.ListToArray(include) {
-			f.Include = append(f.Include, php.Int(it))
-		}
-		f.OrderByPostDate = true
-	}
 	if relative {
 		if !r.QueryHas("start_date") {
 			startDate = nil
@@ -254,7 +301,7 @@ func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 			endDate = nil
 		}
 	}
-	urlStart, urlEnd := startDate, endDate
+	urlStart, urlEnd = startDate, endDate
 	if f.Include != nil {
 		// Included posts void the caller's dates; the default window is re-applied unrounded.
 		urlStart, urlEnd = strPtr(defaultStartDate(site, r.Now)), strPtr(defaultEndDate(r.Now))
@@ -272,57 +319,32 @@ func (h *eventsHandler) listFilter(r *Request) (*eventList, error) {
 	}
 	f.StartOnOrAfter, f.EndOnOrBefore = startDate, endDate
 	f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter = startsBefore, startsAfter, endsBefore, endsAfter
+	return urlStart, urlEnd
+}
 
-	search, hasSearch := raw("search")
-	if hasSearch && search != "" {
-		f.Search = calendard.ParseSearch(search)
-		f.SearchAnonymous = !r.User.LoggedIn()
-	}
+// placeAndTermFilters sets the categories, tags, venues and organizers an events list is filtered
+// by, the venues geoloc selects (Events Calendar Pro, when geo filters are on) included.
+func (h *eventsHandler) placeAndTermFilters(r *handlers.Request, f *calendard.EventFilter) error {
 	var err error
 	if f.CategoryIDs, err = h.termFilter(r, "categories", calendard.TaxonomyCategory); err != nil {
-		return nil, err
+		return err
 	}
 	if f.TagIDs, err = h.termFilter(r, "tags", calendard.TaxonomyTag); err != nil {
-		return nil, err
+		return err
 	}
 	f.VenueIDs = idList(r.Value("venue"))
 	f.OrganizerIDs = idList(r.Value("organizer"))
-	// geoloc (Events Calendar Pro, when geo filters are on): events at the venues it selects.
-	if near, err := h.svc.geoVenues(r, false); err != nil {
-		return nil, err
-	} else if near != nil || (h.svc.geoFilters() && restBoolParam(r, "geoloc")) {
+	if near, err := h.geo.venues(r, false); err != nil {
+		return err
+	} else if near != nil || (h.geo.served() && restBoolParam(r, "geoloc")) {
 		f.VenueIDs = narrowIDs(f.VenueIDs, near)
 	}
-	featured, hasFeatured := r.Param("featured")
-	if hasFeatured {
-		b := RestBool(featured)
-		f.Featured = &b
-	}
-	if v, ok := r.Param("post_parent"); ok {
-		n := php.Int(v)
-		f.PostParent = &n
-	}
-
-	var statusParam []string
-	if v, ok := r.Param("status"); ok {
-		statusParam = statusList(r, calendard.PostTypeEvent, v)
-		f.Statuses = statusParam
-	} else if !r.User.Can(calendard.CapsOf(calendard.PostTypeEvent).Edit) {
-		f.Statuses = []string{"publish"}
-	}
-
-	if h.svc.strictReads && !publishedOnly(f.Statuses) {
-		// Singles refuse trashed events to everyone, and other events as read_post decides.
-		f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
-	}
-	q.f, q.page, q.perPage, q.urlStart, q.urlEnd = f, page, perPage, urlStart, urlEnd
-	q.search, q.hasSearch, q.statusParam, q.featured, q.hasFeatured = search, hasSearch, statusParam, featured, hasFeatured
-	return q, nil
+	return nil
 }
 
 // listURL is the list's rest_url: the plugin's supported query vars in their fixed order, raw
 // values, then venue, organizer and featured as the plugin appends them.
-func (h *eventsHandler) listURL(r *Request, q *eventList) string {
+func (h *eventsHandler) listURL(r *handlers.Request, q *eventList) string {
 	page, perPage, urlStart, urlEnd, f := q.page, q.perPage, q.urlStart, q.urlEnd, q.f
 	search, hasSearch, statusParam, featured, hasFeatured := q.search, q.hasSearch, q.statusParam, q.featured, q.hasFeatured
 	startsBefore, startsAfter, endsBefore, endsAfter := f.StartsBefore, f.StartsAfter, f.EndsBefore, f.EndsAfter
@@ -336,7 +358,7 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 	if hasSearch {
 		params = append(params, calendard.KV{Key: "search", Value: search})
 	}
-	if g, ok := r.Param("geoloc"); ok && RestBool(g) {
+	if g, ok := r.Param("geoloc"); ok && handlers.RestBool(g) {
 		lat, _ := r.Param("geoloc_lat")
 		lng, _ := r.Param("geoloc_lng")
 		params = append(params, calendard.KV{Key: "geoloc", Value: int64(1)},
@@ -356,7 +378,7 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 		// The plugin joins array values with commas before building the URL.
 		ids := make([]string, len(f.Include))
 		for i, id := range f.Include {
-			ids[i] = Itoa(id)
+			ids[i] = handlers.Itoa(id)
 		}
 		params = append(params, calendard.KV{Key: "include", Value: strings.Join(ids, ",")})
 	}
@@ -368,10 +390,10 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 			params = append(params, calendard.KV{Key: b.name, Value: *b.v})
 		}
 	}
-	if t, ok := r.Param("ticketed"); ok && RestBool(t) {
+	if t, ok := r.Param("ticketed"); ok && handlers.RestBool(t) {
 		params = append(params, calendard.KV{Key: "ticketed", Value: true})
 	}
-	restURL := AddQueryArg(r.RestURL("events/"), params)
+	restURL := handlers.AddQueryArg(r.RestURL("events/"), params)
 	var extra []calendard.KV
 	if v, ok := r.Param("venue"); ok {
 		extra = append(extra, calendard.KV{Key: "venue", Value: toList(v)})
@@ -380,10 +402,10 @@ func (h *eventsHandler) listURL(r *Request, q *eventList) string {
 		extra = append(extra, calendard.KV{Key: "organizer", Value: toList(v)})
 	}
 	if hasFeatured {
-		extra = append(extra, calendard.KV{Key: "featured", Value: RestBool(featured)})
+		extra = append(extra, calendard.KV{Key: "featured", Value: handlers.RestBool(featured)})
 	}
 	if len(extra) > 0 {
-		restURL = AddQueryArg(restURL, extra)
+		restURL = handlers.AddQueryArg(restURL, extra)
 	}
 	return restURL
 }
@@ -396,62 +418,31 @@ func publishedOnly(statuses []string) bool {
 
 // pagedList finishes the events, venues and organizers list envelope: next/previous links while
 // the neighbouring page can hold records, total and total_pages, and the X-TEC headers.
-func pagedList(body *phpjson.Object, restURL string, page, perPage int64, total int) *Response {
-	if RowsBefore(page+1, perPage) < total {
+func pagedList(body *phpjson.Object, restURL string, page, perPage int64, total int) *handlers.Response {
+	if handlers.RowsBefore(page+1, perPage) < total {
 		body.Set("next_rest_url", pageURL(restURL, page+1))
 	}
-	if page > 1 && RowsBefore(page-1, perPage) < total {
+	if page > 1 && handlers.RowsBefore(page-1, perPage) < total {
 		body.Set("previous_rest_url", pageURL(restURL, page-1))
 	}
 	pages := totalPages(total, perPage)
 	body.Set("total", total)
 	body.Set("total_pages", pages)
-	return withTotals(Ok(body), total, pages)
+	return withTotals(handlers.Ok(body), total, pages)
 }
 
 // pageURL is restURL pointing at page n; page 1 is the URL without a page argument.
 func pageURL(restURL string, n int64) string {
-	u := removeQueryArg(restURL, "page")
+	u := handlers.RemoveQueryArg(restURL, "page")
 	if n == 1 {
 		return u
 	}
-	return AddQueryArg(u, []calendard.KV{{Key: "page", Value: n}})
+	return handlers.AddQueryArg(u, []calendard.KV{{Key: "page", Value: n}})
 }
 
 // withTotals adds the list headers every collection answers with.
-func withTotals(resp *Response, total int, pages int64) *Response {
-	return resp.Header("X-TEC-Total", Itoa(int64(total))).Header("X-TEC-TotalPages", Itoa(pages))
-}
-
-// maxRowOffset bounds the row offset of a list page. (page-1)*per_page saturates here instead of
-// overflowing: no table holds that many rows, so such a page lies past the end on every store, and
-// an offset plus any page size still fits an int.
-const MaxRowOffset = math.MaxInt64 / 4
-
-// rowsBefore is the offset of a page, (page-1)*perPage, saturated at maxRowOffset. page may be any
-// int64 a client sent (PHP saturates numeric strings at PHP_INT_MAX); page+1 of the largest one
-// wraps to a negative value, which must not count as page 1, so it saturates too.
-func RowsBefore(page, perPage int64) int {
-	if perPage <= 0 || page == 1 {
-		return 0
-	}
-	if page < 1 || page-1 > MaxRowOffset/perPage {
-		return MaxRowOffset
-	}
-	return int((page - 1) * perPage)
-}
-
-// queryOffset is the row offset WP_Query and WP_Term_Query read from an offset parameter: absint
-// of it, saturated at maxRowOffset. absint(PHP_INT_MIN) is a float, which those queries write into
-// their LIMIT as "9.2233720368547758E+18": an SQL error, hence no rows, which maxRowOffset gives too.
-func QueryOffset(n int64) int {
-	if n == math.MinInt64 {
-		return MaxRowOffset
-	}
-	if n < 0 {
-		n = -n
-	}
-	return int(min(n, MaxRowOffset))
+func withTotals(resp *handlers.Response, total int, pages int64) *handlers.Response {
+	return resp.Header("X-TEC-Total", handlers.Itoa(int64(total))).Header("X-TEC-TotalPages", handlers.Itoa(pages))
 }
 
 func totalPages(total int, perPage int64) int64 {
@@ -497,7 +488,7 @@ func idList(v any) []int64 {
 
 // termFilter resolves a categories/tags parameter to term IDs (with descendants for categories).
 // Items that resolve to nothing still narrow the query to nothing, as in the plugin.
-func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64, error) {
+func (h *eventsHandler) termFilter(r *handlers.Request, param, taxonomy string) ([]int64, error) {
 	v, ok := r.Param(param)
 	if !ok || php.Empty(v) {
 		return nil, nil
@@ -512,7 +503,7 @@ func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64,
 		items = items[:1]
 	}
 	for _, it := range items {
-		t, err := r.termBy(it, taxonomy)
+		t, err := h.termBy(r, it, taxonomy)
 		if err != nil {
 			return nil, err
 		}
@@ -521,7 +512,7 @@ func (h *eventsHandler) termFilter(r *Request, param, taxonomy string) ([]int64,
 		}
 	}
 	if taxonomy == calendard.TaxonomyCategory && len(ids) > 0 {
-		idx, err := r.Taxonomy(taxonomy)
+		idx, err := h.taxonomies.Get(r, taxonomy)
 		if err != nil {
 			return nil, err
 		}

@@ -1,46 +1,60 @@
-package handlers
+package tribe
 
 import (
-	"context"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/calendard/calendard/handlers"
 
 	"github.com/calendard/calendard"
 
 	"github.com/calendard/calendard/internal/phpjson"
 )
 
-// geoArgs are the extension parameters of a list of postType (only when their feature is on):
+// geoFilter is the geoloc filters' service and settings (Options.Geo, Options.GeoRadiusKM).
+type geoFilter struct {
+	// geo finds venues by coordinates; the filters are served only when on and with a geo service.
+	geo      calendard.GeoService
+	on       bool
+	radiusKM float64
+	// ranked: orderby=relevance is served (Services.Ranked), which the events list declares.
+	ranked bool
+}
+
+// served reports whether the geoloc filters are served.
+func (p *geoFilter) served() bool { return p.on && p.geo != nil }
+
+// args are the extension parameters of a list of postType (only when their feature is on):
 // orderby on events, geoloc_radius on events and venues, and on venues the geoloc parameters events
 // already declare. Organizers have none.
-func (p *PluginServices) geoArgs(postType string) []*Arg {
-	var args []*Arg
+func (p *geoFilter) args(postType string) []*handlers.Arg {
+	var args []*handlers.Arg
 	venues := postType == calendard.PostTypeVenue
 	if postType == calendard.PostTypeOrganizer {
 		return nil
 	}
-	if (p.ranked != nil || p.geoOn) && !venues {
+	if (p.ranked || p.on) && !venues {
 		// Not validated: the plugin ignores orderby on this route, whatever its value, and so do
 		// the values that are not these two.
-		args = append(args, &Arg{Name: "orderby", Type: "string",
+		args = append(args, &handlers.Arg{Name: "orderby", Type: "string",
 			Description: "calendard extension: relevance orders a search by rank (best first, with Meilisearch); distance orders a geoloc_lat/geoloc_lng query by the venue's distance (nearest first); any other value is ignored, as the plugin does"})
 	}
-	if !p.geoOn {
+	if !p.on {
 		return args
 	}
 	if venues {
 		args = append(args,
-			&Arg{Name: "geoloc", Type: "boolean", Description: "calendard extension (as Events Calendar Pro for events): only venues with geolocation data"},
-			&Arg{Name: "geoloc_lat", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this latitude, must also provide geoloc_lng"},
-			&Arg{Name: "geoloc_lng", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this longitude, must also provide geoloc_lat"})
+			&handlers.Arg{Name: "geoloc", Type: "boolean", Description: "calendard extension (as Events Calendar Pro for events): only venues with geolocation data"},
+			&handlers.Arg{Name: "geoloc_lat", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this latitude, must also provide geoloc_lng"},
+			&handlers.Arg{Name: "geoloc_lng", Format: "double", SwaggerType: "number", Description: "calendard extension: venues near this longitude, must also provide geoloc_lat"})
 	}
-	return append(args, &Arg{Name: "geoloc_radius", Format: "double", SwaggerType: "number",
-		Description: "calendard extension: with geoloc_lat and geoloc_lng, the radius in km (default " + strconv.FormatFloat(p.geoRadiusKM, 'f', -1, 64) + ")"})
+	return append(args, &handlers.Arg{Name: "geoloc_radius", Format: "double", SwaggerType: "number",
+		Description: "calendard extension: with geoloc_lat and geoloc_lng, the radius in km (default " + strconv.FormatFloat(p.radiusKM, 'f', -1, 64) + ")"})
 }
 
-// geoVenues resolves the geoloc parameters to the venues they select: nil when geo filters are off
+// venues resolves the geoloc parameters to the venues they select: nil when geo filters are off
 // or geoloc is not true; the venues with coordinates, or those within the radius of
 // geoloc_lat/geoloc_lng (nearest first). One of the two coordinates without the other, or a value
 // that is not a number, is a 400.
@@ -50,12 +64,12 @@ func (p *PluginServices) geoArgs(postType string) []*Arg {
 // does calendard. The parameters only calendard has (geoloc_radius; on venues all of them) are
 // refused instead where they cannot apply: 400 rest_invalid_param naming what is missing, not a
 // filter silently dropped.
-func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
-	if !p.geoFilters() {
+func (p *geoFilter) venues(r *handlers.Request, venues bool) ([]int64, error) {
+	if !p.served() {
 		return nil, nil
 	}
 	g, ok := r.Param("geoloc")
-	on := ok && RestBool(g)
+	on := ok && handlers.RestBool(g)
 	text := func(name string) (string, bool) {
 		v, ok := r.Param(name)
 		if !ok {
@@ -98,7 +112,7 @@ func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
 			bad("geoloc_radius", "geoloc_radius applies only with geoloc=1, geoloc_lat and geoloc_lng.")
 		}
 		if invalid.Len() > 0 {
-			return nil, invalidParams(invalid, details)
+			return nil, handlers.InvalidParams(invalid, details)
 		}
 		return nil, nil
 	}
@@ -109,18 +123,18 @@ func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
 		bad("geoloc_lat", "geoloc_lat is required with geoloc_lng.")
 	}
 	if invalid.Len() > 0 {
-		return nil, invalidParams(invalid, details)
+		return nil, handlers.InvalidParams(invalid, details)
 	}
 	if !hasLat {
 		if hasRadius {
-			return nil, invalidParams(phpjson.Obj("geoloc_radius", msgRadiusAlone), phpjson.Obj("geoloc_radius",
+			return nil, handlers.InvalidParams(phpjson.Obj("geoloc_radius", msgRadiusAlone), phpjson.Obj("geoloc_radius",
 				phpjson.Obj("code", "rest_invalid_param", "message", msgRadiusAlone, "data", nil)))
 		}
-		return p.geo.VenuesWithCoordinates(r.ctx)
+		return p.geo.VenuesWithCoordinates(r.Context())
 	}
 	lat := number("geoloc_lat", 90)
 	lng := number("geoloc_lng", 180)
-	radius := p.geoRadiusKM
+	radius := p.radiusKM
 	if _, ok := text("geoloc_radius"); ok {
 		radius = number("geoloc_radius", 20040)
 		if radius <= 0 && invalid.Len() == 0 {
@@ -128,9 +142,9 @@ func (p *PluginServices) geoVenues(r *Request, venues bool) ([]int64, error) {
 		}
 	}
 	if invalid.Len() > 0 {
-		return nil, invalidParams(invalid, details)
+		return nil, handlers.InvalidParams(invalid, details)
 	}
-	return p.geo.VenuesNear(r.ctx, lat, lng, radius)
+	return p.geo.VenuesNear(r.Context(), lat, lng, radius)
 }
 
 const msgRadiusAlone = "geoloc_radius applies only with geoloc_lat and geoloc_lng."
@@ -158,36 +172,30 @@ func narrowIDs(filter, ids []int64) []int64 {
 }
 
 // restBoolParam reports a parameter that is present and true.
-func restBoolParam(r *Request, name string) bool {
+func restBoolParam(r *handlers.Request, name string) bool {
 	v, ok := r.Param(name)
-	return ok && RestBool(v)
-}
-
-// RankedEvents is an event service that can order a search by relevance (package search, with
-// Meilisearch configured).
-type RankedEvents interface {
-	FindEventsByRelevance(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error)
+	return ok && handlers.RestBool(v)
 }
 
 // findEvents lists events, by relevance or distance when the request asks for it and the service
 // can (near: the geo filter's venues, nearest first).
-func (h *eventsHandler) findEvents(r *Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
-	if v, ok := r.Param("orderby"); ok && v == "distance" && h.svc.geoOn {
+func (h *eventsHandler) findEvents(r *handlers.Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+	if v, ok := r.Param("orderby"); ok && v == "distance" && h.geo.on {
 		if _, hasLat := r.Param("geoloc_lat"); hasLat && restBoolParam(r, "geoloc") && f.VenueIDs != nil {
 			return h.byDistance(r, site, f)
 		}
 	}
 	if v, ok := r.Param("orderby"); ok && v == "relevance" && len(f.Search) > 0 {
-		if h.svc.ranked != nil {
-			return h.svc.ranked.FindEventsByRelevance(r.ctx, site, f)
+		if h.ranked != nil {
+			return h.ranked.FindEventsByRelevance(r.Context(), site, f)
 		}
 	}
-	return h.svc.events.FindEvents(r.ctx, site, f)
+	return h.events.FindEvents(r.Context(), site, f)
 }
 
 // byDistance lists the events matching f (whose VenueIDs the geo filter set, nearest first) ordered
 // by their venue's distance, then in the plugin's order; totals and pages as usual.
-func (h *eventsHandler) byDistance(r *Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
+func (h *eventsHandler) byDistance(r *handlers.Request, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	rank := make(map[int64]int, len(f.VenueIDs))
 	for i, id := range f.VenueIDs {
 		if _, seen := rank[id]; !seen {
@@ -196,7 +204,7 @@ func (h *eventsHandler) byDistance(r *Request, site *calendard.Site, f calendard
 	}
 	g := f
 	g.Offset, g.Limit = 0, 1<<31-1
-	all, total, err := h.svc.events.FindEvents(r.ctx, site, g)
+	all, total, err := h.events.FindEvents(r.Context(), site, g)
 	if err != nil {
 		return nil, 0, err
 	}

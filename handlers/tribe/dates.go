@@ -1,12 +1,12 @@
-package handlers
+package tribe
 
 import (
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/handlers"
 	"github.com/calendard/calendard/internal/php"
 	"github.com/calendard/calendard/internal/strtotime"
 )
@@ -62,18 +62,7 @@ func localizeDate(v string, site *calendard.Site, now time.Time) (string, bool) 
 			return "", false
 		}
 	}
-	return t.In(PluginSiteZone(site)).Format(calendard.DBDateTime), true
-}
-
-// pluginSiteZone is the zone localize_date shows dates in:
-// generate_timezone_string_from_utc_offset(wp_timezone_string()), the site's timezone_string, or for
-// an offset-only site the region PHP names for the offset (UTC-8 is Los Angeles, with its summer
-// time; UTC+6 has none and is UTC), where WordPress itself keeps a fixed offset (Site.Location).
-func PluginSiteZone(site *calendard.Site) *time.Location {
-	if site.TimezoneName != "" && site.Location != nil {
-		return site.Location
-	}
-	return calendard.BuildTimezoneObject("", false, site)
+	return t.In(handlers.PluginSiteZone(site)).Format(calendard.DBDateTime), true
 }
 
 // dayStart returns the Unix time the day-rounding helpers start from: the value itself for
@@ -119,7 +108,7 @@ func endOfDay(v string, site *calendard.Site, now time.Time) string {
 func defaultStartDate(site *calendard.Site, now time.Time) string {
 	u := now.UTC()
 	y := time.Date(u.Year(), u.Month(), u.Day()-1, 23, 59, 0, 0, time.UTC)
-	return y.In(PluginSiteZone(site)).Format(calendard.DBDateTime)
+	return y.In(handlers.PluginSiteZone(site)).Format(calendard.DBDateTime)
 }
 
 // defaultEndDate is date(DB, strtotime('+24 months')): the UTC clock two years ahead, PHP overflow rules.
@@ -136,6 +125,3 @@ func strictDates(v string) bool {
 	}
 	return false
 }
-
-// itoa formats an int64.
-func Itoa(n int64) string { return strconv.FormatInt(n, 10) }
