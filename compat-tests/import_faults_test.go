@@ -47,13 +47,11 @@ func (f *faultProxy) hit(fault string) int {
 }
 
 func (f *faultProxy) handler(target *url.URL) http.Handler {
-	rp := httputil.NewSingleHostReverseProxy(target)
-	director := rp.Director
-	rp.Director = func(r *http.Request) {
-		director(r)
-		r.Header.Del("Accept-Encoding") // the records are rewritten as plain JSON
-	}
-	rp.ModifyResponse = f.corrupt
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(target)
+		pr.Out.Host = pr.In.Host
+		pr.Out.Header.Del("Accept-Encoding") // the records are rewritten as plain JSON
+	}, ModifyResponse: f.corrupt}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, q := r.URL.Path, r.URL.Query()
 		list := q.Get("post_parent") == "" && q.Get("page") == "1"

@@ -113,14 +113,14 @@ func TestDecodeDraftDates(t *testing.T) {
 }
 
 func TestDecodeLinkedAndTerms(t *testing.T) {
-	v, err := decodeVenue(json.RawMessage(`{"id":10,"date":"2026-11-21 23:28:51","venue":"Loft","geo_lat":"41.8","geo_lng":"x"}`))
+	_, err := decodeVenue(json.RawMessage(`{"id":10,"date":"2026-11-21 23:28:51","venue":"Loft","geo_lat":"41.8","geo_lng":"x"}`))
 	if err == nil || !strings.Contains(err.Error(), `geo_lng: not a number`) {
 		t.Errorf("venue with a bad coordinate: %v", err)
 	}
 	if _, err = decodeVenue(json.RawMessage(`{"id":10,"date":"2026-11-21 23:28:51","venue":""}`)); err == nil {
 		t.Error("venue without a name accepted")
 	}
-	if v, err = decodeVenue(json.RawMessage(`{"id":10,"date":"2026-11-21 23:28:51","venue":"Loft","zip":60601,"show_map":"1"}`)); err != nil || v.Zip != "60601" || !v.ShowMap {
+	if v, err := decodeVenue(json.RawMessage(`{"id":10,"date":"2026-11-21 23:28:51","venue":"Loft","zip":60601,"show_map":"1"}`)); err != nil || v.Zip != "60601" || !v.ShowMap {
 		t.Errorf("venue numbers as PHP prints them: %v %+v", err, v)
 	}
 	if _, err := decodeOrganizer(json.RawMessage(`{"id":22,"date":"2026-11-21 23:28:51","organizer":"O","email":"<script>@x"}`)); err == nil ||
