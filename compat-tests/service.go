@@ -175,3 +175,6 @@ func urlQueryEscape(s string) string {
 	}
 	return b.String()
 }
+
+// Log is what the service has written to its standard error so far.
+func (s *Service) Log() string { return s.stderr.String() }
