@@ -193,12 +193,39 @@ func viewOf(u *calendard.User) string {
 // query string exactly: answers echo the query's order and spelling in rest_url and
 // next_rest_url), whether it came over TLS (/doc says so) and the caller's view. GET and HEAD
 // share it.
-func cacheKey(path, rawQuery string, secure bool, view string) string {
+func cacheKey(path, rawQuery string, secure bool, view, accept string) string {
 	scheme := "http"
 	if secure {
 		scheme = "https"
 	}
-	return "v1\x00" + path + "\x00" + rawQuery + "\x00" + scheme + "\x00" + view
+	k := "v1\x00" + path + "\x00" + rawQuery + "\x00" + scheme + "\x00" + view
+	if AcceptsCalendar(accept) {
+		// The same URL answers iCalendar to an Accept naming text/calendar.
+		k += "\x00ical"
+	}
+	return k
+}
+
+// AcceptsCalendar reports whether an Accept header names text/calendar (without q=0): the events
+// list then answers iCalendar.
+func AcceptsCalendar(accept string) bool {
+	for accept != "" {
+		var part string
+		part, accept, _ = strings.Cut(accept, ",")
+		name, params, _ := strings.Cut(part, ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "text/calendar") {
+			continue
+		}
+		for _, prm := range strings.Split(params, ";") {
+			if q, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(prm)), "q="); ok {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(q), 64); err == nil && f == 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // cacheLookup is cachedFirst's lookup, handed to serveCached so that a miss is not looked up twice.
@@ -224,7 +251,7 @@ func (s *Server) cachedFirst() gin.HandlerFunc {
 			return
 		}
 		start := time.Now()
-		key := cacheKey(r.URL.Path, r.URL.RawQuery, s.secureRequest(r), anonymousView)
+		key := cacheKey(r.URL.Path, r.URL.RawQuery, s.secureRequest(r), anonymousView, r.Header.Get("Accept"))
 		now := s.cfg.Clock().Unix()
 		e, t, res := s.cfg.Cache.Get(r.Context(), key, now, false)
 		if res != cache.Hit {
@@ -277,7 +304,7 @@ func (s *Server) serveCached(c *gin.Context, req *Request, route string) bool {
 	}
 	ex.clockBound = route == "/" || dependsOnClock(ns, rt, c.Request.URL.RawQuery)
 	now := req.Now.Unix()
-	key := cacheKey(c.Request.URL.Path, c.Request.URL.RawQuery, req.Secure, viewOf(req.User))
+	key := cacheKey(c.Request.URL.Path, c.Request.URL.RawQuery, req.Secure, viewOf(req.User), c.GetHeader("Accept"))
 	var e *cache.Entry
 	var ticket cache.Ticket
 	var res cache.Result
@@ -426,8 +453,9 @@ func preparedOf(e *cache.Entry) *preparedEntry {
 
 // Header values every answer shares (never modified: see preparedEntry).
 var (
-	varyPlain     = []string{"Authorization, Accept-Encoding"}
-	varyOrigin    = []string{"Origin", "Authorization, Accept-Encoding"}
+	// Accept: the events list answers iCalendar to text/calendar.
+	varyPlain     = []string{"Authorization, Accept-Encoding, Accept"}
+	varyOrigin    = []string{"Origin", "Authorization, Accept-Encoding, Accept"}
 	ccNoStore     = []string{"no-store"}
 	ccPrivate     = []string{"private, no-cache"}
 	codingGzip    = []string{"gzip"}
@@ -485,7 +513,7 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e *cache.Ent
 	}
 	h["Etag"] = etag
 	if e.Status >= 200 && e.Status < 300 {
-		if inm := r.Header.Get("If-None-Match"); inm != "" && matchesETag(inm, e.ETag) {
+		if notModified(r, e, p) {
 			delete(h, "Content-Type")
 			delete(h, "Content-Length")
 			delete(h, "Content-Encoding")
@@ -498,6 +526,27 @@ func (s *Server) writeEntry(w http.ResponseWriter, r *http.Request, e *cache.Ent
 	if r.Method != "HEAD" {
 		_, _ = w.Write(body)
 	}
+}
+
+// notModified evaluates If-None-Match, or, without one, If-Modified-Since against the answer's own
+// Last-Modified (RFC 9110 13.2.2; answers without Last-Modified ignore it).
+func notModified(r *http.Request, e *cache.Entry, p *preparedEntry) bool {
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		return matchesETag(inm, e.ETag)
+	}
+	ims := r.Header.Get("If-Modified-Since")
+	if ims == "" || r.Method != "GET" && r.Method != "HEAD" {
+		return false
+	}
+	for _, f := range p.fields {
+		if f.name != "Last-Modified" {
+			continue
+		}
+		lm, err1 := http.ParseTime(f.value[0])
+		since, err2 := http.ParseTime(ims)
+		return err1 == nil && err2 == nil && !lm.After(since)
+	}
+	return false
 }
 
 // acceptsGzip reads Accept-Encoding: gzip (or *) listed without q=0.

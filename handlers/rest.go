@@ -97,6 +97,10 @@ type Response struct {
 	Status  int
 	Body    any
 	Headers []calendard.KV
+	// ContentType set: Raw is the answer's body as it is (not JSON; _fields, _envelope and _jsonp
+	// do not apply).
+	ContentType string
+	Raw         []byte
 }
 
 // Ok returns a 200 response.
@@ -124,6 +128,8 @@ type Request struct {
 	Render    *wptext.RenderContext
 	// Secure is WordPress' is_ssl(): TLS, or https reported by a trusted proxy.
 	Secure bool
+	// Accept is the request's Accept header (the events list answers text/calendar).
+	Accept string
 
 	query    *phpjson.Object
 	body     *phpjson.Object

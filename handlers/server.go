@@ -61,6 +61,9 @@ type Config struct {
 	// RenderCacheBytes bounds the rendered event records kept for anonymous lists (0: 64 MiB;
 	// negative: none); read by the plugin's routes (tribe.Options).
 	RenderCacheBytes int
+	// ICalMaxEvents caps the events of an events list answered as iCalendar (0: 1000); read by
+	// the plugin's routes (tribe.Options).
+	ICalMaxEvents int
 
 	// Limits (docs/reliability.md). Zero means the default; where a limit can be
 	// switched off, a negative value does that.
@@ -354,7 +357,7 @@ func (s *Server) serve(c *gin.Context, route string) {
 	}
 
 	req := &Request{ctx: ctx, dbContext: s.dbContext, log: s.log, Method: method, Site: site, User: user, Now: now,
-		Render: wptext.NewRenderContext(site.HomeURL), Secure: s.secure(c), query: query, url: phpjson.NewObject(), defaults: phpjson.NewObject()}
+		Render: wptext.NewRenderContext(site.HomeURL), Secure: s.secure(c), Accept: c.GetHeader("Accept"), query: query, url: phpjson.NewObject(), defaults: phpjson.NewObject()}
 	if s.serveCached(c, req, route) {
 		return
 	}
@@ -637,6 +640,10 @@ func (s *Server) finish(c *gin.Context, req *Request, query *phpjson.Object, sit
 	}
 	status, body := resp.Status, resp.Body
 	handlerHeaders := resp.Headers
+	if resp.ContentType != "" {
+		respond(c, status, append(hdrs, handlerHeaders...), resp.ContentType, resp.Raw)
+		return
+	}
 
 	if v, ok := query.Get("_fields"); ok && status < 400 {
 		body = filterFields(body, v)

@@ -61,6 +61,8 @@ type Config struct {
 	EventIndex bool
 	// RecordCache is how many loaded event records are kept for reuse.
 	RecordCache int
+	// ICalMaxEvents caps the events of an events list answered as iCalendar.
+	ICalMaxEvents int
 	// IndexFile is CALENDAR_INDEX_FILE as given: auto, off or a path (see indexFilePath).
 	IndexFile string
 	// Response cache and HTTP caching (docs/caching.md).
@@ -349,6 +351,14 @@ var settings = []setting{
 			return fmt.Errorf("must be a whole number from 0 to 10000000, got %q", v)
 		}
 		c.RecordCache = n
+		return nil
+	}},
+	{"CALENDAR_ICAL_MAX_EVENTS", "ical-max-events", "1000", "most events an events list answered as iCalendar (Accept: text/calendar or format=ical) holds", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100_000 {
+			return fmt.Errorf("must be a whole number from 1 to 100000, got %q", v)
+		}
+		c.ICalMaxEvents = n
 		return nil
 	}},
 	{"CALENDAR_INDEX_FILE", "index-file", "auto", "where the event index keeps its last build for a fast start: auto (PATH.index next to an embedded database; the user's cache directory for MySQL), off, or a file path", func(c *Config, v string) error {

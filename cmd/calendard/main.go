@@ -245,8 +245,9 @@ func serve(args []string) error {
 		DBTimeout:       offIfZero(cfg.DBTimeout),
 		Logins: handlers.LoginLimit{Off: !cfg.LoginLimit, PerAccount: offIfZero(cfg.LoginsPerAccount),
 			PerAddress: offIfZero(cfg.LoginsPerAddress), Window: cfg.LoginWindow},
-		CORSOrigins: cfg.CORSOrigins,
-		StrictReads: cfg.StrictReads,
+		CORSOrigins:   cfg.CORSOrigins,
+		StrictReads:   cfg.StrictReads,
+		ICalMaxEvents: cfg.ICalMaxEvents,
 
 		Cache:        respCache,
 		CacheHeader:  cfg.CacheHeader,

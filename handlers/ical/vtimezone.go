@@ -17,8 +17,10 @@ type zoneYears struct {
 // DateTimeZone::getTransitions from January 1st of (start year - 1) to December 31st of (end year
 // + 1), 00:00 UTC; the first entry (the state at the range start) only gives the first
 // TZOFFSETFROM, and a zone without transitions in the range gets that entry twice, as one
-// STANDARD (or DAYLIGHT) block starting at the range start.
-func vtimezone(b *strings.Builder, z zoneYears) {
+// STANDARD (or DAYLIGHT) block starting at the range start. The plugin writes each DTSTART as the
+// transition's UTC instant; rfc writes its local time before the change (TZOFFSETFROM), as RFC 5545
+// reads it.
+func vtimezone(b *strings.Builder, z zoneYears, rfc bool) {
 	from := time.Date(z.start-1, 1, 1, 0, 0, 0, 0, time.UTC)
 	to := time.Date(z.end+1, 12, 31, 0, 0, 0, 0, time.UTC)
 	type transition struct {
@@ -58,7 +60,11 @@ func vtimezone(b *strings.Builder, z zoneYears) {
 		line(b, "TZOFFSETFROM:"+formatOffset(list[i-1].offset))
 		line(b, "TZOFFSETTO:"+formatOffset(list[i].offset))
 		line(b, "TZNAME:"+list[i].abbr)
-		line(b, "DTSTART:"+list[i].at.UTC().Format("20060102T150405"))
+		at := list[i].at.UTC()
+		if rfc {
+			at = at.Add(time.Duration(list[i-1].offset) * time.Second)
+		}
+		line(b, "DTSTART:"+at.Format("20060102T150405"))
 		line(b, "END:"+kind)
 	}
 	line(b, "END:VTIMEZONE")

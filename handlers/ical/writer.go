@@ -33,6 +33,10 @@ type feed struct {
 	// canRead says whether the user may see a post's content (not password-protected).
 	content func(p *calendard.Post) bool
 	rc      *wptext.RenderContext
+	// rfc corrects, for the REST events list, what the plugin's export gets wrong: every truthy
+	// _EventAllDay (the plugin's REST writes store "1") is an all-day event, and VTIMEZONE
+	// transitions start at their local time (RFC 5545 3.6.5), not at the UTC instant.
+	rfc bool
 }
 
 // wallTime is an event date as tribe_get_start_date($id, false, 'U') gives it: the stored local
@@ -130,7 +134,7 @@ func (f *feed) timezones(b *strings.Builder) {
 		z.start, z.end = min(z.start, start), max(z.end, end)
 	}
 	for _, z := range order {
-		vtimezone(b, *z)
+		vtimezone(b, *z, f.rfc)
 	}
 }
 
@@ -140,7 +144,7 @@ func (f *feed) vevent(it item) []string {
 	start, end := f.wallTime(p, "_EventStartDate"), f.wallTime(p, "_EventEndDate")
 	const full = "20060102T150405"
 	var out []string
-	if p.Meta.Value("_EventAllDay") == "yes" {
+	if allDay := p.Meta.Value("_EventAllDay"); allDay == "yes" || f.rfc && calendard.IsTruthyWord(allDay) {
 		out = append(out, "DTSTART;VALUE=DATE:"+start.Format("20060102"),
 			"DTEND;VALUE=DATE:"+end.AddDate(0, 0, 1).Format("20060102"))
 	} else {

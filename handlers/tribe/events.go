@@ -23,6 +23,8 @@ type eventsHandler struct {
 	strictReads bool
 	// venues and organizers create the linked posts an event write carries as data.
 	venues, organizers *linkedHandler
+	// icalMax caps the events of a list answered as iCalendar.
+	icalMax int
 }
 
 // listArgs are the archive parameters of GET /events, in the plugin's declaration order.
@@ -163,6 +165,9 @@ func (h *eventsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	q, err := h.listFilter(r)
 	if err != nil {
 		return nil, err
+	}
+	if icalAsked(r) {
+		return h.listICal(r, q)
 	}
 	gen := h.generation() // before loading: records rendered now are at least this new
 	events, total, err := h.findEvents(r, r.Site, q.f)

@@ -58,6 +58,8 @@ type Options struct {
 	// RenderCacheBytes bounds the encoded list records kept for anonymous callers (0: 64 MiB;
 	// negative: none).
 	RenderCacheBytes int
+	// ICalMaxEvents caps the events of an events list answered as iCalendar (0: 1000).
+	ICalMaxEvents int
 }
 
 // Routes is the route family of the plugin's namespaces (tribe/events/v1 and its
@@ -79,7 +81,10 @@ func routeTable(s *handlers.Server, svc Services, o Options) []*handlers.Route {
 	venues := linked(calendard.PostTypeVenue, "venue", "venues")
 	organizers := linked(calendard.PostTypeOrganizer, "organizer", "organizers")
 	ev := &eventsHandler{lookups: lk, records: rs, events: svc.Events, ranked: svc.Ranked, writer: svc.Writer, geo: geo,
-		strictReads: o.StrictReads, venues: venues, organizers: organizers}
+		strictReads: o.StrictReads, venues: venues, organizers: organizers, icalMax: o.ICalMaxEvents}
+	if ev.icalMax <= 0 {
+		ev.icalMax = 1000
+	}
 	terms := func(taxonomy, kind, plural string) *termsHandler {
 		return &termsHandler{Writes: &termapi.Writes{Writer: svc.Writer, Taxonomy: taxonomy, Hierarchical: taxonomy == calendard.TaxonomyCategory},
 			lookups: lk, query: svc.TermQuery, kind: kind, plural: plural}

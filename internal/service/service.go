@@ -94,6 +94,6 @@ func Handler(cfg handlers.Config, store *wpdb.Store, opts ...Option) *gin.Engine
 	core := wpv2.Services{Store: store, Users: store.DB, Terms: store, TermQuery: store, Writer: store.DB}
 	return handlers.New(cfg, handlers.Deps{Site: store, DB: store.DB, Users: store.DB},
 		tribe.Routes(w.plugin, tribe.Options{StrictReads: cfg.StrictReads, Geo: cfg.Geo, GeoRadiusKM: cfg.GeoRadiusKM,
-			RenderCacheBytes: cfg.RenderCacheBytes}),
+			RenderCacheBytes: cfg.RenderCacheBytes, ICalMaxEvents: cfg.ICalMaxEvents}),
 		wpv2.Routes(core))
 }
