@@ -26,11 +26,12 @@ func TestImportSince(t *testing.T) {
 	// The source answers from its rows (no response or record cache), so a change made in SQL
 	// shows at once, as it would on WordPress.
 	set, bin, db, src := importSourceEnv(t, "import_since_source", map[string]string{
-		"CALENDAR_CACHE": "off", "CALENDAR_RECORD_CACHE": "0", "CALENDAR_EVENT_INDEX": "off"})
+		"CALENDAR_CACHE": "off", "CALENDAR_RECORD_CACHE": "0", "CALENDAR_EVENT_INDEX": "off", "CALENDAR_ACCESS_LOG": "on"})
 	dbPath := filepath.Join(t.TempDir(), "since.db")
 	spec := "sqlite://" + dbPath
 	pw := set.AppPassword("admin")
 	runImport(t, bin, src.Base, "admin", pw, spec)
+	fullLog := src.stderr.String()
 
 	change := func(ids, mark string, touch bool) {
 		t.Helper()
@@ -46,6 +47,14 @@ func TestImportSince(t *testing.T) {
 	change("44", "(silent)", false)
 
 	out := runImport(t, bin, src.Base, "admin", pw, spec, "--since", "last")
+	sinceLog := strings.TrimPrefix(src.stderr.String(), fullLog)
+	for _, typ := range []string{"tribe_events", "tribe_venue", "tribe_organizer"} {
+		if !regexp.MustCompile(`path=/wp-json/wp/v2/` + typ + ` query="[^"]*modified_after=`).MatchString(sinceLog) {
+			t.Errorf("--since last did not ask wp/v2/%s for modified_after", typ)
+		}
+	}
+	requests := func(log string) int { return strings.Count(log, "msg=request ") }
+	t.Logf("requests to the source: full run %d, --since last %d", requests(fullLog), requests(sinceLog))
 	if !strings.Contains(out, "changes since ") {
 		t.Errorf("--since last did not run from the last run:\n%s", out)
 	}

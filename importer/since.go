@@ -81,7 +81,7 @@ func (im *Importer) resolveSince(ctx context.Context) error {
 		} else {
 			since = last
 		}
-	} else if log, ok := im.target.(RunLog); ok {
+	} else if log, ok := im.target.(RunLog); ok && !since.IsZero() {
 		last, _, err := log.LastRun(ctx, im.sum.Source)
 		if err != nil {
 			return err
@@ -131,10 +131,11 @@ func (im *Importer) loadImported(ctx context.Context) error {
 	return nil
 }
 
-// modifiedQuery adds wp/v2's modified_after filter in a --since run.
+// modifiedQuery adds wp/v2's modified_after filter in a --since run. The time carries its offset:
+// WordPress reads a time without one in the site's time zone (and compares it with post_modified).
 func (im *Importer) modifiedQuery(q url.Values) url.Values {
 	if !im.since.IsZero() {
-		q.Set("modified_after", im.since.UTC().Format("2006-01-02T15:04:05"))
+		q.Set("modified_after", im.since.UTC().Format(time.RFC3339))
 	}
 	return q
 }
