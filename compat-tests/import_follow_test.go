@@ -37,7 +37,10 @@ func TestImportSince(t *testing.T) {
 		t.Helper()
 		q := "UPDATE wp_posts SET post_title = CONCAT(post_title, ' " + mark + "')"
 		if touch {
-			q += ", post_modified = NOW(), post_modified_gmt = UTC_TIMESTAMP()"
+			// Now, in the site's time zone (the post's own offset) and in UTC; MariaDB assigns
+			// left to right, so the offset is read before post_modified_gmt changes.
+			q += ", post_modified = UTC_TIMESTAMP() + INTERVAL TIMESTAMPDIFF(SECOND, post_modified_gmt, post_modified) SECOND" +
+				", post_modified_gmt = UTC_TIMESTAMP()"
 		}
 		if err := db.Exec(ctx, "USE import_since_source", q+" WHERE ID IN ("+ids+")"); err != nil {
 			t.Fatal(err)
@@ -103,6 +106,7 @@ func TestImportSince(t *testing.T) {
 		"--user", "admin", "--follow", "--interval", "1s")
 	cmd.Env = append(os.Environ(), "CALENDAR_IMPORT_APP_PASSWORD="+pw, "CALENDAR_ENVIRONMENT=local")
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	beforeFollow := src.stderr.String()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -129,6 +133,7 @@ func TestImportSince(t *testing.T) {
 		}
 	}
 	waitFor("first round", func(s string) bool { return strings.Contains(s, "round 1 (since ") })
+	t.Logf("requests to the source: follow round 1 (nothing new; the earlier changes still in its window) %d", requests(strings.TrimPrefix(src.stderr.String(), beforeFollow)))
 	if !regexp.MustCompile(`round 1 \(since [^)]*\) in \S+: seen \d+, written 0 \[\], unchanged \d+, failed 0, gone 0`).MatchString(stdout.String()) {
 		t.Errorf("round 1 wrote something or failed:\n%s", stdout.String())
 	}
@@ -153,4 +158,23 @@ func TestImportSince(t *testing.T) {
 		t.Errorf("event 40 was not updated by --follow: %q", titles("40")["40"])
 	}
 	t.Log(stdout.String())
+
+	// An explicit --since after every change: nothing is dated in the window, nothing is written,
+	// and no event's children are asked for.
+	at := time.Now().Add(3 * time.Minute).UTC().Format(time.RFC3339)
+	beforeQuiet := src.stderr.String()
+	quiet := runImport(t, bin, src.Base, "admin", pw, spec, "--since", at)
+	if !strings.Contains(quiet, "changes since "+at) {
+		t.Errorf("--since %s: not in the summary:\n%s", at, quiet)
+	}
+	for res, n := range summaryWrites(quiet) {
+		if n != "0" {
+			t.Errorf("--since %s wrote %s %s", at, n, res)
+		}
+	}
+	quietLog := strings.TrimPrefix(src.stderr.String(), beforeQuiet)
+	if strings.Contains(quietLog, "post_parent=") {
+		t.Errorf("--since %s asked for events' children though no event is in the window", at)
+	}
+	t.Logf("requests to the source: --since with nothing in the window %d", requests(quietLog))
 }

@@ -218,6 +218,7 @@ type Importer struct {
 	// the source IDs earlier runs imported; lastRun is the start of the last complete run.
 	since, lastRun time.Time
 	imported       map[Resource]map[int64]bool
+	loc            *time.Location // the source's time zone (nil: unknown)
 }
 
 // Run imports everything the source shows into target.
@@ -246,7 +247,7 @@ func Run(ctx context.Context, target Target, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	im.api = api
+	im.api, im.loc = api, siteLocation(idx)
 	im.sum.Source = api.URL("/", nil)
 	if im.cp, err = loadCheckpoint(o.Checkpoint, im.sum.Source); err != nil {
 		return nil, err

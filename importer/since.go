@@ -160,16 +160,43 @@ func (im *Importer) unchanged(res Resource, raw json.RawMessage, extras map[int6
 	}
 	var v struct {
 		ID          int64  `json:"id"`
+		Modified    string `json:"modified"`
 		ModifiedUTC string `json:"modified_utc"`
 	}
 	if json.Unmarshal(raw, &v) != nil || !im.imported[res][v.ID] || extras[v.ID] != nil {
 		return 0, false
 	}
 	t, err := time.Parse(DBDateTime, strings.Replace(v.ModifiedUTC, "T", " ", 1))
+	if err != nil && im.loc != nil {
+		// A draft's GMT dates are unset: its local modified date, in the source's time zone.
+		t, err = time.ParseInLocation(DBDateTime, strings.Replace(v.Modified, "T", " ", 1), im.loc)
+	}
 	if err != nil || !t.Before(im.since) {
 		return 0, false
 	}
 	return v.ID, true
+}
+
+// siteLocation is the source's time zone as its index tells it (nil when it does not).
+func siteLocation(idx *Index) *time.Location {
+	if idx.TimezoneString != "" {
+		if loc, err := time.LoadLocation(idx.TimezoneString); err == nil {
+			return loc
+		}
+	}
+	var hours float64
+	switch v := idx.GMTOffset.(type) {
+	case float64:
+		hours = v
+	case string:
+		var err error
+		if hours, err = strconv.ParseFloat(v, 64); err != nil {
+			return nil
+		}
+	default:
+		return nil
+	}
+	return time.FixedZone("", int(hours*3600))
 }
 
 // completeExtras fetches one by one wp/v2's view of the records a --since run writes that the
