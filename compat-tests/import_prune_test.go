@@ -43,7 +43,7 @@ func TestImportPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src = serveSource(t, set, bin, db, "import_prune_source", port)
+	src = serveSource(t, set, bin, db, "import_prune_source", port, nil)
 
 	events := func() map[string]bool {
 		store, err := wpdb.OpenSQLite(dbPath, "wp_") // registers the store's collation

@@ -78,6 +78,12 @@ func runImport(t *testing.T, bin, from, user, password, target string, extra ...
 // binary, on MariaDB): the source of the imports.
 func importSource(t *testing.T, dbname string) (set *Set, bin string, db *testenv.MariaDB, src *Service) {
 	t.Helper()
+	return importSourceEnv(t, dbname, nil)
+}
+
+// importSourceEnv is importSource with more of the source's environment.
+func importSourceEnv(t *testing.T, dbname string, env map[string]string) (set *Set, bin string, db *testenv.MariaDB, src *Service) {
+	t.Helper()
 	ctx := context.Background()
 	set, err := LoadSet(filepath.Join("testdata", "site-a"))
 	if err != nil {
@@ -95,16 +101,20 @@ func importSource(t *testing.T, dbname string) (set *Set, bin string, db *testen
 	if err != nil {
 		t.Fatal(err)
 	}
-	return set, bin, db, serveSource(t, set, bin, db, dbname, port)
+	return set, bin, db, serveSource(t, set, bin, db, dbname, port, env)
 }
 
 // serveSource starts calendard on the source database (stopped at the end of the test).
-func serveSource(t *testing.T, set *Set, bin string, db *testenv.MariaDB, dbname string, port int) *Service {
+func serveSource(t *testing.T, set *Set, bin string, db *testenv.MariaDB, dbname string, port int, extra map[string]string) *Service {
 	t.Helper()
-	src, err := StartService(bin, port, map[string]string{
+	env := map[string]string{
 		"CALENDAR_DB": "mysql://" + db.DSN(dbname), "CALENDAR_ENVIRONMENT": "local",
 		"CALENDAR_NOW": set.Cases[0].Now, "CALENDAR_LOG_LEVEL": "info",
-	})
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	src, err := StartService(bin, port, env)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,24 +55,20 @@ func (im *Importer) collectEvents(ctx context.Context) {
 	for _, raw := range im.fetchEach(ctx, Events, hidden, single, false) {
 		add(raw)
 	}
-	var probe []int64
-	for id := int64(1); id < maxID && len(probe) < MaxProbes; id++ {
-		if _, ok := byID[id]; !ok {
-			if _, ok := extras[id]; !ok {
-				probe = append(probe, id)
-			}
-		}
-	}
-	if n := maxID - 1 - int64(len(byID)); n > MaxProbes {
-		im.fail(Events, "probes", fmt.Errorf("%d IDs below %d are in no list; only %d were probed for events", n, maxID, MaxProbes))
-	}
-	for _, raw := range im.fetchEach(ctx, Events, probe, single, true) {
+	for _, raw := range im.fetchEach(ctx, Events, im.probes(byID, extras, maxID), single, true) {
 		add(raw)
+	}
+	// changed are the events this run writes (a --since run leaves the others alone).
+	changed := map[int64]bool{}
+	for _, id := range order {
+		if _, skip := im.unchanged(Events, byID[id], extras); !skip && id > 0 {
+			changed[id] = true
+		}
 	}
 	if im.opts.User != "" {
 		var past []int64
 		for _, id := range order {
-			if _, ok := extras[id]; !ok && id > 0 {
+			if _, ok := extras[id]; !ok && changed[id] {
 				past = append(past, id)
 			}
 		}
@@ -92,12 +88,41 @@ func (im *Importer) collectEvents(ctx context.Context) {
 			ids = append(ids, id)
 		}
 	}
-	im.eventParents = im.parents(ctx, ids)
+	// A child names no parent: every event is asked for its children, when any event is written.
+	if len(changed) > 0 {
+		im.eventParents = im.parents(ctx, ids)
+	}
 	im.eventRaws = make([]json.RawMessage, 0, len(order))
 	for _, id := range order {
 		im.eventRaws = append(im.eventRaws, byID[id])
 	}
 	im.eventExtras = extras
+}
+
+// probes are the IDs to ask the single-event route for: in a full run every ID below the highest
+// known one that no list shows; in a --since run the events imported earlier that no list shows
+// (whether they are still there).
+func (im *Importer) probes(byID map[int64]json.RawMessage, extras map[int64]*Extra, maxID int64) []int64 {
+	var probe []int64
+	if !im.since.IsZero() {
+		for id := range im.imported[Events] {
+			if _, ok := byID[id]; !ok && extras[id] == nil {
+				probe = append(probe, id)
+			}
+		}
+		return probe
+	}
+	for id := int64(1); id < maxID && len(probe) < MaxProbes; id++ {
+		if _, ok := byID[id]; !ok {
+			if _, ok := extras[id]; !ok {
+				probe = append(probe, id)
+			}
+		}
+	}
+	if n := maxID - 1 - int64(len(byID)); n > MaxProbes {
+		im.fail(Events, "probes", fmt.Errorf("%d IDs below %d are in no list; only %d were probed for events", n, maxID, MaxProbes))
+	}
+	return probe
 }
 
 // fetchEach fetches route(id) for each ID, Options.Concurrency at a time, and returns the answers

@@ -71,6 +71,10 @@ type Options struct {
 	// Prune deletes the posts earlier runs imported that the source no longer has (they are
 	// reported either way).
 	Prune bool
+	// Since limits the run to what changed at the source since then (zero: everything); SinceLast
+	// takes the start of the last complete run from the target (none: everything).
+	Since     time.Time
+	SinceLast bool
 	// Progress hears about every record (nil: silent).
 	Progress Progress
 }
@@ -100,6 +104,7 @@ type Summary struct {
 	Failures []Failure
 	Resumed  []Resource // resources a checkpoint said were done
 	Gone     []Gone     // imported earlier, deleted at the source since
+	Since    time.Time  // what the run compared with (zero: a full run)
 	Elapsed  time.Duration
 }
 
@@ -116,6 +121,9 @@ func (s *Summary) Writes() int {
 func (s *Summary) WriteTo(w io.Writer) (int64, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "import from %s in %s\n", s.Source, s.Elapsed.Round(time.Millisecond))
+	if !s.Since.IsZero() {
+		fmt.Fprintf(&b, "  changes since %s (posts dated before and imported earlier are counted unchanged)\n", s.Since.UTC().Format(time.RFC3339))
+	}
 	fmt.Fprintf(&b, "  %-11s %6s %8s %10s %7s\n", "resource", "seen", "written", "unchanged", "failed")
 	for _, r := range Resources {
 		c := s.Counts[r]
@@ -127,24 +135,62 @@ func (s *Summary) WriteTo(w io.Writer) (int64, error) {
 	for _, r := range s.Resumed {
 		fmt.Fprintf(&b, "  %s: done in an earlier run (checkpoint)\n", r)
 	}
+	s.writeProblems(&b)
+	n, err := io.WriteString(w, b.String())
+	return int64(n), err
+}
+
+// WriteRound prints the summary as one line of counts (what --follow logs each round), then the
+// deletions and failures as WriteTo does.
+func (s *Summary) WriteRound(w io.Writer, round int) error {
+	var b strings.Builder
+	since := "everything"
+	if !s.Since.IsZero() {
+		since = "since " + s.Since.UTC().Format(time.RFC3339)
+	}
+	var seen, unchanged, failed int
+	var written []string
+	for _, r := range Resources {
+		c := s.Counts[r]
+		if c == nil {
+			continue
+		}
+		seen, unchanged, failed = seen+c.Seen, unchanged+c.Unchanged, failed+c.Failed
+		if c.Written > 0 {
+			written = append(written, fmt.Sprintf("%s %d", r, c.Written))
+		}
+	}
+	deleted := 0
+	for _, g := range s.Gone {
+		if g.Deleted {
+			deleted++
+		}
+	}
+	fmt.Fprintf(&b, "round %d (%s) in %s: seen %d, written %d [%s], unchanged %d, failed %d, gone %d (deleted %d)\n",
+		round, since, s.Elapsed.Round(time.Millisecond), seen, s.Writes(), strings.Join(written, ", "), unchanged, failed, len(s.Gone), deleted)
+	s.writeProblems(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeProblems lists the deletions and the failures.
+func (s *Summary) writeProblems(b *strings.Builder) {
 	if len(s.Gone) > 0 {
-		fmt.Fprintf(&b, "%d deleted at the source:\n", len(s.Gone))
+		fmt.Fprintf(b, "%d deleted at the source:\n", len(s.Gone))
 		for _, g := range s.Gone {
 			action := "kept (--prune deletes it)"
 			if g.Deleted {
 				action = "deleted"
 			}
-			fmt.Fprintf(&b, "  %s id %d (post %d here): %s\n", g.Resource, g.SourceID, g.ID, action)
+			fmt.Fprintf(b, "  %s id %d (post %d here): %s\n", g.Resource, g.SourceID, g.ID, action)
 		}
 	}
 	if len(s.Failures) > 0 {
-		fmt.Fprintf(&b, "%d not imported:\n", len(s.Failures))
+		fmt.Fprintf(b, "%d not imported:\n", len(s.Failures))
 		for _, f := range s.Failures {
-			fmt.Fprintf(&b, "  %s %s: %s\n", f.Resource, f.Item, f.Reason)
+			fmt.Fprintf(b, "  %s %s: %s\n", f.Resource, f.Item, f.Reason)
 		}
 	}
-	n, err := io.WriteString(w, b.String())
-	return int64(n), err
 }
 
 // Importer runs one import.
@@ -168,6 +214,11 @@ type Importer struct {
 	// eventParents are the events' post_parent by source ID.
 	eventParents map[int64]int64
 	ttIDs        map[string]map[int64]int64
+	// since is the --since window's start, SinceOverlap included (zero: a full run); imported are
+	// the source IDs earlier runs imported; lastRun is the start of the last complete run.
+	since, lastRun time.Time
+	imported       map[Resource]map[int64]bool
+	loc            *time.Location // the source's time zone (nil: unknown)
 }
 
 // Run imports everything the source shows into target.
@@ -186,7 +237,8 @@ func Run(ctx context.Context, target Target, o Options) (*Summary, error) {
 	c.User, c.Password, c.Retries, c.MaxBody = o.User, o.Password, o.Retries, o.MaxBody
 	c.UserAgent = "calendard-import"
 	im := &Importer{opts: o, client: c, target: target, ids: map[Resource]map[int64]int64{}, seenIDs: map[Resource]map[int64]bool{},
-		sum: &Summary{Counts: map[Resource]*Count{}}}
+		imported: map[Resource]map[int64]bool{},
+		sum:      &Summary{Counts: map[Resource]*Count{}}}
 	for _, r := range Resources {
 		im.sum.Counts[r] = &Count{}
 		im.ids[r] = map[int64]int64{}
@@ -195,13 +247,21 @@ func Run(ctx context.Context, target Target, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	im.api = api
+	im.api, im.loc = api, siteLocation(idx)
 	im.sum.Source = api.URL("/", nil)
 	if im.cp, err = loadCheckpoint(o.Checkpoint, im.sum.Source); err != nil {
 		return nil, err
 	}
 	if _, err := target.SaveSite(ctx, idx); err != nil {
 		return nil, fmt.Errorf("site settings: %w", err)
+	}
+	if err := im.resolveSince(ctx); err != nil {
+		return nil, err
+	}
+	if !im.since.IsZero() {
+		if err := im.loadImported(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if _, done := im.cp.Done[Events]; !done {
 		im.collectEvents(ctx)
@@ -237,6 +297,9 @@ func Run(ctx context.Context, target Target, o Options) (*Summary, error) {
 	}
 	if err := im.cp.remove(); err != nil {
 		return im.sum, err
+	}
+	if err := im.recordRun(ctx, began); err != nil {
+		return im.sum, fmt.Errorf("recording the run: %w", err)
 	}
 	im.sum.Elapsed = time.Since(began)
 	return im.sum, nil
@@ -358,12 +421,16 @@ func hashOf(v any) string {
 func (im *Importer) venues(ctx context.Context) error {
 	raws := im.walk(ctx, Venues, "/tribe/events/v1/venues", "venues", im.statusQuery(url.Values{}))
 	extras := im.extras(ctx, Venues, "tribe_venue")
+	im.completeExtras(ctx, Venues, "tribe_venue", raws, extras)
 	im.seen(Venues, len(raws))
 	for _, raw := range raws {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		im.present(Venues, raw)
+		if im.skip(Venues, raw, extras) {
+			continue
+		}
 		v, err := decodeVenue(raw)
 		if err == nil {
 			applyLinkedExtra(&v.Title, &v.Description, extras[v.ID])
@@ -391,12 +458,16 @@ func (im *Importer) venues(ctx context.Context) error {
 func (im *Importer) organizers(ctx context.Context) error {
 	raws := im.walk(ctx, Organizers, "/tribe/events/v1/organizers", "organizers", im.statusQuery(url.Values{}))
 	extras := im.extras(ctx, Organizers, "tribe_organizer")
+	im.completeExtras(ctx, Organizers, "tribe_organizer", raws, extras)
 	im.seen(Organizers, len(raws))
 	for _, raw := range raws {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		im.present(Organizers, raw)
+		if im.skip(Organizers, raw, extras) {
+			continue
+		}
 		o, err := decodeOrganizer(raw)
 		if err == nil {
 			applyLinkedExtra(&o.Title, &o.Description, extras[o.ID])
@@ -437,6 +508,9 @@ func (im *Importer) events(ctx context.Context) error {
 			return ctx.Err()
 		}
 		im.present(Events, raw)
+		if im.skip(Events, raw, extras) {
+			continue
+		}
 		e, err := decodeEvent(raw)
 		if err == nil {
 			applyEventExtra(e, extras[e.ID])

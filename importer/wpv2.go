@@ -105,6 +105,7 @@ func (im *Importer) extras(ctx context.Context, res Resource, postType string) m
 		q.Set("context", "edit")
 		q.Set("status", "publish,future,draft,pending,private,trash")
 	}
+	q = im.modifiedQuery(q)
 	out := map[int64]*Extra{}
 	for _, raw := range im.walk(ctx, res, "/wp/v2/"+postType, "", q) {
 		x, err := decodeExtra(raw)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -29,7 +30,9 @@ import (
 func importCalendar(args []string) error {
 	o := importer.Options{}
 	var user, checkpoint string
-	var quiet, keep bool
+	var quiet, keep, follow bool
+	var since string
+	var interval time.Duration
 	// --to is the target database: the configured store (CALENDAR_DB, --db) unless given.
 	for i, a := range args {
 		if a == "--to" || a == "-to" {
@@ -50,6 +53,9 @@ func importCalendar(args []string) error {
 		fs.BoolVar(&quiet, "quiet", false, "no progress output")
 		fs.BoolVar(&keep, "keep-checkpoint", false, "keep the checkpoint file after a complete run")
 		fs.BoolVar(&o.Prune, "prune", false, "delete the posts earlier runs imported that the source no longer has (needs --user)")
+		fs.StringVar(&since, "since", "", `import only what changed since an RFC 3339 time, or "last": the start of the last complete run`)
+		fs.BoolVar(&follow, "follow", false, "repeat the import every --interval (each round --since last) until SIGINT or SIGTERM")
+		fs.DurationVar(&interval, "interval", time.Minute, "with --follow: the wait between rounds (at least 1s)")
 	})
 	if err != nil {
 		return err
@@ -66,6 +72,19 @@ func importCalendar(args []string) error {
 	if o.Prune && o.User == "" {
 		return &ConfigError{Var: "--prune", Err: fmt.Errorf("needs --user: an anonymous run does not see drafts, pending or private posts")}
 	}
+	switch since {
+	case "":
+		o.SinceLast = follow
+	case "last":
+		o.SinceLast = true
+	default:
+		if o.Since, err = time.Parse(time.RFC3339, since); err != nil {
+			return &ConfigError{Var: "--since", Err: fmt.Errorf(`%q is neither an RFC 3339 time (2026-01-02T15:04:05Z) nor "last"`, since)}
+		}
+	}
+	if follow && interval < time.Second {
+		return &ConfigError{Var: "--interval", Err: fmt.Errorf("%s is less than 1s", interval)}
+	}
 	if checkpoint == "" {
 		checkpoint = defaultCheckpoint(o.From, cfg.DB)
 	}
@@ -73,8 +92,7 @@ func importCalendar(args []string) error {
 		o.Checkpoint = checkpoint
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx, stopping := importSignals(follow)
 	db, err := openStore(cfg)
 	if err != nil {
 		return err
@@ -109,10 +127,14 @@ func importCalendar(args []string) error {
 		target.Clock = func() time.Time { return now }
 	}
 	// The site's time zone comes from the source first: the records' dates are read in it.
+	tgt := &siteReloader{WordPress: target, db: db, ov: ov}
+	if follow {
+		return followImport(ctx, stopping, tgt, o, interval)
+	}
 	if !quiet {
 		o.Progress = newImportProgress(os.Stderr, term.IsTerminal(int(os.Stderr.Fd())))
 	}
-	sum, err := importer.Run(ctx, &siteReloader{WordPress: target, db: db, ov: ov}, o)
+	sum, err := importer.Run(ctx, tgt, o)
 	if p, ok := o.Progress.(*importProgress); ok {
 		p.finish()
 	}
@@ -129,6 +151,61 @@ func importCalendar(args []string) error {
 		return partialImport(len(sum.Failures))
 	}
 	return nil
+}
+
+// importSignals returns the run's context, cancelled by SIGINT or SIGTERM. With follow, the first
+// signal closes stopping instead (the loop ends after the current round) and a second one cancels.
+func importSignals(follow bool) (ctx context.Context, stopping <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		defer signal.Stop(sigs)
+		if follow {
+			<-sigs
+			fmt.Fprintln(os.Stderr, "import: stopping after this round (signal again to stop now)")
+			close(stop)
+		}
+		<-sigs
+		cancel()
+	}()
+	return ctx, stop
+}
+
+// followImport runs a round, then another --since last every interval, until stopping closes
+// (after the current round) or ctx ends. A round that fails is logged and the next one tries
+// again: a source that is down for a while does not end the follow.
+func followImport(ctx context.Context, stopping <-chan struct{}, target importer.Target, o importer.Options, interval time.Duration) error {
+	for round := 1; ; round++ {
+		began := time.Now()
+		sum, err := importer.Run(ctx, target, o)
+		if sum != nil {
+			if sum.Elapsed == 0 {
+				sum.Elapsed = time.Since(began)
+			}
+			_ = sum.WriteRound(os.Stdout, round)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintf(os.Stderr, "import: round %d interrupted: %v\n", round, err)
+				return nil
+			}
+			fmt.Fprintf(os.Stderr, "import: round %d did not complete: %v\n", round, err)
+		}
+		o.Since, o.SinceLast = time.Time{}, true
+		t := time.NewTimer(interval)
+		select {
+		case <-stopping:
+			t.Stop()
+			fmt.Fprintf(os.Stderr, "import: stopped after round %d\n", round)
+			return nil
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
 }
 
 // partialImport is a run that completed with some records not imported: exit status 1, where a
