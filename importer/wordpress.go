@@ -141,7 +141,7 @@ func stamp(ctx context.Context, tx calendard.WriteTx, id int64, source, hash str
 }
 
 // linkedData is the Tribe__Events__Venue/Organizer create and update array of a source post.
-func linkedData(c *Common, title, content string) calendard.LinkedArray {
+func linkedData(c *Common) calendard.LinkedArray {
 	data := calendard.LinkedArray{
 		{Key: "post_status", Value: c.Status}, {Key: "post_date", Value: c.Date},
 		{Key: "post_name", Value: c.Slug},
@@ -161,8 +161,6 @@ func linkedData(c *Common, title, content string) calendard.LinkedArray {
 	if c.ImageID != 0 {
 		data = append(data, calendard.KV{Key: "FeaturedImage", Value: strconv.FormatInt(c.ImageID, 10)})
 	}
-	_ = title
-	_ = content
 	return data
 }
 
@@ -201,7 +199,7 @@ func (w *WordPress) saveLinked(ctx context.Context, postType string, c *Common, 
 
 // SaveVenue creates or updates a venue.
 func (w *WordPress) SaveVenue(ctx context.Context, v *Venue, source, hash string) (int64, bool, error) {
-	data := linkedData(&v.Common, v.Title, v.Description)
+	data := linkedData(&v.Common)
 	data = append(data, calendard.LinkedArray{
 		{Key: "Venue", Value: v.Title}, {Key: "Description", Value: v.Description},
 		{Key: "Address", Value: v.Address}, {Key: "City", Value: v.City}, {Key: "Country", Value: v.Country},
@@ -217,7 +215,7 @@ func (w *WordPress) SaveVenue(ctx context.Context, v *Venue, source, hash string
 
 // SaveOrganizer creates or updates an organizer.
 func (w *WordPress) SaveOrganizer(ctx context.Context, o *Organizer, source, hash string) (int64, bool, error) {
-	data := linkedData(&o.Common, o.Title, o.Description)
+	data := linkedData(&o.Common)
 	data = append(data, calendard.LinkedArray{
 		{Key: "Organizer", Value: o.Title}, {Key: "Description", Value: o.Description},
 		{Key: "Email", Value: o.Email}, {Key: "Phone", Value: o.Phone}, {Key: "Website", Value: o.Website},
@@ -242,18 +240,7 @@ func (w *WordPress) SaveEvent(ctx context.Context, e *Event, l Links, source, ha
 		HideFromUpcoming: e.HideFromListings, Sticky: e.Sticky, Featured: e.Featured,
 		VenueID: l.Venue, OrganizerIDs: l.Organizers, NoRevision: true,
 	}
-	if e.Author != 0 {
-		ew.Author = &e.Author
-	}
-	if e.DateUTC != "" {
-		ew.DateGMT = str(e.DateUTC)
-	}
-	if e.Modified != "" {
-		ew.Modified = str(e.Modified)
-	}
-	if e.ModifiedUTC != "" {
-		ew.ModifiedGMT = str(e.ModifiedUTC)
-	}
+	ew.Author, ew.DateGMT, ew.Modified, ew.ModifiedGMT = nonZero(e.Author), nonEmpty(e.DateUTC), nonEmpty(e.Modified), nonEmpty(e.ModifiedUTC)
 	ew.Password = e.Password
 	ew.Parent = &e.Parent
 	if e.RawCost != nil {
@@ -346,18 +333,7 @@ func (w *WordPress) SaveMedia(ctx context.Context, m *Media, source, hash string
 	a := calendard.PostArgs{Type: calendard.PostTypeAttach, Status: m.Status, NoRevision: true, Title: str(m.Title),
 		Content: str(m.Description), Excerpt: str(m.Caption), Name: str(m.Slug), Parent: &m.Parent,
 		Date: str(m.Date), MimeType: str(m.MimeType), GUID: str(m.GUID)}
-	if m.Author != 0 {
-		a.Author = &m.Author
-	}
-	if m.DateUTC != "" {
-		a.DateGMT = str(m.DateUTC)
-	}
-	if m.Modified != "" {
-		a.Modified = str(m.Modified)
-	}
-	if m.ModifiedUTC != "" {
-		a.ModifiedGMT = str(m.ModifiedUTC)
-	}
+	a.Author, a.DateGMT, a.Modified, a.ModifiedGMT = nonZero(m.Author), nonEmpty(m.DateUTC), nonEmpty(m.Modified), nonEmpty(m.ModifiedUTC)
 	var id int64
 	err := w.write(ctx, func(tx calendard.WriteTx) error {
 		cur, err := find(ctx, tx, source)
@@ -418,4 +394,20 @@ func (w *WordPress) ImportedPosts(ctx context.Context, prefix string) (map[strin
 // DeletePost deletes a post for good, as wp_delete_post($id, true) does.
 func (w *WordPress) DeletePost(ctx context.Context, id int64) error {
 	return w.write(ctx, func(tx calendard.WriteTx) error { return calendard.DeletePost(ctx, tx, id) })
+}
+
+// nonEmpty is s where the source gave it, nil (the write path's own value) where it is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// nonZero is n where the source gave it, nil where it is 0.
+func nonZero(n int64) *int64 {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }

@@ -113,20 +113,7 @@ func TestReplicaThatStopsAnsweringCostsAReadTheWaitBoundOnly(t *testing.T) {
 	if err := db.UseReplicas([]string{replica.DSN("wp")}, ReplicaOptions{MaxLag: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if rs, _ := db.Replicas(); rs[0].Up {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the replica never came up")
-		}
-	}
-	if _, err := db.Options(ctx, "siteurl"); err != nil {
-		t.Fatal(err)
-	}
-	if rs, _ := db.Replicas(); rs[0].Reads == 0 {
-		t.Fatal("the read did not go to the replica")
-	}
+	replicaServesReads(t, ctx, db)
 
 	proxy.stall()
 	// The request's deadline, generous: the read must not use it up.
@@ -227,20 +214,7 @@ func TestReplicaWhoseNameStopsResolvingCostsAWriteRequestTheWaitBoundOnly(t *tes
 	if err := db.UseReplicas([]string{cfg.FormatDSN()}, ReplicaOptions{MaxLag: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if rs, _ := db.Replicas(); rs[0].Up {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the replica never came up")
-		}
-	}
-	if _, err := db.Options(ctx, "siteurl"); err != nil {
-		t.Fatal(err)
-	}
-	if rs, _ := db.Replicas(); rs[0].Reads == 0 {
-		t.Fatal("the read did not go to the replica")
-	}
+	replicaServesReads(t, ctx, db)
 
 	mu.Lock()
 	stopped = true
@@ -285,5 +259,24 @@ func TestReplicaWhoseNameStopsResolvingCostsAWriteRequestTheWaitBoundOnly(t *tes
 	}
 	if n := requestDials.Load() - dials; n != 0 {
 		t.Errorf("requests dialed the replica %d times after it was marked down", n)
+	}
+}
+
+// replicaServesReads waits until db's one replica is up and checks that a read goes to it.
+func replicaServesReads(t *testing.T, ctx context.Context, db *DB) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if rs, _ := db.Replicas(); rs[0].Up {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the replica never came up")
+		}
+	}
+	if _, err := db.Options(ctx, "siteurl"); err != nil {
+		t.Fatal(err)
+	}
+	if rs, _ := db.Replicas(); rs[0].Reads == 0 {
+		t.Fatal("the read did not go to the replica")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -44,19 +45,11 @@ func demoCalendar(args []string) error {
 	}
 
 	ctx := context.Background()
-	db, err := openStore(cfg)
+	db, err := openPrepared(ctx, cfg, os.Stdout)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := connect(ctx, db, 0, nil); err != nil {
-		return err
-	}
-	res, err := db.Migrate(ctx, defaultMigrateOptions(cfg), time.Now())
-	if err != nil {
-		return fmt.Errorf("preparing %s: %w", redact(cfg.DB), err)
-	}
-	reportMigration(os.Stdout, res)
 
 	site, err := wpdb.NewStore(db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff}).Site(ctx)
 	if err != nil {
@@ -79,4 +72,24 @@ func demoCalendar(args []string) error {
 	}
 	_, err = sum.WriteTo(os.Stdout)
 	return err
+}
+
+// openPrepared opens the configured store, waits for it to answer and prepares it as migrate
+// does (reporting what it did to report): what demo and import write into.
+func openPrepared(ctx context.Context, cfg *Config, report io.Writer) (*wpdb.DB, error) {
+	db, err := openStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := connect(ctx, db, 0, nil); err != nil {
+		db.Close()
+		return nil, err
+	}
+	res, err := db.Migrate(ctx, defaultMigrateOptions(cfg), time.Now())
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("preparing %s: %w", redact(cfg.DB), err)
+	}
+	reportMigration(report, res)
+	return db, nil
 }

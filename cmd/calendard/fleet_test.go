@@ -147,16 +147,7 @@ func startFleet(t *testing.T) *fleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := shell(root, nil, time.Minute, "docker info"); err != nil {
-		t.Fatalf("no Docker engine answers (start dockerd as .ci/run does): %v\n%s", err, out)
-	}
-	compose := "docker compose"
-	if _, err := shell(root, nil, time.Minute, "docker compose version"); err != nil {
-		if out, err := shell(root, nil, time.Minute, "docker-compose version"); err != nil {
-			t.Fatalf("neither docker compose nor docker-compose runs: %v\n%s", err, out)
-		}
-		compose = "docker-compose"
-	}
+	compose := dockerCompose(t, root)
 	env := newcomerEnv("CALENDAR_ENVIRONMENT=local")
 	for i := 0; i < len(env); i++ {
 		if strings.HasPrefix(env[i], "HAPROXY_IMAGE=") {

@@ -93,21 +93,15 @@ func importCalendar(args []string) error {
 	}
 
 	ctx, stopping := importSignals(follow)
-	db, err := openStore(cfg)
+	report := io.Writer(os.Stderr)
+	if quiet {
+		report = io.Discard
+	}
+	db, err := openPrepared(ctx, cfg, report)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := connect(ctx, db, 0, nil); err != nil {
-		return err
-	}
-	res, err := db.Migrate(ctx, defaultMigrateOptions(cfg), time.Now())
-	if err != nil {
-		return fmt.Errorf("preparing %s: %w", redact(cfg.DB), err)
-	}
-	if !quiet {
-		reportMigration(os.Stderr, res)
-	}
 	ov := wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff}
 	site, err := db.LoadSite(ctx, ov)
 	if err != nil {

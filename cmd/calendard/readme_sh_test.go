@@ -293,17 +293,7 @@ func TestReadmeDocker(t *testing.T) {
 	envFile, after := m[1], m[2]
 	makeImages := readmeInline(t, readme, "make docker-images")
 
-	if out, err := shell(root, nil, time.Minute, "docker info"); err != nil {
-		t.Fatalf("no Docker engine answers (start dockerd as .ci/run does): %v\n%s", err, out)
-	}
-	// "docker compose (v2) or docker-compose (v1: replace the first two words)"
-	compose := "docker compose"
-	if _, err := shell(root, nil, time.Minute, "docker compose version"); err != nil {
-		if out, err := shell(root, nil, time.Minute, "docker-compose version"); err != nil {
-			t.Fatalf("neither docker compose nor docker-compose runs: %v\n%s", err, out)
-		}
-		compose = "docker-compose"
-	}
+	compose := dockerCompose(t, root)
 	env := newcomerEnv()
 	if !imagesPresent(t, root) {
 		t.Logf("$ %s", makeImages)
@@ -461,4 +451,20 @@ func pollHealthz(addr string, within time.Duration) error {
 		last = resp.Status
 	}
 	return fmt.Errorf("no 200 from /healthz within %v: %s", within, last)
+}
+
+// dockerCompose checks that a Docker engine answers and returns the compose command that runs:
+// "docker compose (v2) or docker-compose (v1: replace the first two words)", as the README says.
+func dockerCompose(t *testing.T, root string) string {
+	t.Helper()
+	if out, err := shell(root, nil, time.Minute, "docker info"); err != nil {
+		t.Fatalf("no Docker engine answers (start dockerd as .ci/run does): %v\n%s", err, out)
+	}
+	if _, err := shell(root, nil, time.Minute, "docker compose version"); err == nil {
+		return "docker compose"
+	}
+	if out, err := shell(root, nil, time.Minute, "docker-compose version"); err != nil {
+		t.Fatalf("neither docker compose nor docker-compose runs: %v\n%s", err, out)
+	}
+	return "docker-compose"
 }
