@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -154,13 +155,11 @@ func Generate(ctx context.Context, db *sql.DB, store Store, o Options) (*Result,
 	if err != nil {
 		return nil, fmt.Errorf("gen: reading the site: %w", err)
 	}
-	cal := build(o, b)
-	phase("build")
-	rows, err := w.write(ctx, cal)
+	cal, rows, err := w.write(ctx, o, b)
 	if err != nil {
 		return nil, fmt.Errorf("gen: writing: %w", err)
 	}
-	phase("write")
+	phase("build and write")
 	if err := w.knownRange(ctx, cal); err != nil {
 		return nil, fmt.Errorf("gen: tribe_events_calendar_options: %w", err)
 	}
@@ -413,56 +412,146 @@ func (b *bulk) flush() error {
 	return nil
 }
 
-// part writes some tables in one transaction.
-type part struct {
-	tables []string
-	fn     func(ctx context.Context, ex execer) (map[string]int64, error)
+// stream is one of the tables whose rows come in batches while the calendar is built.
+type stream struct {
+	table string
+	cols  []string
+	rows  func(b *batch, add func(vals ...any) error) error
 }
 
-// write stores the calendar: on MySQL three transactions run side by side (posts, postmeta, the
-// rest); on SQLite one transaction writes everything. (Dropping SQLite's indexes and building them
-// afterwards is slower: its text indexes compare through the Go collation either way, and
-// rows inserted in ID order keep most index inserts near the end of the index.)
-func (w *writer) write(ctx context.Context, cal *calendar) (map[string]int64, error) {
-	parts := []part{
-		{[]string{"posts"}, func(ctx context.Context, ex execer) (map[string]int64, error) {
-			return w.writeTables(ctx, ex, postRows(cal))
-		}},
-		{[]string{"postmeta"}, func(ctx context.Context, ex execer) (map[string]int64, error) {
-			return w.writeTables(ctx, ex, metaRows(cal))
-		}},
-		{[]string{"terms", "term_taxonomy", "term_relationships", "tec_events", "tec_occurrences"},
-			func(ctx context.Context, ex execer) (map[string]int64, error) {
-				return w.writeTables(ctx, ex, restRows(cal)...)
-			}},
-	}
+var streams = []stream{
+	{"posts", []string{"ID", "post_author", "post_date", "post_date_gmt", "post_content", "post_title",
+		"post_excerpt", "post_status", "comment_status", "ping_status", "post_password", "post_name", "to_ping", "pinged",
+		"post_modified", "post_modified_gmt", "post_content_filtered", "post_parent", "guid", "menu_order", "post_type",
+		"post_mime_type", "comment_count"}, func(b *batch, add func(...any) error) error {
+		for i := range b.posts {
+			p := &b.posts[i]
+			if err := add(p.id, p.author, p.date, p.dateGMT, p.content, p.title, p.excerpt, p.status, "closed", "closed", "",
+				p.name, "", "", p.modified, p.modifiedGMT, "", p.parent, p.guid, int64(p.menuOrder), p.typ, "", int64(0)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{"postmeta", []string{"meta_id", "post_id", "meta_key", "meta_value"}, func(b *batch, add func(...any) error) error {
+		for i := range b.meta {
+			m := &b.meta[i]
+			if err := add(m.id, m.postID, m.key, m.value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{"term_relationships", []string{"object_id", "term_taxonomy_id", "term_order"}, func(b *batch, add func(...any) error) error {
+		for _, r := range b.rels {
+			if err := add(r.object, r.tt, int64(0)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{"tec_events", []string{"event_id", "post_id", "start_date", "end_date", "timezone", "start_date_utc", "end_date_utc",
+		"duration", "updated_at", "hash"}, func(b *batch, add func(...any) error) error {
+		for _, e := range b.tecEvents {
+			if err := add(e.eventID, e.postID, e.start, e.end, e.zone, e.startUTC, e.endUTC, e.duration, e.updated, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{"tec_occurrences", []string{"occurrence_id", "event_id", "post_id", "start_date", "start_date_utc", "end_date",
+		"end_date_utc", "duration", "hash", "updated_at"}, func(b *batch, add func(...any) error) error {
+		for _, o := range b.occurrences {
+			if err := add(o.id, o.eventID, o.postID, o.start, o.startUTC, o.end, o.endUTC, o.duration, o.hash, o.updated); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+}
+
+// write builds the calendar and stores it as it is built, a batch at a time, so that the
+// generator's memory does not grow with the calendar (a million events built whole took over
+// 6 GB): on MySQL each streamed table is loaded on its own connection in its own transaction,
+// side by side; on SQLite one transaction writes everything. The terms, whose counts are known
+// only at the end, follow. (Dropping SQLite's indexes and building them afterwards is slower: its
+// text indexes compare through the Go collation either way, and rows inserted in ID order keep most
+// index inserts near the end of the index.)
+func (w *writer) write(ctx context.Context, o Options, b *base) (*calendar, map[string]int64, error) {
 	rows := map[string]int64{}
 	if w.store == SQLite {
-		return rows, w.writeSQLite(ctx, parts, rows)
+		cal, err := w.writeSQLite(ctx, o, b, rows)
+		return cal, rows, err
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	errs := make([]error, len(parts))
-	for i, pt := range parts {
+	chans := make([]chan *batch, len(streams))
+	errs := make([]error, len(streams))
+	began := time.Now()
+	for i, st := range streams {
+		chans[i] = make(chan *batch, 2)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			began := time.Now()
-			n, err := w.inTx(ctx, pt.fn)
-			w.timed("write "+pt.tables[0], began)
+			tr := tableRows{st.table, st.cols, func(add func(...any) error) error {
+				for {
+					select {
+					case <-ctx.Done():
+						return context.Cause(ctx)
+					case b, ok := <-chans[i]:
+						if !ok {
+							return nil
+						}
+						if err := st.rows(b, add); err != nil {
+							return err
+						}
+					}
+				}
+			}}
+			n, err := w.inTx(ctx, func(ctx context.Context, ex execer) (map[string]int64, error) {
+				return w.writeTables(ctx, ex, tr)
+			})
+			w.timed("write "+st.table, began)
 			if err != nil {
-				errs[i] = fmt.Errorf("%s: %w", strings.Join(pt.tables, ", "), err)
+				errs[i] = fmt.Errorf("%s: %w", st.table, err)
+				cancel(errs[i])
 				return
 			}
 			mu.Lock()
-			for k, v := range n {
-				rows[k] = v
-			}
+			maps.Copy(rows, n)
 			mu.Unlock()
 		}()
 	}
+	cal, err := build(o, b, func(b *batch) error {
+		for _, ch := range chans {
+			select {
+			case ch <- b:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+		return nil
+	})
+	for _, ch := range chans {
+		close(ch)
+	}
 	wg.Wait()
-	return rows, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := w.inTx(ctx, func(ctx context.Context, ex execer) (map[string]int64, error) {
+		return w.writeTables(ctx, ex, termRows(cal)...)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	maps.Copy(rows, n)
+	return cal, rows, nil
 }
 
 // inTx runs fn in a MySQL transaction on its own connection, with the bulk-load session settings.
@@ -487,40 +576,85 @@ func (w *writer) inTx(ctx context.Context, fn func(context.Context, execer) (map
 	return n, tx.Commit()
 }
 
-func (w *writer) writeSQLite(ctx context.Context, parts []part, rows map[string]int64) error {
+// writeSQLite writes the calendar in one transaction while it is built: the builder runs on its
+// own goroutine, a couple of batches ahead, so that building and writing share the two cores.
+func (w *writer) writeSQLite(ctx context.Context, o Options, b *base, rows map[string]int64) (*calendar, error) {
 	conn, err := w.db.Conn(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer conn.Close()
 	for _, p := range []string{"PRAGMA cache_size = -262144", "PRAGMA synchronous = OFF"} {
 		if _, err := conn.ExecContext(ctx, p); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tx.Rollback()
 	began := time.Now()
-	for _, pt := range parts {
-		n, err := pt.fn(ctx, tx)
-		if err != nil {
-			return fmt.Errorf("%s: %w", strings.Join(pt.tables, ", "), err)
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan *batch, 2)
+	var cal *calendar
+	var buildErr error
+	go func() {
+		defer close(batches)
+		cal, buildErr = build(o, b, func(b *batch) error {
+			select {
+			case batches <- b:
+				return nil
+			case <-bctx.Done():
+				return bctx.Err()
+			}
+		})
+	}()
+	bulks := make([]*bulk, len(streams))
+	for i, st := range streams {
+		bulks[i] = w.bulk(ctx, tx, st.table, st.cols...)
+	}
+	var writeErr error
+	for bt := range batches {
+		if writeErr != nil {
+			continue // drain: the builder stops at the cancel
 		}
-		w.timed("write "+pt.tables[0], began)
-		began = time.Now()
-		for k, v := range n {
-			rows[k] = v
+		for i, st := range streams {
+			if err := st.rows(bt, bulks[i].add); err != nil {
+				writeErr = fmt.Errorf("%s: %w", st.table, err)
+				cancel()
+				break
+			}
 		}
 	}
+	for i, st := range streams {
+		if writeErr == nil {
+			if err := bulks[i].flush(); err != nil {
+				writeErr = fmt.Errorf("%s: %w", st.table, err)
+			}
+		}
+		rows[st.table] = bulks[i].written
+	}
+	if writeErr != nil {
+		return nil, writeErr
+	}
+	if buildErr != nil {
+		return nil, buildErr
+	}
+	w.timed("build and write", began)
+	began = time.Now()
+	n, err := w.writeTables(ctx, tx, termRows(cal)...)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(rows, n)
 	if err := tx.Commit(); err != nil {
-		return err
+		return nil, err
 	}
-	w.timed("commit", began)
+	w.timed("terms and commit", began)
 	_, err = conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL")
-	return err
+	return cal, err
 }
 
 // tableRows is one table's generated rows: each feeds them, in order, to add.
@@ -530,35 +664,8 @@ type tableRows struct {
 	each  func(add func(vals ...any) error) error
 }
 
-func postRows(cal *calendar) tableRows {
-	return tableRows{"posts", []string{"ID", "post_author", "post_date", "post_date_gmt", "post_content", "post_title",
-		"post_excerpt", "post_status", "comment_status", "ping_status", "post_password", "post_name", "to_ping", "pinged",
-		"post_modified", "post_modified_gmt", "post_content_filtered", "post_parent", "guid", "menu_order", "post_type",
-		"post_mime_type", "comment_count"}, func(add func(...any) error) error {
-		for i := range cal.posts {
-			p := &cal.posts[i]
-			if err := add(p.id, p.author, p.date, p.dateGMT, p.content, p.title, p.excerpt, p.status, "closed", "closed", "",
-				p.name, "", "", p.modified, p.modifiedGMT, "", p.parent, p.guid, int64(p.menuOrder), p.typ, "", int64(0)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}}
-}
-
-func metaRows(cal *calendar) tableRows {
-	return tableRows{"postmeta", []string{"meta_id", "post_id", "meta_key", "meta_value"}, func(add func(...any) error) error {
-		for i := range cal.meta {
-			m := &cal.meta[i]
-			if err := add(m.id, m.postID, m.key, m.value); err != nil {
-				return err
-			}
-		}
-		return nil
-	}}
-}
-
-func restRows(cal *calendar) []tableRows {
+// termRows are the terms, written once every event has counted in them.
+func termRows(cal *calendar) []tableRows {
 	return []tableRows{
 		{"terms", []string{"term_id", "name", "slug", "term_group"}, func(add func(...any) error) error {
 			for _, t := range cal.terms {
@@ -571,32 +678,6 @@ func restRows(cal *calendar) []tableRows {
 		{"term_taxonomy", []string{"term_taxonomy_id", "term_id", "taxonomy", "description", "parent", "count"}, func(add func(...any) error) error {
 			for _, t := range cal.terms {
 				if err := add(t.ttID, t.termID, t.taxonomy, t.description, t.parent, int64(t.count)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
-		{"term_relationships", []string{"object_id", "term_taxonomy_id", "term_order"}, func(add func(...any) error) error {
-			for _, r := range cal.rels {
-				if err := add(r.object, r.tt, int64(0)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
-		{"tec_events", []string{"event_id", "post_id", "start_date", "end_date", "timezone", "start_date_utc", "end_date_utc",
-			"duration", "updated_at", "hash"}, func(add func(...any) error) error {
-			for _, e := range cal.tecEvents {
-				if err := add(e.eventID, e.postID, e.start, e.end, e.zone, e.startUTC, e.endUTC, e.duration, e.updated, ""); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
-		{"tec_occurrences", []string{"occurrence_id", "event_id", "post_id", "start_date", "start_date_utc", "end_date",
-			"end_date_utc", "duration", "hash", "updated_at"}, func(add func(...any) error) error {
-			for _, o := range cal.occurrences {
-				if err := add(o.id, o.eventID, o.postID, o.start, o.startUTC, o.end, o.endUTC, o.duration, o.hash, o.updated); err != nil {
 					return err
 				}
 			}

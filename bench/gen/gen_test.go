@@ -54,8 +54,10 @@ func generate(t, outer *testing.T, spec string) *generated {
 
 // TestGenerate writes a 200-event calendar over the site-a fixture on MariaDB and on SQLite (a
 // `calendard copy` of the fixture), checks each through calendard's own store and with SQL, and
-// checks both stores hold the same rows.
+// checks both stores hold the same rows. The rows go in batches of 50 items, so that both stores'
+// writers take several batches per table.
 func TestGenerate(t *testing.T) {
+	defer gen.SetBatchItems(50)()
 	ctx := context.Background()
 	dsn := testenv.FixtureDB(t, fixture, "gen_mysql")
 	srcDSN := testenv.FixtureDB(t, fixture, "gen_sqlite_base")

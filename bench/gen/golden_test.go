@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,8 +21,20 @@ const goldenSum = "8a499a1edc8d11ad95b44d6dbbb4f9157a1889f9f99ac957816848d01a5e7
 
 // TestGenerateGolden writes a 1,500-event calendar into a freshly migrated SQLite database and
 // checks that every generated row is the one the generator has always written (a digest of the
-// tables' dumps), whatever the order and batching in which the rows are produced and written.
+// tables' dumps), whatever the batching in which the rows are produced and written: in one batch,
+// and in batches of 97 items.
 func TestGenerateGolden(t *testing.T) {
+	for _, n := range []int{0, 97} {
+		t.Run(fmt.Sprintf("batch=%d", n), func(t *testing.T) {
+			if n > 0 {
+				defer gen.SetBatchItems(n)()
+			}
+			generateGolden(t)
+		})
+	}
+}
+
+func generateGolden(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "golden.db")
 	spec := "sqlite://" + path

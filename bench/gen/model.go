@@ -91,17 +91,28 @@ type linkedPost struct {
 	events int // published events linking to it
 }
 
-// calendar is everything the generator writes.
-type calendar struct {
+// batch is a run of the streamed tables' rows, in the order they were built: the generator hands
+// them to the writers a batch at a time, so that a calendar of any size is never whole in memory.
+type batch struct {
 	posts       []post
 	meta        []meta
-	terms       []term
 	rels        []rel
 	tecEvents   []tecEvent
 	occurrences []occurrence
-	events      []*Event
-	venues      []*linkedPost
-	organizers  []*linkedPost
+}
+
+// batchItems is how many events (or venues, organizers) a batch holds (a variable so that tests
+// can make batches small).
+var batchItems = 2000
+
+// calendar is what the generator keeps of a calendar: the batch being built, the terms (written
+// last, with their counts), the events (for the result) and the venues and organizers.
+type calendar struct {
+	batch
+	terms      []term
+	events     []*Event
+	venues     []*linkedPost
+	organizers []*linkedPost
 
 	earliest, latest         string
 	earliestIDs, latestIDs   []int64
@@ -122,12 +133,12 @@ type builder struct {
 	createdStep time.Duration
 }
 
-func build(o Options, b *base) *calendar {
+// build makes the calendar, handing its rows to emit a batch at a time (emit owns each batch);
+// it stops at emit's first error.
+func build(o Options, b *base, emit func(*batch) error) (*calendar, error) {
 	r := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
 	bl := &builder{o: o, b: b, r: r, slug: map[string]map[string]int{}, zones: map[string]*time.Location{}, cal: &calendar{picks: map[string]string{},
-		posts: make([]post, 0, o.Events*14/10+16), meta: make([]meta, 0, o.Events*16+1024),
-		rels: make([]rel, 0, o.Events*5/2), tecEvents: make([]tecEvent, 0, o.Events),
-		occurrences: make([]occurrence, 0, o.Events), events: make([]*Event, 0, o.Events)}}
+		events: make([]*Event, 0, o.Events)}}
 	nVenues := max(len(cities), int(math.Round(float64(o.Events)/100))) // one venue per city at least
 	nOrgs := max(3, int(math.Round(float64(o.Events)*6/1000)))
 	nTags := min(40+o.Events/250, len(tagWords)*(1+len(tagQualifiers)))
@@ -136,18 +147,54 @@ func build(o Options, b *base) *calendar {
 	// Items created, counting revisions roughly (1.3 posts per item).
 	bl.createdStep = span / time.Duration(int(float64(o.Events+nVenues+nOrgs)*1.3)+1)
 
+	bl.newBatch()
 	bl.terms(nTags)
+	items := 0
+	next := func() error {
+		if items++; items%batchItems != 0 {
+			return nil
+		}
+		return bl.emit(emit)
+	}
 	for i := 0; i < nOrgs; i++ {
 		bl.organizer(i)
+		if err := next(); err != nil {
+			return nil, err
+		}
 	}
 	for i := 0; i < nVenues; i++ {
 		bl.venue(i)
+		if err := next(); err != nil {
+			return nil, err
+		}
 	}
 	for i := 0; i < o.Events; i++ {
 		bl.event(i)
+		if err := next(); err != nil {
+			return nil, err
+		}
+	}
+	if err := bl.emit(emit); err != nil {
+		return nil, err
 	}
 	bl.finish()
-	return bl.cal
+	return bl.cal, nil
+}
+
+// newBatch starts an empty batch sized for batchItems events.
+func (bl *builder) newBatch() {
+	bl.cal.batch = batch{posts: make([]post, 0, batchItems*14/10+16), meta: make([]meta, 0, batchItems*17+64),
+		rels: make([]rel, 0, batchItems*5/2+16), tecEvents: make([]tecEvent, 0, batchItems), occurrences: make([]occurrence, 0, batchItems)}
+}
+
+// emit hands the batch built so far to emit (if it has rows) and starts a new one.
+func (bl *builder) emit(emit func(*batch) error) error {
+	if len(bl.cal.posts) == 0 && len(bl.cal.meta) == 0 && len(bl.cal.rels) == 0 {
+		return nil
+	}
+	b := bl.cal.batch
+	bl.newBatch()
+	return emit(&b)
 }
 
 // tick advances the creation clock by about one step and returns it.

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,6 +85,7 @@ func genCommand(ctx context.Context, args []string) error {
 	now := fs.String("now", "", "anchor of the dates, 'YYYY-MM-DD[ HH:MM:SS]' UTC (default today)")
 	prefix := fs.String("table-prefix", "wp_", "WordPress table prefix")
 	replace := fs.Bool("replace", false, "delete the database's events, venues, organizers, event categories and tags first")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the generation to this file")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: calendard-bench gen --db DB --events N [flags]\n\nWrites a calendar shaped as WordPress and The Events Calendar store it. Tables missing\nfrom the database are created first, as calendard migrate does.")
 		fs.PrintDefaults()
@@ -116,6 +118,17 @@ func genCommand(ctx context.Context, args []string) error {
 		return err
 	}
 	defer sqldb.Close()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, err := gen.Generate(ctx, sqldb, store, gen.Options{Events: *events, Seed: *seed, Now: anchor, Prefix: *prefix, Replace: *replace})
 	if err != nil {
 		return err
