@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/calendard/calendard"
@@ -44,6 +45,7 @@ type file struct {
 	timer   *time.Timer
 	closed  bool       // CloseFile: nothing more is written
 	writing sync.Mutex // held while a build is written
+	writes  atomic.Uint64
 }
 
 // image is what a file holds: the events of a full build and what they were read under.
@@ -132,9 +134,13 @@ func (f *file) flush() {
 	if img == nil {
 		return
 	}
-	if err := writeIndexFile(f.path, img); err != nil && f.log != nil {
-		f.log(fmt.Errorf("writing the event index file: %w", err))
+	if err := writeIndexFile(f.path, img); err != nil {
+		if f.log != nil {
+			f.log(fmt.Errorf("writing the event index file: %w", err))
+		}
+		return
 	}
+	f.writes.Add(1)
 }
 
 // writeIndexFile writes img to a temporary file next to path and renames it into place, so a

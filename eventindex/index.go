@@ -98,6 +98,11 @@ type Stats struct {
 	FromFile  bool // the first snapshot came from the index file
 	// Rebuilds counts the changes heard that asked for a rebuild (Changed with all).
 	Rebuilds uint64
+	// IDsReady and TextReady: the snapshot answers lists filtered by terms, venues and organizers,
+	// and searches (a first build's later passes are in).
+	IDsReady, TextReady bool
+	// FileWrites counts the builds written to the index file.
+	FileWrites uint64
 }
 
 // Stats describes the current snapshot (zero before the first).
@@ -105,6 +110,10 @@ func (x *Index) Stats() Stats {
 	st := Stats{FromFile: x.fromFile.Load(), Rebuilds: x.allSeen.Load()}
 	if s := x.snap.Load(); s != nil {
 		st.Events, st.Irregular = len(s.byID), len(s.slow)
+		st.IDsReady, st.TextReady = !s.idless, !s.textless
+	}
+	if x.file != nil {
+		st.FileWrites = x.file.writes.Load()
 	}
 	return st
 }

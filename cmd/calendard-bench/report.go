@@ -40,7 +40,7 @@ func (cfg *config) writeReport(runs []*run) error {
 
 	p("## Results\n\n")
 	p("| store | events | clients | req/s | p50 ms | p95 ms | p99 ms | errors | server CPU ms/req: Go | DB | allocs/req | KiB alloc/req | peak RSS MiB | load generator CPU ms/req | other load (cores) |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range runs {
 		for _, w := range r.windows {
 			db := fmt.Sprintf("%.2f", w.dbMSPerReq)
@@ -63,19 +63,19 @@ func (cfg *config) writeReport(runs []*run) error {
 	p("- other load: CPU time of every other process on the machine during the window (`/proc/stat` busy time minus calendard, mariadbd and the load generator), in cores; above a few tenths the figures are disturbed by other work.\n\n")
 
 	p("## Calendars and start\n\n")
-	p("| store | events | published | upcoming | venues | organizers | wp_posts rows | wp_postmeta rows | term relationships | generated in | cold start to first answer | calendard peak RSS MiB | restart to first answer | restart peak RSS MiB | mariadbd peak RSS MiB |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("| store | events | published | upcoming | venues | organizers | wp_posts rows | wp_postmeta rows | term relationships | generated in | cold start to first answer | first index build | lists during it: slowest | calendard peak RSS MiB | restart to first answer | restart peak RSS MiB | mariadbd peak RSS MiB |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range runs {
 		g := r.gen
 		maria := "—"
 		if r.store == "mysql" {
 			maria = fmt.Sprintf("%.0f", float64(r.mariadbHWM)/(1<<20))
 		}
-		p("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %.1f s | %d ms | %.0f | %d ms | %.0f | %s |\n", r.store, r.events, g.Published, g.Upcoming,
+		p("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %.1f s | %d ms | %.1f s | %d ms (%d) | %.0f | %d ms | %.0f | %s |\n", r.store, r.events, g.Published, g.Upcoming,
 			g.Venues, g.Organizers, g.Rows["posts"], g.Rows["postmeta"], g.Rows["term_relationships"], g.Elapsed.Seconds(),
-			r.coldStart.Milliseconds(), float64(r.peakRSS)/(1<<20), r.restart.Milliseconds(), float64(r.restartRSS)/(1<<20), maria)
+			r.coldStart.Milliseconds(), r.built.Seconds(), r.buildWorst.Milliseconds(), r.buildLists, float64(r.peakRSS)/(1<<20), r.restart.Milliseconds(), float64(r.restartRSS)/(1<<20), maria)
 	}
-	p("\nRows are the generated ones (the base adds a few dozen). Cold start: from starting `calendard serve` (after `calendard migrate`) to the first 200 answer of `/wp-json/tribe/events/v1/events`, database already warm from the generation. Restart: the same after the measured server stopped, on the same database (the event index file its first build wrote, `CALENDAR_INDEX_FILE`, lets it serve at once); its peak RSS after one request of every line.\n\n")
+	p("\nRows are the generated ones (the base adds a few dozen). Cold start: from starting `calendard serve` (after `calendard migrate`) to the first 200 answer of `/wp-json/tribe/events/v1/events`, database already warm from the generation. First index build: from the same start to the end of the event index's first build (every pass, the search text included; `/debug/vars` event_index), the windows start after it and after its index file is written; meanwhile the default list is asked over and over (slowest answer, number of answers). Restart: the same after the measured server stopped, on the same database (the event index file its first build wrote, `CALENDAR_INDEX_FILE`, lets it serve at once); its peak RSS after one request of every line.\n\n")
 
 	p("## Latency per request kind, one client (p50 ms, requests)\n\n")
 	p("Each line alone (up to %d requests, at most %s per line, after one unmeasured request) plus its requests in the 1-client window.\n\n",

@@ -9,6 +9,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/calendard/calendard/wpdb"
 )
 
 // CALENDAR_DEBUG_ADDR (opt-in, unset by default) makes "calendard serve" listen on a second,
@@ -32,6 +34,20 @@ func init() {
 
 // debugMetrics is what the diagnostics listener serves at /metrics (serve sets it; none before).
 var debugMetrics atomic.Pointer[http.Handler]
+
+// debugIndex is the served store's event index (serve sets it): /debug/vars shows its Stats as
+// event_index, so that calendard-bench can tell when a first build has finished and been written
+// to the index file.
+var debugIndex atomic.Pointer[wpdb.EventIndex]
+
+func init() {
+	expvar.Publish("event_index", expvar.Func(func() any {
+		if x := debugIndex.Load(); x != nil {
+			return x.Stats()
+		}
+		return nil
+	}))
+}
 
 // startDebug serves the diagnostics on addr, which must be a loopback address.
 func startDebug(addr string) error {
