@@ -350,10 +350,13 @@ func (x *Index) Changed(posts []int64, all bool, site func(context.Context) (*ca
 	}
 }
 
-// BuildUntilReady builds the first snapshot, retrying while the database is away.
+// BuildUntilReady builds the first snapshot, retrying while the database is away or a pass fails:
+// a first build whose later pass (terms, venues and organizers; search text) fails has answered
+// plain lists already, and without a retry its lists filtered by IDs and its searches would go to
+// SQL until the next change (at a million events each a full scan).
 func (x *Index) BuildUntilReady(ctx context.Context, site func(context.Context) (*calendard.Site, error)) {
 	wait := 100 * time.Millisecond
-	for !x.Ready() && ctx.Err() == nil {
+	for ctx.Err() == nil {
 		if x.rebuild(site) == nil {
 			return
 		}
@@ -365,8 +368,12 @@ func (x *Index) BuildUntilReady(ctx context.Context, site func(context.Context) 
 	}
 }
 
+// buildTimeout bounds one build (every pass). A first build of a million events reads a few GB
+// that are mostly not in the database's cache: on a busy 2-core machine that took over 5 minutes.
+const buildTimeout = 15 * time.Minute
+
 func (x *Index) rebuild(site func(context.Context) (*calendard.Site, error)) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
 	s, err := site(ctx)
 	if err == nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -856,4 +857,56 @@ func TestFirstPassReadsTheListpostsIndexOnlyWhereItExists(t *testing.T) {
 	if len(withIndex) == 0 || !reflect.DeepEqual(withIndex, without) {
 		t.Fatalf("first pass: %d events through the index, %d without it, or they differ", len(withIndex), len(without))
 	}
+}
+
+// TestFirstBuildRetriesAFailedLaterPass: a first build whose second pass (terms, venues,
+// organizers) fails after the first has answered plain lists is retried until the index answers
+// lists filtered by IDs and searches too, as SQL does.
+func TestFirstBuildRetriesAFailedLaterPass(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		src := &failingIDsSource{Source: indexSource{s.DB}}
+		x := eventindex.New(src, eventindex.Options{})
+		x.BuildUntilReady(ctxTimeout(t, 60*time.Second), s.Site)
+		if !x.Ready() || !x.IDsReady() || !x.TextReady() {
+			t.Fatalf("after BuildUntilReady with a failed second pass: ready %v, IDs ready %v, text ready %v (IDs asked %d times)",
+				x.Ready(), x.IDsReady(), x.TextReady(), src.calls.Load())
+		}
+		site, err := s.Site(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := collectFilterValues(t, s)
+		for _, f := range []calendard.EventFilter{
+			{Statuses: []string{"publish"}, VenueIDs: values.venues[:1], Limit: 50},
+			{CategoryIDs: values.cats[:1], Limit: 50},
+			{Statuses: []string{"publish"}, Search: calendard.ParseSearch("a"), Limit: 10},
+		} {
+			ids, total, ok := x.FindEvents(site, &f)
+			if !ok {
+				t.Fatalf("the index declined %s", describeFilter(f))
+			}
+			want, wantTotal, err := s.DB.FindEvents(ctx, site, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != wantTotal || !reflect.DeepEqual(ids, eventIDs(want)) || total == 0 {
+				t.Fatalf("%s: index %d %v, sql %d %v", describeFilter(f), total, ids, wantTotal, eventIDs(want))
+			}
+		}
+	})
+}
+
+// failingIDsSource is a database's index source whose first IDs read fails, as a deadline passing
+// in a first build's second pass does.
+type failingIDsSource struct {
+	eventindex.Source
+	calls atomic.Int32
+}
+
+func (f *failingIDsSource) IDs(ctx context.Context, mode eventindex.Mode) (*eventindex.Keys, error) {
+	if f.calls.Add(1) == 1 {
+		return nil, context.DeadlineExceeded
+	}
+	return f.Source.IDs(ctx, mode)
 }
