@@ -99,3 +99,25 @@ func BenchmarkPatch100k(b *testing.B) {
 		snap.patched([]int64{e.id}, fresh)
 	}
 }
+
+// BenchmarkLoadIndexFile is a restart's work at 100k and 1M events: reading the index file a full
+// build wrote and compiling the snapshot from it (LoadFile without the database's mark).
+func BenchmarkLoadIndexFile(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		snap := syntheticIndex(n)
+		path := b.TempDir() + "/index"
+		if err := writeIndexFile(path, &image{mode: snap.mode, mark: "m", events: snap.byID}); err != nil {
+			b.Fatal(err)
+		}
+		snap = nil
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			for b.Loop() {
+				img, err := readIndexFile(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				compile(img.mode, img.events, defaultBlockLen)
+			}
+		})
+	}
+}
