@@ -2,6 +2,7 @@ package wpdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -909,4 +910,62 @@ func (f *failingIDsSource) IDs(ctx context.Context, mode eventindex.Mode) (*even
 		return nil, context.DeadlineExceeded
 	}
 	return f.Source.IDs(ctx, mode)
+}
+
+// TestListsWaitForTheIndexOnceSQLIsTooSlow: on MariaDB the lists asked during a first build go
+// to SQL until one of them passes its deadline (a calendar too large for SQL to answer in time);
+// from then on they wait for the index's pass as on the embedded store instead of starting full
+// scans that the server goes on running after the request gave up, and SQL is asked again once
+// the index is complete.
+func TestListsWaitForTheIndexOnceSQLIsTooSlow(t *testing.T) {
+	s, _ := fixtureStore(t)
+	ctx := context.Background()
+	site, err := s.Site(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &gatedSource{Source: indexSource{s.DB}, ids: make(chan struct{}), texts: make(chan struct{})}
+	s.index = eventindex.New(src, eventindex.Options{})
+	built := make(chan error, 1)
+	go func() { built <- s.index.Build(ctx, site) }()
+	defer func() {
+		src.release()
+		if err := <-built; err != nil {
+			t.Error(err)
+		}
+	}()
+	if !s.index.WaitReady(ctxTimeout(t, 20*time.Second)) {
+		t.Fatal("the first pass never finished")
+	}
+	values := collectFilterValues(t, s)
+	byCat := calendard.EventFilter{CategoryIDs: values.cats[:1], Limit: 50}
+	want, wantTotal, err := s.DB.FindEvents(ctx, site, byCat)
+	if err != nil || wantTotal == 0 {
+		t.Fatalf("SQL: %d events, %v", wantTotal, err)
+	}
+	if _, _, err := s.FindEvents(ctx, site, byCat); err != nil {
+		t.Fatalf("a category list from SQL while the IDs pass is out: %v", err)
+	}
+	expired, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	cancel()
+	if _, _, err := s.FindEvents(expired, site, byCat); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a list past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+	// The next list waits for the IDs pass (still held back) rather than asking SQL: it passes its
+	// own deadline.
+	if _, _, err := s.FindEvents(ctxTimeout(t, 300*time.Millisecond), site, byCat); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a category list after SQL passed a deadline, IDs pass held back: %v, want it to wait for the pass and pass its deadline", err)
+	}
+	close(src.ids)
+	close(src.texts)
+	if !s.index.WaitTextReady(ctxTimeout(t, 20*time.Second)) {
+		t.Fatal("the build did not finish")
+	}
+	got, total, err := s.FindEvents(ctx, site, byCat)
+	if err != nil || total != wantTotal || !reflect.DeepEqual(eventIDs(got), eventIDs(want)) {
+		t.Fatalf("after the build: %d %v (%v), SQL %d %v", total, eventIDs(got), err, wantTotal, eventIDs(want))
+	}
+	if s.sqlTooSlow.Load() {
+		t.Error("lists still wait for the index after it is complete")
+	}
 }

@@ -2,6 +2,7 @@ package wpdb
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,11 @@ type Store struct {
 	// (see firstBuildGrace).
 	firstSQLList     chan struct{}
 	firstSQLListOnce sync.Once
+	// sqlTooSlow: a list sent to SQL while the index lacked its pass passed its deadline (a large
+	// calendar on MariaDB, mostly not in its cache). From then on lists wait for the index there as
+	// on the embedded store: each such list costs a full scan, which MariaDB goes on running after
+	// the request gave up, and a pile of them slows the build the lists wait for.
+	sqlTooSlow atomic.Bool
 }
 
 // firstBuildGrace is how long, at most, a first index build on MariaDB waits for the first list
@@ -101,10 +107,13 @@ func waitIndex(ctx context.Context, wait func(context.Context) bool) {
 // otherwise; both give the same page.
 func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, error) {
 	if s.index != nil {
-		if s.dialect == SQLite {
+		if s.sqlTooSlow.Load() && s.index.IDsReady() && s.index.TextReady() {
+			s.sqlTooSlow.Store(false)
+		}
+		if s.dialect == SQLite || s.sqlTooSlow.Load() {
 			// On SQLite the first build answers sooner than one list over the whole calendar
 			// through SQL; on MariaDB the SQL list is the sooner (firstBuildGrace), so it answers
-			// meanwhile. The build's later passes, the terms, venues and organizers and then the
+			// meanwhile, until one passes its deadline (sqlTooSlow). The build's later passes, the terms, venues and organizers and then the
 			// search text, follow soon after the first: lists filtered by them and searches wait
 			// for them too, rather than go through SQL on the embedded store, which takes longer.
 			// (The readiness is tested here, so that a list that waits for nothing creates no
@@ -126,6 +135,11 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 		if !s.index.Ready() {
 			defer s.firstSQLListOnce.Do(func() { close(s.firstSQLList) })
 		}
+		events, total, err := s.DB.FindEvents(ctx, site, f)
+		if errors.Is(err, context.DeadlineExceeded) && !(s.index.IDsReady() && s.index.TextReady()) {
+			s.sqlTooSlow.Store(true)
+		}
+		return events, total, err
 	}
 	return s.DB.FindEvents(ctx, site, f)
 }
