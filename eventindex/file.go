@@ -68,6 +68,20 @@ func (x *Index) LoadFile(ctx context.Context, site *calendard.Site) bool {
 	if x.file == nil {
 		return false
 	}
+	// The database's mark is read while the file is: at a million events on MariaDB with a cold
+	// buffer pool the mark's counts take seconds, as does the file.
+	type markResult struct {
+		mark Mark
+		err  error
+	}
+	if _, err := os.Stat(x.file.path); errors.Is(err, os.ErrNotExist) {
+		return false // a first start: no mark to read
+	}
+	marked := make(chan markResult, 1)
+	go func() {
+		m, err := x.src.Mark(ctx)
+		marked <- markResult{m, err}
+	}()
 	img, err := readIndexFile(x.file.path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) && x.log != nil {
@@ -78,8 +92,8 @@ func (x *Index) LoadFile(ctx context.Context, site *calendard.Site) bool {
 	if img.mode != ModeOf(site) {
 		return false
 	}
-	now, err := x.src.Mark(ctx)
-	if err != nil || now != img.mark {
+	now := <-marked
+	if now.err != nil || now.mark != img.mark {
 		return false
 	}
 	x.mu.Lock()
