@@ -2,7 +2,6 @@ package eventindex
 
 import (
 	"cmp"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -103,12 +102,8 @@ func compile(mode Mode, events map[int64]*Event, blockLen int) *snapshot {
 	}
 	sortMain(s.main)
 	slices.SortFunc(s.slow, func(a, b *Event) int { return cmp.Compare(a.id, b.id) })
-	// The posting lists and the side-by-side keys read the sorted events only: on two cores a
-	// start from the index file compiles in half the time.
-	var posting sync.WaitGroup
-	posting.Go(s.postAll)
 	s.fillKeys(func(_ int, e *Event) gramMask { return gramsOf(e.text) })
-	posting.Wait()
+	s.postAll()
 	return s
 }
 
@@ -175,28 +170,12 @@ func (s *snapshot) fillKeys(grams func(i int, e *Event) gramMask) {
 	s.statuses = make([]uint8, len(s.main))
 	s.featured = make([]bool, len(s.main))
 	s.grams = make([]gramMask, len(s.main))
-	fill := func(from, to int) {
-		for i := from; i < to; i++ {
-			e := s.main[i]
-			s.grams[i] = grams(i, e)
-			s.starts[i], s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].startN, e.rows[0].endN, e.statusID, e.featured
-		}
+	for i, e := range s.main {
+		s.grams[i] = grams(i, e)
+		s.starts[i], s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].startN, e.rows[0].endN, e.statusID, e.featured
 	}
-	// A large calendar's keys are laid out in parallel ranges (grams only reads).
-	parts := 1
-	if len(s.main) >= parallelFill {
-		parts = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { fill(p*len(s.main)/parts, (p+1)*len(s.main)/parts) })
-	}
-	wg.Wait()
 	s.blocks = s.summarize(len(s.main), func(k int) int { return k })
 }
-
-// parallelFill is the number of listed events from which fillKeys splits its work.
-const parallelFill = 1 << 16
 
 // defaultBlockLen consecutive positions of main, or of a posting list, share one block (Options.BlockLen).
 const defaultBlockLen = 128
