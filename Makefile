@@ -181,7 +181,10 @@ tidy-check:
 # sizes in one report), serves it with $(BIN) and drives it with the request mix of bench/mix.txt at
 # CONCURRENCY clients from a separate process: WARMUP, then DURATION measured per concurrency. The
 # report goes to BENCH_OUT; BENCH_FLAGS passes more flags (calendard-bench -h). Needs the MariaDB
-# server binaries, as make test does.
+# server binaries, as make test does. The windows start once the server's first index build is in
+# and written to its index file. A million events (EVENTS=1000000) takes about 4 GB of disk per
+# store and long generations (SQLite: over 10 minutes on 2 cores); on 2 cores measure one store at
+# a time with short windows, e.g. STORES=mysql CONCURRENCY=1,8 WARMUP=3s DURATION=10s.
 EVENTS      ?= 10000
 STORES      ?= mysql,sqlite
 CONCURRENCY ?= 1,8,32
