@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/calendard/calendard/eventindex"
 	"github.com/calendard/calendard/internal/testenv"
+	"github.com/calendard/calendard/wpdb"
 )
 
 // The diagnostics listener serves the runtime counters and profiles, and only on loopback.
@@ -34,5 +40,52 @@ func TestDebugListener(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
 			t.Errorf("%s: %d, no %s in %.200s", path, resp.StatusCode, want, body)
 		}
+	}
+}
+
+// /debug/vars shows the served event index's state as event_index: calendard-bench waits on it for
+// a first build to finish and be written to the index file.
+func TestDebugVarsShowTheEventIndex(t *testing.T) {
+	ctx := context.Background()
+	db, err := wpdb.Open("sqlite://"+filepath.Join(t.TempDir(), "wp.db"), "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Migrate(ctx, wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "UTC", SiteName: "Calendar",
+		AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
+	x := wpdb.NewEventIndex(db, eventindex.Options{})
+	site, err := store.Site(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Build(ctx, site); err != nil {
+		t.Fatal(err)
+	}
+	debugIndex.Store(x)
+	defer debugIndex.Store(nil)
+	var addr string
+	if err := testenv.OnFreePort(func(port int) error {
+		addr = "127.0.0.1:" + strconv.Itoa(port)
+		return startDebug(addr)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + addr + "/debug/vars")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		EventIndex *eventindex.Stats `json:"event_index"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v.EventIndex == nil || !v.EventIndex.IDsReady || !v.EventIndex.TextReady || v.EventIndex.FileWrites != 0 {
+		t.Errorf("event_index: %+v, want a built index (IDs and text ready, no file)", v.EventIndex)
 	}
 }
