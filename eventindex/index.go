@@ -98,6 +98,8 @@ type Stats struct {
 	FromFile  bool // the first snapshot came from the index file
 	// Rebuilds counts the changes heard that asked for a rebuild (Changed with all).
 	Rebuilds uint64
+	// TextIndexBytes is the size of the search's trigram index (0 while it is being built).
+	TextIndexBytes int
 }
 
 // Stats describes the current snapshot (zero before the first).
@@ -105,6 +107,9 @@ func (x *Index) Stats() Stats {
 	st := Stats{FromFile: x.fromFile.Load(), Rebuilds: x.allSeen.Load()}
 	if s := x.snap.Load(); s != nil {
 		st.Events, st.Irregular = len(s.byID), len(s.slow)
+		if t := s.tix.ready(); t != nil {
+			st.TextIndexBytes = t.size()
+		}
 	}
 	return st
 }
@@ -133,6 +138,15 @@ func (x *Index) WaitReady(ctx context.Context) bool { return x.wait(ctx, x.Ready
 
 // WaitTextReady waits until a snapshot answers searches or ctx ends.
 func (x *Index) WaitTextReady(ctx context.Context) bool { return x.wait(ctx, x.TextReady) }
+
+// WaitTextIndex waits until the snapshot's search text and its trigram index (built in the
+// background after each full build; searches test every event until then) are in, or ctx ends.
+func (x *Index) WaitTextIndex(ctx context.Context) bool {
+	return x.wait(ctx, func() bool {
+		s := x.snap.Load()
+		return s != nil && !s.textless && s.tix.ready() != nil
+	})
+}
 
 func (x *Index) wait(ctx context.Context, ready func() bool) bool {
 	for !ready() {
@@ -258,6 +272,10 @@ func (x *Index) addTexts(texts []Text, mode Mode, mark Mark, patches int) {
 	n.grams = make([]gramMask, len(n.main))
 	for i, e := range n.main {
 		n.grams[i] = gramsOf(e.text)
+	}
+	n.tix, n.slotPos, n.unindexed = nil, nil, nil
+	if !textless {
+		n.tix = startTextIndex(n.main)
 	}
 	x.snap.Store(n)
 	if x.file != nil && !n.textless && patches == x.patches {

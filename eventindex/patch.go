@@ -35,6 +35,7 @@ func (s *snapshot) patched(ids []int64, fresh map[int64]*Event) *snapshot {
 	slices.SortFunc(added, mainOrder)
 	var remap, addedAt []int32
 	n.main, remap, addedAt = mergeOrdered(s.main, gone, added)
+	n.patchedText(s, remap, addedAt)
 	for _, e := range s.slow {
 		if !gone[e] {
 			n.slow = append(n.slow, e)
