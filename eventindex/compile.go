@@ -109,7 +109,7 @@ func compile(mode Mode, events map[int64]*Event, blockLen int) *snapshot {
 	}
 	sortMain(s.main)
 	slices.SortFunc(s.slow, func(a, b *Event) int { return cmp.Compare(a.id, b.id) })
-	s.fillKeys(func(_ int, e *Event) gramMask { return gramsOf(e.text) })
+	s.fillKeys(func(_ int, e *Event) gramMask { return e.gramMask() })
 	s.postAll()
 	if !s.textless {
 		s.tix = startTextIndex(s.main)

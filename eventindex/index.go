@@ -257,7 +257,7 @@ func (x *Index) addTexts(texts []Text, mode Mode, mark Mark, patches int) {
 	for i := range texts {
 		t := &texts[i]
 		if e := cur.byID[t.id]; e != nil && e.noText {
-			e.text, e.noText = t.text, false
+			e.text, e.body, e.noText = t.text, t.body, false
 		}
 	}
 	textless := false
@@ -271,7 +271,7 @@ func (x *Index) addTexts(texts []Text, mode Mode, mark Mark, patches int) {
 	n.textless = textless
 	n.grams = make([]gramMask, len(n.main))
 	for i, e := range n.main {
-		n.grams[i] = gramsOf(e.text)
+		n.grams[i] = e.gramMask()
 	}
 	n.tix, n.slotPos, n.unindexed = nil, nil, nil
 	if !textless {

@@ -63,7 +63,7 @@ func (s *snapshot) patched(ids []int64, fresh map[int64]*Event) *snapshot {
 		if from[i] >= 0 {
 			return s.grams[from[i]]
 		}
-		return gramsOf(e.text)
+		return e.gramMask()
 	})
 	// Posting lists: every position moves by the events removed and added before it (remap), then
 	// the added events join the lists of their IDs.

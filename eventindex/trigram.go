@@ -14,8 +14,9 @@ import (
 // the compile it was built for) whose search text holds a trigram of the bucket, ascending and
 // delta-varint coded in one array. A bucket held by more than a share of the slots (denseShare) is
 // dense: its list is not kept, as it narrows a search little and would be most of the index. Every
-// trigram of Event.text is indexed as stored, the column separator included, so the slots whose
-// lists a term's trigrams all name are a superset of the texts that strings.Contains the term.
+// trigram of Event.text and Event.body is indexed as stored, the column separators included, so
+// the slots whose lists a term's trigrams all name are a superset of the events whose hasText
+// holds the term.
 type textIndex struct {
 	slots int
 	shift uint8 // bucket = hashed trigram >> shift
@@ -40,7 +41,7 @@ func (x *textIndex) isDense(b uint32) bool { return x.dense[b>>6]&(1<<(b&63)) !=
 // the first counts each bucket's slots and list bytes, the second writes the lists into one array
 // of exactly that size. The buckets scale with n (two to four per slot, 4096 to 1<<20), so a small
 // calendar's index is small.
-func buildTextIndex(n int, text func(i int) string) *textIndex {
+func buildTextIndex(n int, text func(i int) (head, body string)) *textIndex {
 	b := min(max(bits.Len(uint(n))+1, 12), 20)
 	x := &textIndex{slots: n, shift: uint8(32 - b)}
 	nb := 1 << b
@@ -48,13 +49,16 @@ func buildTextIndex(n int, text func(i int) string) *textIndex {
 	cnt := make([]uint32, nb)
 	size := make([]uint32, nb)
 	for i := 0; i < n; i++ {
-		t, s1 := text(i), int32(i+1)
-		for k := 0; k+2 < len(t); k++ {
-			bk := x.bucket(t[k], t[k+1], t[k+2])
-			if l := last[bk]; l != s1 {
-				size[bk] += uint32(uvarintLen(uint32(s1 - l)))
-				last[bk] = s1
-				cnt[bk]++
+		head, body := text(i)
+		s1 := int32(i + 1)
+		for _, t := range [2]string{head, body} {
+			for k := 0; k+2 < len(t); k++ {
+				bk := x.bucket(t[k], t[k+1], t[k+2])
+				if l := last[bk]; l != s1 {
+					size[bk] += uint32(uvarintLen(uint32(s1 - l)))
+					last[bk] = s1
+					cnt[bk]++
+				}
 			}
 		}
 	}
@@ -77,12 +81,15 @@ func buildTextIndex(n int, text func(i int) string) *textIndex {
 	x.off[nb] = total
 	x.data = make([]byte, total)
 	for i := 0; i < n; i++ {
-		t, s1 := text(i), int32(i+1)
-		for k := 0; k+2 < len(t); k++ {
-			bk := x.bucket(t[k], t[k+1], t[k+2])
-			if l := last[bk]; l != s1 && l != skip {
-				cnt[bk] += uint32(binary.PutUvarint(x.data[cnt[bk]:], uint64(s1-l)))
-				last[bk] = s1
+		head, body := text(i)
+		s1 := int32(i + 1)
+		for _, t := range [2]string{head, body} {
+			for k := 0; k+2 < len(t); k++ {
+				bk := x.bucket(t[k], t[k+1], t[k+2])
+				if l := last[bk]; l != s1 && l != skip {
+					cnt[bk] += uint32(binary.PutUvarint(x.data[cnt[bk]:], uint64(s1-l)))
+					last[bk] = s1
+				}
 			}
 		}
 	}
@@ -173,7 +180,7 @@ func startTextIndex(main []*Event) *textIndexRef {
 	r := &textIndexRef{done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
-		r.x.Store(buildTextIndex(len(main), func(i int) string { return main[i].text }))
+		r.x.Store(buildTextIndex(len(main), func(i int) (string, string) { return main[i].text, main[i].body }))
 	}()
 	return r
 }
