@@ -164,9 +164,16 @@ func (s *snapshot) find(q *query) ([]int64, int) {
 			// out, and only when it names any: the lookup reads the event itself, a cache miss.
 			must := q.mustGrams()
 			also := len(q.also) > 0
+			var cand []int32
+			narrowed := false
+			if len(q.search) > 0 {
+				cand, narrowed = s.searchPositions(q)
+			}
 			check := func(i int) {
+				// The text index's candidates skip the byte pairs: a read of one more array at a
+				// random place, for events that hold every trigram already.
 				if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
-					(!s.grams[i].holds(&must) && (!also || !q.also[s.main[i].id]))) {
+					(!narrowed && !s.grams[i].holds(&must) && (!also || !q.also[s.main[i].id]))) {
 					return
 				}
 				// The text before the rest when searching: most events whose byte pairs pass
@@ -177,11 +184,6 @@ func (s *snapshot) find(q *query) ([]int64, int) {
 			}
 			// A search the text index narrows reads its candidates only: those in the start
 			// range and, when an ID filter names a list, on it.
-			var cand []int32
-			narrowed := false
-			if len(q.search) > 0 {
-				cand, narrowed = s.searchPositions(q)
-			}
 			if narrowed {
 				cand = cand[lowerBound32(cand, int32(lo)):lowerBound32(cand, int32(hi))]
 				if kinds > 0 {
