@@ -41,6 +41,13 @@ type snapshot struct {
 	// idless: some event's terms, venues and organizers are not loaded yet, so lists filtered by
 	// them are not answered here.
 	idless bool
+	// tix is the text index of the main list of the compile this snapshot comes from (its slots
+	// are that list's positions); slotPos maps a slot to its event's position in this main (-1:
+	// gone; nil: the same position), and unindexed holds the positions, ascending, of the events
+	// patches added since, which the index does not cover.
+	tix       *textIndexRef
+	slotPos   []int32
+	unindexed []int32
 }
 
 // postings map an ID to positions in main, ascending: in list order, so that a start-date range
@@ -52,7 +59,7 @@ type postings map[int64][]int32
 func (s *snapshot) clone() *snapshot {
 	return &snapshot{mode: s.mode, byID: s.byID, main: s.main, starts: s.starts, ends: s.ends, statuses: s.statuses,
 		featured: s.featured, grams: s.grams, blocks: s.blocks, blockLen: s.blockLen, slow: s.slow, venues: s.venues, orgs: s.orgs,
-		cats: s.cats, tags: s.tags, textless: s.textless, idless: s.idless}
+		cats: s.cats, tags: s.tags, textless: s.textless, idless: s.idless, tix: s.tix, slotPos: s.slotPos, unindexed: s.unindexed}
 }
 
 // sortMain sorts events in mainOrder on copies of their keys: comparing the events themselves
@@ -102,8 +109,11 @@ func compile(mode Mode, events map[int64]*Event, blockLen int) *snapshot {
 	}
 	sortMain(s.main)
 	slices.SortFunc(s.slow, func(a, b *Event) int { return cmp.Compare(a.id, b.id) })
-	s.fillKeys(func(_ int, e *Event) gramMask { return gramsOf(e.text) })
+	s.fillKeys(func(_ int, e *Event) gramMask { return e.gramMask() })
 	s.postAll()
+	if !s.textless {
+		s.tix = startTextIndex(s.main)
+	}
 	return s
 }
 

@@ -212,17 +212,21 @@ func readIndexFile(path string) (*image, error) {
 	slab := make([]Event, n)
 	var ids []int64
 	var rows []dateRow
-	pack := textPacker{set: func(i int, s string) { slab[i].text = s }}
+	heads := textPacker{set: func(i int, s string) { slab[i].text = s }}
+	bodies := textPacker{set: func(i int, s string) { slab[i].body = s }}
 	for i := range slab {
 		e := &slab[i]
 		r.event(e, &ids, &rows, !img.mode.CustomTables)
 		if r.err != nil {
 			return nil, fmt.Errorf("event %d of %d: %w", i, n, r.err)
 		}
-		pack.add(i, r.text)
+		head, body := splitSearchText(r.text)
+		heads.add(i, head)
+		bodies.addShared(i, body)
 		img.events[e.id] = e
 	}
-	pack.flush()
+	heads.flush()
+	bodies.flush()
 	return img, nil
 }
 
@@ -241,6 +245,13 @@ func (w *fileWriter) int(n int64) {
 
 func (w *fileWriter) str(s string) {
 	w.int(int64(len(s)))
+	if w.err == nil {
+		_, w.err = w.w.WriteString(s)
+	}
+}
+
+// raw writes s without its length (the caller wrote it).
+func (w *fileWriter) raw(s string) {
 	if w.err == nil {
 		_, w.err = w.w.WriteString(s)
 	}
@@ -279,7 +290,9 @@ func (w *fileWriter) event(e *Event) {
 	for _, id := range e.ids {
 		w.int(id)
 	}
-	w.str(e.text)
+	w.int(int64(len(e.text) + len(e.body)))
+	w.raw(e.text)
+	w.raw(e.body)
 }
 
 type fileReader struct {

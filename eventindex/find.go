@@ -164,16 +164,37 @@ func (s *snapshot) find(q *query) ([]int64, int) {
 			// out, and only when it names any: the lookup reads the event itself, a cache miss.
 			must := q.mustGrams()
 			also := len(q.also) > 0
-			for k := 0; k < n; k++ {
-				i := at(k)
+			var cand []int32
+			narrowed := false
+			if len(q.search) > 0 {
+				cand, narrowed = s.searchPositions(q)
+			}
+			check := func(i int) {
+				// The text index's candidates skip the byte pairs: a read of one more array at a
+				// random place, for events that hold every trigram already.
 				if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
-					(!s.grams[i].holds(&must) && (!also || !q.also[s.main[i].id]))) {
-					continue
+					(!narrowed && !s.grams[i].holds(&must) && (!also || !q.also[s.main[i].id]))) {
+					return
 				}
 				// The text before the rest when searching: most events whose byte pairs pass
 				// lack the term, and the text is what decides.
 				if e := s.main[i]; len(q.search) == 0 || q.matchText(e) {
 					consider(e, kinds <= 1)
+				}
+			}
+			// A search the text index narrows reads its candidates only: those in the start
+			// range and, when an ID filter names a list, on it.
+			if narrowed {
+				cand = cand[lowerBound32(cand, int32(lo)):lowerBound32(cand, int32(hi))]
+				if kinds > 0 {
+					cand = intersectSorted(cand, pos)
+				}
+				for _, i := range cand {
+					check(int(i))
+				}
+			} else {
+				for k := 0; k < n; k++ {
+					check(at(k))
 				}
 			}
 		}
@@ -320,9 +341,17 @@ func (x *Index) SearchMatches(site *calendard.Site, terms []calendard.SearchTerm
 		}
 	}
 	must := q.mustGrams()
-	for i, e := range s.main {
-		if s.grams[i].holds(&must) && q.matchText(e) {
-			matches = append(matches, e.id)
+	if cand, ok := s.searchPositions(q); ok {
+		for _, i := range cand {
+			if e := s.main[i]; s.grams[i].holds(&must) && q.matchText(e) {
+				matches = append(matches, e.id)
+			}
+		}
+	} else {
+		for i, e := range s.main {
+			if s.grams[i].holds(&must) && q.matchText(e) {
+				matches = append(matches, e.id)
+			}
 		}
 	}
 	for _, e := range s.slow {

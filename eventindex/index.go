@@ -103,6 +103,8 @@ type Stats struct {
 	IDsReady, TextReady bool
 	// FileWrites counts the builds written to the index file.
 	FileWrites uint64
+	// TextIndexBytes is the size of the search's trigram index (0 while it is being built).
+	TextIndexBytes int
 }
 
 // Stats describes the current snapshot (zero before the first).
@@ -111,6 +113,9 @@ func (x *Index) Stats() Stats {
 	if s := x.snap.Load(); s != nil {
 		st.Events, st.Irregular = len(s.byID), len(s.slow)
 		st.IDsReady, st.TextReady = !s.idless, !s.textless
+		if t := s.tix.ready(); t != nil {
+			st.TextIndexBytes = t.size()
+		}
 	}
 	if x.file != nil {
 		st.FileWrites = x.file.writes.Load()
@@ -142,6 +147,15 @@ func (x *Index) WaitReady(ctx context.Context) bool { return x.wait(ctx, x.Ready
 
 // WaitTextReady waits until a snapshot answers searches or ctx ends.
 func (x *Index) WaitTextReady(ctx context.Context) bool { return x.wait(ctx, x.TextReady) }
+
+// WaitTextIndex waits until the snapshot's search text and its trigram index (built in the
+// background after each full build; searches test every event until then) are in, or ctx ends.
+func (x *Index) WaitTextIndex(ctx context.Context) bool {
+	return x.wait(ctx, func() bool {
+		s := x.snap.Load()
+		return s != nil && !s.textless && s.tix.ready() != nil
+	})
+}
 
 func (x *Index) wait(ctx context.Context, ready func() bool) bool {
 	for !ready() {
@@ -252,7 +266,7 @@ func (x *Index) addTexts(texts []Text, mode Mode, mark Mark, patches int) {
 	for i := range texts {
 		t := &texts[i]
 		if e := cur.byID[t.id]; e != nil && e.noText {
-			e.text, e.noText = t.text, false
+			e.text, e.body, e.noText = t.text, t.body, false
 		}
 	}
 	textless := false
@@ -266,7 +280,11 @@ func (x *Index) addTexts(texts []Text, mode Mode, mark Mark, patches int) {
 	n.textless = textless
 	n.grams = make([]gramMask, len(n.main))
 	for i, e := range n.main {
-		n.grams[i] = gramsOf(e.text)
+		n.grams[i] = e.gramMask()
+	}
+	n.tix, n.slotPos, n.unindexed = nil, nil, nil
+	if !textless {
+		n.tix = startTextIndex(n.main)
 	}
 	x.snap.Store(n)
 	if x.file != nil && !n.textless && patches == x.patches {

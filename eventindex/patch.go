@@ -35,6 +35,7 @@ func (s *snapshot) patched(ids []int64, fresh map[int64]*Event) *snapshot {
 	slices.SortFunc(added, mainOrder)
 	var remap, addedAt []int32
 	n.main, remap, addedAt = mergeOrdered(s.main, gone, added)
+	n.patchedText(s, remap, addedAt)
 	for _, e := range s.slow {
 		if !gone[e] {
 			n.slow = append(n.slow, e)
@@ -62,7 +63,7 @@ func (s *snapshot) patched(ids []int64, fresh map[int64]*Event) *snapshot {
 		if from[i] >= 0 {
 			return s.grams[from[i]]
 		}
-		return gramsOf(e.text)
+		return e.gramMask()
 	})
 	// Posting lists: every position moves by the events removed and added before it (remap), then
 	// the added events join the lists of their IDs.

@@ -292,13 +292,13 @@ func (q *query) matchText(e *Event) bool {
 	for i := range q.search {
 		t := &q.search[i]
 		if t.exclude {
-			if strings.Contains(e.text, t.text) {
+			if e.hasText(t.text) {
 				return false
 			}
 			continue
 		}
 		// The byte pairs were tested before (main's side by side); the text decides.
-		if !also && !strings.Contains(e.text, t.text) {
+		if !also && !e.hasText(t.text) {
 			return false
 		}
 	}

@@ -3,6 +3,8 @@ package eventindex
 import (
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/collation"
 	"github.com/calendard/calendard/internal/mysqlcast"
@@ -99,9 +101,10 @@ type Event struct {
 	// _EventVenueID row) and organizers in one slice, split at nCats, nTags and nVenues: one
 	// allocation instead of four, a third of the slice headers (see setIDs).
 	ids []int64
-	// text is the title, excerpt and content folded for LIKE (collation.LikeFold), joined by a byte that no
-	// folded text holds, so a search term matches within one column as LIKE does.
-	text string
+	// text is the title and excerpt folded for LIKE (collation.LikeFold), each followed by a byte
+	// that no folded text holds, and body the content folded: a search term matches within one
+	// column as LIKE does. Events of equal content share one body (textPacker.addShared).
+	text, body string
 	// rare is the spelling of a status past the 255 interned ones (statusID rareStatus), else nil:
 	// the common statuses are their code alone.
 	rare                  *string
@@ -179,17 +182,44 @@ func (m *gramMask) holds(t *gramMask) bool {
 	return m[0]&t[0] == t[0] && m[1]&t[1] == t[1] && m[2]&t[2] == t[2] && m[3]&t[3] == t[3]
 }
 
-// searchSep separates the columns in Event.text: 0xFF never occurs in UTF-8.
+// gramMask is the byte pairs of the event's search text.
+func (e *Event) gramMask() gramMask {
+	m, b := gramsOf(e.text), gramsOf(e.body)
+	for k := range m {
+		m[k] |= b[k]
+	}
+	return m
+}
+
+// hasText reports whether the event's title, excerpt or content holds the folded term.
+func (e *Event) hasText(term string) bool {
+	return strings.Contains(e.text, term) || strings.Contains(e.body, term)
+}
+
+// searchSep ends each column in Event.text: 0xFF never occurs in UTF-8.
 const searchSep = "\xff"
 
-// appendSearchText appends an event's search text (Event.text) to dst: a build folds every event
-// into one reused buffer and keeps only the result.
-func appendSearchText(dst []byte, title, excerpt, content string) []byte {
+// appendSearchHead appends an event's Event.text (its title and excerpt, folded) to dst: a build
+// folds every event into one reused buffer and keeps only the result.
+func appendSearchHead(dst []byte, title, excerpt string) []byte {
 	dst = collation.LikeFoldAppend(dst, title)
 	dst = append(dst, searchSep...)
 	dst = collation.LikeFoldAppend(dst, excerpt)
-	dst = append(dst, searchSep...)
-	return collation.LikeFoldAppend(dst, content)
+	return append(dst, searchSep...)
+}
+
+// splitSearchText splits the search text as the index file keeps it (Event.text then Event.body)
+// at the end of its second column.
+func splitSearchText(b []byte) (head, body []byte) {
+	n := 0
+	for i, c := range b {
+		if c == searchSep[0] {
+			if n++; n == 2 {
+				return b[:i+1], b[i+1:]
+			}
+		}
+	}
+	return b, nil
 }
 
 // textPacker stores many short texts as substrings of a few large strings (textBlock bytes each):
@@ -197,15 +227,26 @@ func appendSearchText(dst []byte, title, excerpt, content string) []byte {
 // collector has that many fewer to mark and no text pays its size class's rounding. A substring
 // shares its block's memory, so a block lives while any of its texts does: a full build replaces
 // every event, and a patch's few events get strings of their own.
+//
+// addShared stores a text equal to one added shortly before (the last sharedTexts distinct ones)
+// only once: events of a series, or of a template, mostly have the same description.
 type textPacker struct {
 	buf     []byte
 	pending []packedText
 	set     func(i int, s string) // gives text i its string once its block is made
+	// seen maps the hash of a shared text to its string once made, pendingSeen to its place in
+	// pending before; aliases are texts given another's string when it is made.
+	seen        map[uint64]string
+	pendingSeen map[uint64]int
+	aliases     []packedText // i gets pending[from]'s string
 }
 
 type packedText struct{ i, from, to int }
 
-const textBlock = 256 << 10
+const (
+	textBlock   = 256 << 10
+	sharedTexts = 1 << 16
+)
 
 // add appends text i (folded bytes, copied) to the current block.
 func (p *textPacker) add(i int, b []byte) {
@@ -220,6 +261,36 @@ func (p *textPacker) add(i int, b []byte) {
 	p.pending = append(p.pending, packedText{i, from, len(p.buf)})
 }
 
+// addShared is add for a text that equal texts may share.
+func (p *textPacker) addShared(i int, b []byte) {
+	if len(b) == 0 {
+		p.set(i, "")
+		return
+	}
+	if p.seen == nil {
+		p.seen, p.pendingSeen = map[uint64]string{}, map[uint64]int{}
+	}
+	h := xxhash.Sum64(b)
+	if s, ok := p.seen[h]; ok && s == string(b) {
+		p.set(i, s)
+		return
+	}
+	if k, ok := p.pendingSeen[h]; ok {
+		if t := p.pending[k]; string(p.buf[t.from:t.to]) == string(b) {
+			p.aliases = append(p.aliases, packedText{i: i, from: k})
+			return
+		}
+	}
+	if len(p.buf)+len(b) > textBlock && len(p.buf) > 0 {
+		p.flush()
+	}
+	if len(p.seen)+len(p.pendingSeen) >= sharedTexts {
+		clear(p.seen)
+	}
+	p.pendingSeen[h] = len(p.pending)
+	p.add(i, b)
+}
+
 // flush makes the current block's string and hands out its texts; call it once after the last add.
 func (p *textPacker) flush() {
 	if len(p.pending) == 0 {
@@ -229,7 +300,16 @@ func (p *textPacker) flush() {
 	for _, t := range p.pending {
 		p.set(t.i, block[t.from:t.to])
 	}
-	p.buf, p.pending = p.buf[:0], p.pending[:0]
+	for _, a := range p.aliases {
+		t := p.pending[a.from]
+		p.set(a.i, block[t.from:t.to])
+	}
+	for h, k := range p.pendingSeen {
+		t := p.pending[k]
+		p.seen[h] = block[t.from:t.to]
+	}
+	clear(p.pendingSeen)
+	p.buf, p.pending, p.aliases = p.buf[:0], p.pending[:0], p.aliases[:0]
 }
 
 // simple reports whether the event sorts by one regular row wherever a filter leaves it.
@@ -248,19 +328,20 @@ func newRow(start, end string) dateRow {
 // and their texts packed into blocks (textPacker): a whole calendar is a few hundred objects for the
 // collector to mark, not several per event.
 type Posts struct {
-	out      map[int64]*Event
-	slab     []Event
-	texts    []*Event
-	pack     textPacker
-	buf      []byte
-	withText bool
+	out              map[int64]*Event
+	slab             []Event
+	texts            []*Event
+	heads, bodies    textPacker
+	headBuf, bodyBuf []byte
+	withText         bool
 }
 
 // NewPosts starts a read of posts; withText folds their search text (without it the events are
 // noText: a first build's first pass).
 func NewPosts(withText bool) *Posts {
 	p := &Posts{out: map[int64]*Event{}, withText: withText}
-	p.pack.set = func(i int, s string) { p.texts[i].text = s }
+	p.heads.set = func(i int, s string) { p.texts[i].text = s }
+	p.bodies.set = func(i int, s string) { p.texts[i].body = s }
 	return p
 }
 
@@ -274,9 +355,11 @@ func (p *Posts) Add(id int64, status, postDate string, parent int64, password, t
 	e.id, e.parent = id, parent
 	e.setStatus(status)
 	if p.withText {
-		p.buf = appendSearchText(p.buf[:0], title, excerpt, content)
-		p.pack.add(len(p.texts), p.buf)
+		p.headBuf = appendSearchHead(p.headBuf[:0], title, excerpt)
+		p.bodyBuf = collation.LikeFoldAppend(p.bodyBuf[:0], content)
 		p.texts = append(p.texts, e)
+		p.heads.add(len(p.texts)-1, p.headBuf)
+		p.bodies.addShared(len(p.texts)-1, p.bodyBuf)
 	} else {
 		e.noText = true
 	}
@@ -287,39 +370,44 @@ func (p *Posts) Add(id int64, status, postDate string, parent int64, password, t
 
 // Events returns the events added, by ID; call it once, after the last Add.
 func (p *Posts) Events() map[int64]*Event {
-	p.pack.flush()
+	p.heads.flush()
+	p.bodies.flush()
 	return p.out
 }
 
 // Text is an event's folded search text (a first build's third pass).
 type Text struct {
-	id   int64
-	text string
+	id         int64
+	text, body string
 }
 
 // Texts collects the search texts a Source reads, packed into blocks (textPacker).
 type Texts struct {
-	out  []Text
-	pack textPacker
-	buf  []byte
+	out              []Text
+	heads, bodies    textPacker
+	headBuf, bodyBuf []byte
 }
 
 // NewTexts starts a read of search texts.
 func NewTexts() *Texts {
 	t := &Texts{}
-	t.pack.set = func(i int, s string) { t.out[i].text = s }
+	t.heads.set = func(i int, s string) { t.out[i].text = s }
+	t.bodies.set = func(i int, s string) { t.out[i].body = s }
 	return t
 }
 
 // Add folds one event's title, excerpt and content.
 func (t *Texts) Add(id int64, title, excerpt, content string) {
-	t.buf = appendSearchText(t.buf[:0], title, excerpt, content)
-	t.pack.add(len(t.out), t.buf)
 	t.out = append(t.out, Text{id: id})
+	t.headBuf = appendSearchHead(t.headBuf[:0], title, excerpt)
+	t.bodyBuf = collation.LikeFoldAppend(t.bodyBuf[:0], content)
+	t.heads.add(len(t.out)-1, t.headBuf)
+	t.bodies.addShared(len(t.out)-1, t.bodyBuf)
 }
 
 // Texts returns the texts added; call it once, after the last Add.
 func (t *Texts) Texts() []Text {
-	t.pack.flush()
+	t.heads.flush()
+	t.bodies.flush()
 	return t.out
 }

@@ -210,6 +210,10 @@ func TestEventIndexAnswersAsSQL(t *testing.T) {
 				if err := x.Build(ctx, &site); err != nil {
 					t.Fatal(err)
 				}
+				// Searches go through the trigram index, built in the background.
+				if !x.WaitTextIndex(ctxTimeout(t, 30*time.Second)) {
+					t.Fatal("no text index within 30 s")
+				}
 				if slow := x.Stats().Irregular; (round == 0) != (slow == 0) {
 					t.Fatalf("round %d has %d events with several or irregular dates", round, slow)
 				}
@@ -546,6 +550,9 @@ func TestSearchMatchesAreTheListsSubstringMatches(t *testing.T) {
 		}
 		if err := x.Build(ctx, site); err != nil {
 			t.Fatal(err)
+		}
+		if !x.WaitTextIndex(ctxTimeout(t, 30*time.Second)) {
+			t.Fatal("no text index within 30 s")
 		}
 		every := []string{"publish", "draft", "private", "pending", "future", "trash", "auto-draft"}
 		all, _, err := s.DB.FindEvents(ctx, site, calendard.EventFilter{Statuses: every, Limit: 1 << 20})
