@@ -540,13 +540,14 @@ func waitFirstAnswer(ctx context.Context, probe *http.Client, base string, exite
 
 // indexStats is what calendard's diagnostics listener reports of its event index (eventindex.Stats).
 type indexStats struct {
-	Events     int
-	TextReady  bool
-	FileWrites uint64
+	Events         int
+	TextReady      bool
+	TextIndexBytes int // the search's trigram index, built in the background after a full build
+	FileWrites     uint64
 }
 
 // waitFirstBuild asks the default list over and over until the server's event index has its
-// first full build and has written it to the index file (or 20 minutes have passed), and records
+// first full build (its search text and text index included) and has written it to the index file (or 20 minutes have passed), and records
 // when the build ended and the slowest list answer meanwhile.
 func waitFirstBuild(ctx context.Context, probe *http.Client, base, debugAddr string, began time.Time, exited <-chan struct{}, r *run) error {
 	vars := &http.Client{Timeout: 10 * time.Second}
@@ -565,7 +566,7 @@ func waitFirstBuild(ctx context.Context, probe *http.Client, base, debugAddr str
 			return fmt.Errorf("debug listener: %w", err)
 		case v.EventIndex == nil:
 			return nil // the event index is off: nothing to wait for
-		case v.EventIndex.TextReady && r.built == 0:
+		case v.EventIndex.TextReady && (v.EventIndex.TextIndexBytes > 0 || v.EventIndex.Events == 0) && r.built == 0:
 			r.built = time.Since(began)
 		}
 		if r.built > 0 && v.EventIndex.FileWrites > 0 {
