@@ -255,6 +255,15 @@ func (db *DB) PlanMigrate(ctx context.Context, o MigrateOptions) (*MigratePlan, 
 			plan.Tables = append(plan.Tables, db.t(tb.name))
 		}
 	}
+	for _, name := range db.SyncTableNames() {
+		ok, err := db.tablesExist(ctx, db.sql, name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			plan.Tables = append(plan.Tables, name)
+		}
+	}
 	// A missing table is created with WordPress' indexes; calendard's own come after it.
 	for _, ix := range calendardIndexes {
 		if !exists[ix.table] && !(ix.sqliteOnly && db.dialect != SQLite) {
