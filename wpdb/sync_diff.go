@@ -3,6 +3,7 @@ package wpdb
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 )
 
@@ -106,12 +107,87 @@ func (db *DB) syncDiff(ctx context.Context, tx *sql.Tx, sc syncScope) ([]syncCha
 		}
 		out = append(out, changed...)
 	}
-	return out, nil
+	return db.syncEmbedding(ctx, tx, out)
+}
+
+// syncEmbedding adds to changes the events whose list record embeds a changed venue, organizer,
+// category or tag (their own rows unchanged): a client following the events list gets them again.
+func (db *DB) syncEmbedding(ctx context.Context, tx *sql.Tx, changes []syncChange) ([]syncChange, error) {
+	var linked, terms []int64
+	have := map[int64]bool{}
+	for _, c := range changes {
+		switch c.resource {
+		case SyncVenues, SyncOrganizers:
+			linked = append(linked, c.id)
+		case SyncCategories, SyncTags:
+			terms = append(terms, c.id)
+		case SyncEvents:
+			have[c.id] = true
+		}
+	}
+	if len(linked)+len(terms) == 0 {
+		return changes, nil
+	}
+	var events []int64
+	add := func(q string, args []any) error {
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			if !have[id] {
+				have[id] = true
+				events = append(events, id)
+			}
+		}
+		return rows.Err()
+	}
+	for start := 0; start < len(linked); start += 500 {
+		batch := linked[start:min(len(linked), start+500)]
+		vals := make([]any, len(batch))
+		for i, id := range batch {
+			vals[i] = strconv.FormatInt(id, 10)
+		}
+		if err := add("SELECT DISTINCT post_id FROM "+db.t("postmeta")+" WHERE meta_key IN ('_EventVenueID', '_EventOrganizerID') AND meta_value IN ("+
+			placeholders(len(batch))+")", vals); err != nil {
+			return nil, err
+		}
+	}
+	for start := 0; start < len(terms); start += 500 {
+		batch := terms[start:min(len(terms), start+500)]
+		if err := add("SELECT DISTINCT tr.object_id FROM "+db.t("term_relationships")+" tr JOIN "+db.t("term_taxonomy")+
+			" tt ON tt.term_taxonomy_id = tr.term_taxonomy_id WHERE tt.term_id IN ("+placeholders(len(batch))+")", int64Args(batch)); err != nil {
+			return nil, err
+		}
+	}
+	for start := 0; start < len(events); start += 500 {
+		rows, err := db.syncPostRows(ctx, tx, false, events[start:min(len(events), start+500)], true, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if r.resource == SyncEvents {
+				changes = append(changes, r)
+			}
+		}
+	}
+	return changes, nil
 }
 
 // syncPostDiff returns the posts (all, or ids) whose row (and, full, whole) fingerprint differs
 // from the stored one, or that have none.
 func (db *DB) syncPostDiff(ctx context.Context, tx *sql.Tx, all bool, ids []int64, full bool) ([]syncChange, error) {
+	return db.syncPostRows(ctx, tx, all, ids, full, true)
+}
+
+// syncPostRows reads the fingerprints of the posts (all, or ids), of those that differ from the
+// stored ones only when changedOnly.
+func (db *DB) syncPostRows(ctx context.Context, tx *sql.Tx, all bool, ids []int64, full, changedOnly bool) ([]syncChange, error) {
 	if !all && len(ids) == 0 {
 		return nil, nil
 	}
@@ -130,7 +206,9 @@ func (db *DB) syncPostDiff(ctx context.Context, tx *sql.Tx, all bool, ids []int6
 		q += " AND p.ID IN (" + placeholders(len(ids)) + ")"
 		args = int64Args(ids)
 	}
-	q += " AND (o.object_id IS NULL OR " + cond + ")"
+	if changedOnly {
+		q += " AND (o.object_id IS NULL OR " + cond + ")"
+	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err

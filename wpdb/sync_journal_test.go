@@ -92,6 +92,25 @@ func TestSyncJournalRecordsWritesDirectChangesAndReconciles(t *testing.T) {
 		if int64(len(got)) != head-1 || len(got) != 2 {
 			t.Errorf("direct changes journaled %d entries (head %d), want 2: %+v", len(got), head, got)
 		}
+		// A venue renamed: the events embedding it are journaled too.
+		var venue, linked int64
+		if err := s.sql.QueryRowContext(ctx, "SELECT CAST(m.meta_value AS SIGNED), m.post_id FROM wp_postmeta m JOIN wp_posts p ON p.ID = m.post_id "+
+			"WHERE m.meta_key = '_EventVenueID' AND p.post_type = 'tribe_events' AND m.meta_value <> '0' AND p.ID NOT IN (?, ?, ?) ORDER BY m.meta_id LIMIT 1",
+			ids[0], ids[1], ids[2]).Scan(&venue, &linked); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.sql.ExecContext(ctx, "UPDATE wp_posts SET post_title = 'Renamed Hall', post_modified_gmt = '2031-01-02 00:00:00' WHERE ID = ?", venue); err != nil {
+			t.Fatal(err)
+		}
+		got = waitSync(t, s, head, func(es []SyncEntry) bool { return hasEntry(es, SyncVenues, venue, false, "publish") })
+		found := false
+		for _, e := range got {
+			found = found || (e.Resource == SyncEvents && e.ID == linked && !e.Deleted)
+		}
+		if !found {
+			t.Errorf("venue %d renamed: event %d, which embeds it, not journaled: %+v", venue, linked, got)
+		}
+		_, head, _, _ = s.SyncHead(ctx)
 		// A bare meta UPDATE moves no watermark: the reconcile finds it.
 		if _, err := s.sql.ExecContext(ctx, "UPDATE wp_postmeta SET meta_value = 'https://example.org/y' WHERE post_id = ? AND meta_key = '_EventURL'", ids[0]); err != nil {
 			t.Fatal(err)
