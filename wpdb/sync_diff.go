@@ -120,7 +120,9 @@ func (db *DB) syncEmbedding(ctx context.Context, tx *sql.Tx, changes []syncChang
 		case SyncVenues, SyncOrganizers:
 			linked = append(linked, c.id)
 		case SyncCategories, SyncTags:
-			terms = append(terms, c.id)
+			if !c.countOnly {
+				terms = append(terms, c.id)
+			}
 		case SyncEvents:
 			have[c.id] = true
 		}
@@ -269,11 +271,16 @@ func (db *DB) syncTermDiff(ctx context.Context, tx *sql.Tx) ([]syncChange, error
 	}
 	resCase += " END"
 	typeCase += " END"
-	fp := "CRC32(CONCAT_WS(CHAR(31), t.name, t.slug, t.term_group, tt.description, tt.parent, tt.count, " +
+	// row_fp: the term's whole list record; full_fp: what an event embedding it shows but its
+	// count, which moves with every event saved in the term (a category's count is read from
+	// the categories list, not from each of its events).
+	shown := "CRC32(CONCAT_WS(CHAR(31), t.name, t.slug, t.term_group, tt.description, tt.parent, " +
 		"(SELECT COALESCE(SUM(CRC32(CONCAT_WS(CHAR(31), tm.meta_id, tm.meta_key, tm.meta_value))), 0) FROM " + db.t("termmeta") +
 		" tm WHERE tm.term_id = t.term_id)))"
-	q := "SELECT t.term_id, " + resCase + ", " + fp + " FROM " + db.t("terms") + " t JOIN " + db.t("term_taxonomy") +
-		" tt ON tt.term_id = t.term_id LEFT JOIN " + db.t("calendard_sync_objects") + " o ON o.object_id = t.term_id AND o.resource = " + resCase +
+	fp := "CRC32(CONCAT_WS(CHAR(31), tt.count, " + shown + "))"
+	q := "SELECT t.term_id, " + resCase + ", " + fp + ", " + shown + ", o.object_id IS NULL OR o.full_fp <> " + shown + " FROM " + db.t("terms") +
+		" t JOIN " + db.t("term_taxonomy") + " tt ON tt.term_id = t.term_id LEFT JOIN " + db.t("calendard_sync_objects") +
+		" o ON o.object_id = t.term_id AND o.resource = " + resCase +
 		" WHERE tt.taxonomy IN ('" + syncTaxonomies[0][1] + "', '" + syncTaxonomies[1][1] + "') AND (o.object_id IS NULL OR o.row_fp <> " + fp + ")"
 	rows, err := tx.QueryContext(ctx, q)
 	if err != nil {
@@ -282,10 +289,12 @@ func (db *DB) syncTermDiff(ctx context.Context, tx *sql.Tx) ([]syncChange, error
 	var out []syncChange
 	for rows.Next() {
 		var c syncChange
-		if err := rows.Scan(&c.id, &c.resource, &c.rowFP); err != nil {
+		var shownMoved bool
+		if err := rows.Scan(&c.id, &c.resource, &c.rowFP, &c.fullFP, &shownMoved); err != nil {
 			rows.Close()
 			return nil, err
 		}
+		c.countOnly = !shownMoved
 		out = append(out, c)
 	}
 	rows.Close()

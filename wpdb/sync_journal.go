@@ -164,6 +164,8 @@ type syncChange struct {
 	deleted       bool
 	status        string
 	rowFP, fullFP int64
+	// countOnly: a term whose count alone moved (the events embedding it are not journaled).
+	countOnly bool
 }
 
 // journalTx runs one journaling transaction: it locks the state row (creating it with a new epoch
