@@ -272,6 +272,12 @@ func TestSyncTokensFollowWritesAndDirectChanges(t *testing.T) {
 				t.Errorf("after the last token: %v %v", keys(again.seen), keys(again.deleted))
 			}
 
+			// The plain-permalink form answers the same.
+			if a := call(t, srv, "GET", "/?rest_route=/tribe/events/v1/events&sync_token="+url.QueryEscape(r.next), nil, "admin"); a.status != 200 ||
+				a.body["next_sync_token"] != r.next || a.header.Get(syncHeader) != r.next {
+				t.Errorf("?rest_route= sync: %d %.200s", a.status, a.raw)
+			}
+
 			// Bad tokens and filters.
 			for _, c := range []struct{ path, want string }{
 				{eventsPath + "?sync_token=garbage", "rest_invalid_param"},
