@@ -7,9 +7,15 @@ import (
 	"time"
 )
 
-// syncTimeout bounds one journaling transaction (a reconcile's full diff of a large calendar
-// included).
-const syncJournalTimeout = 5 * time.Minute
+// Bounds of one journaling transaction. A calendard write waits for its own (the posts it names)
+// before it answers, so that one is short; a poll's or a reconcile's scans of a large calendar take
+// longer. One that fails leaves the fingerprints as they were: the next reconcile journals what
+// it missed.
+const (
+	syncOwnTimeout       = 5 * time.Second
+	syncAllTimeout       = time.Minute
+	syncReconcileTimeout = 5 * time.Minute
+)
 
 // syncPruneEvery is how often the filler prunes entries older than the retention.
 const syncPruneEvery = time.Hour
@@ -72,7 +78,14 @@ func (s *Store) journalChange(c Change) error {
 	if !sc.all && len(sc.ids) == 0 && !sc.terms {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), syncJournalTimeout)
+	timeout := syncOwnTimeout
+	switch {
+	case c.Reconcile:
+		timeout = syncReconcileTimeout
+	case c.All:
+		timeout = syncAllTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	j.mu.Lock()
 	err := s.journalTx(ctx, j.clock(), false, func(ctx context.Context, tx *sql.Tx) ([]syncChange, error) {
