@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/testenv"
 )
 
 // waitSync polls the journal after seq until want finds what it looks for.
@@ -134,4 +135,50 @@ func TestSyncJournalRecordsWritesDirectChangesAndReconciles(t *testing.T) {
 			t.Errorf("after pruning everything: oldest %d, head %d (epoch %q→%q)", oldest, h, epoch, e2)
 		}
 	})
+}
+
+// Two instances over one database: a bare meta UPDATE one instance's reconcile journals is
+// published by the other at its next poll, so its kept records reload before its sync answers (or
+// list tokens) move past the entry.
+func TestSyncForeignEntriesReloadTheOtherInstance(t *testing.T) {
+	dsn := testenv.FixtureDB(t, fixtureFile, testenv.DBName("wpdbsync", t))
+	open := func() *Store {
+		db, err := OpenMySQL(dsn, "wp_")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return NewStore(db, SiteOverrides{})
+	}
+	a, b := open(), open()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a.Start(ctx, StartOptions{WatchInterval: 50 * time.Millisecond, NoIndex: true})
+	b.Start(ctx, StartOptions{WatchInterval: 50 * time.Millisecond, NoIndex: true, Records: 100})
+	var id int64
+	if err := a.sql.QueryRowContext(ctx, "SELECT p.ID FROM wp_posts p JOIN wp_postmeta m ON m.post_id = p.ID AND m.meta_key = '_EventCost' "+
+		"WHERE p.post_type = 'tribe_events' AND p.post_status = 'publish' ORDER BY p.ID LIMIT 1").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := b.EventByID(ctx, id); err != nil || e.Meta.Value("_EventCost") == "77" {
+		t.Fatalf("before: %v %v", e, err)
+	}
+	if _, err := a.sql.ExecContext(ctx, "UPDATE wp_postmeta SET meta_value = '77' WHERE post_id = ? AND meta_key = '_EventCost'", id); err != nil {
+		t.Fatal(err)
+	}
+	a.feed.Publish(Change{All: true, Reconcile: true})
+	_, head, _, _ := a.SyncHead(ctx)
+	// B's sync catches up (a poll), and what it answers from then on has the new value.
+	_, safe, err := b.SyncSafeHead(ctx, true)
+	deadline := time.Now().Add(30 * time.Second)
+	for err == nil && safe < head && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		_, safe, err = b.SyncSafeHead(ctx, true)
+	}
+	if err != nil || safe < head {
+		t.Fatalf("B's safe head %d, A journaled up to %d (%v)", safe, head, err)
+	}
+	if e, err := b.EventByID(ctx, id); err != nil || e.Meta.Value("_EventCost") != "77" {
+		t.Errorf("B past A's entry still answers the old record: cost %q (%v)", e.Meta.Value("_EventCost"), err)
+	}
 }
