@@ -54,5 +54,7 @@ func benchSyncDiff(b *testing.B, sc syncScope) {
 	}
 }
 
-func BenchmarkSyncPollDiff(b *testing.B)      { benchSyncDiff(b, syncScope{all: true, terms: true}) }
-func BenchmarkSyncReconcileDiff(b *testing.B) { benchSyncDiff(b, syncScope{all: true, full: true, terms: true}) }
+func BenchmarkSyncPollDiff(b *testing.B) { benchSyncDiff(b, syncScope{all: true, terms: true}) }
+func BenchmarkSyncReconcileDiff(b *testing.B) {
+	benchSyncDiff(b, syncScope{all: true, full: true, terms: true})
+}
