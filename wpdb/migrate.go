@@ -44,6 +44,10 @@ func (db *DB) Migrate(ctx context.Context, o MigrateOptions, now time.Time) (*Mi
 	if err != nil {
 		return nil, err
 	}
+	// The sync journal is calendard's own: created, with its baseline, on every store.
+	if err := db.EnsureSyncJournal(ctx); err != nil {
+		return nil, err
+	}
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -249,6 +253,15 @@ func (db *DB) PlanMigrate(ctx context.Context, o MigrateOptions) (*MigratePlan, 
 		exists[tb.name] = ok
 		if !ok {
 			plan.Tables = append(plan.Tables, db.t(tb.name))
+		}
+	}
+	for _, name := range db.SyncTableNames() {
+		ok, err := db.tablesExist(ctx, db.sql, name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			plan.Tables = append(plan.Tables, name)
 		}
 	}
 	// A missing table is created with WordPress' indexes; calendard's own come after it.

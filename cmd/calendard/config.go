@@ -57,6 +57,8 @@ type Config struct {
 	WatchInterval time.Duration
 	// Reconcile is how often everything kept in memory is reloaded whatever the watermark says.
 	Reconcile time.Duration
+	// SyncRetention is how long the sync journal keeps its entries (wpdb.StartOptions).
+	SyncRetention time.Duration
 	// EventIndex answers event lists from the in-memory index (off: every list from SQL).
 	EventIndex bool
 	// RecordCache is how many loaded event records are kept for reuse.
@@ -344,6 +346,11 @@ var settings = []setting{
 		}
 		c.Reconcile = d
 		return nil
+	}},
+	{"CALENDAR_SYNC_RETENTION", "sync-retention", "720h", "how long the sync journal keeps its entries; a sync token older than that answers 410 (Go duration, 1h to 8760h)", func(c *Config, v string) error {
+		d, err := parseDuration(v, time.Hour, 8760*time.Hour, false)
+		c.SyncRetention = d
+		return err
 	}},
 	{"CALENDAR_RECORD_CACHE", "record-cache", "5000", "how many loaded event records to keep in memory for reuse (0 = none)", func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)

@@ -1,0 +1,182 @@
+package wpdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Bounds of one journaling transaction. A calendard write waits for its own (the posts it names)
+// before it answers, so that one is short; a poll's or a reconcile's scans of a large calendar take
+// longer. One that fails leaves the fingerprints as they were: the next reconcile journals what
+// it missed.
+const (
+	syncOwnTimeout       = 5 * time.Second
+	syncAllTimeout       = time.Minute
+	syncReconcileTimeout = 5 * time.Minute
+)
+
+// syncPruneEvery is how often the filler prunes entries older than the retention.
+const syncPruneEvery = time.Hour
+
+// startSync creates the journal when missing (with its baseline) and journals every change the
+// feed publishes from then on. When the tables cannot be created (a database user without CREATE),
+// sync stays off: o.OnError hears why once, and SyncHead answers ErrSyncOff.
+func (s *Store) startSync(ctx context.Context, o StartOptions) {
+	j := s.syncJournal()
+	if o.SyncRetention > 0 {
+		j.retention = o.SyncRetention
+	}
+	if err := s.EnsureSyncJournal(ctx); err != nil {
+		err = fmt.Errorf("%w: %w", ErrSyncOff, err)
+		j.offReason.Store(&err)
+		if o.OnError != nil {
+			o.OnError(fmt.Errorf("sync journal off (sync_token answers an error): %w", err))
+		}
+		return
+	}
+	j.on.Store(true)
+	epoch, head, _, err := s.SyncHead(ctx)
+	if err == nil {
+		j.epoch.Store(&epoch)
+		j.safe.Store(head)
+	}
+	s.feed.Subscribe(func(c Change) {
+		if err := s.journalChange(c); err != nil && o.OnError != nil {
+			o.OnError(fmt.Errorf("sync journal: %w", err))
+		}
+	})
+	// The head read before a poll's reading is reflected by everything kept once the poll has
+	// published and the store is quiescent: every entry at or below it was committed before the
+	// watermark was read. Entries there that another instance journaled (a bare meta update its
+	// reconcile found) are published here first, so that this instance reloads them too.
+	s.feed.beforePoll = func(ctx context.Context) func() {
+		var epoch string
+		var head int64
+		if err := s.sql.primary().QueryRowContext(ctx, "SELECT epoch, head FROM "+s.t("calendard_sync_state")+" WHERE id = 1").Scan(&epoch, &head); err != nil {
+			return nil
+		}
+		if e := j.epoch.Load(); e == nil || *e != epoch {
+			// A recreated journal: its seqs start again, and so does the safe head.
+			j.epoch.Store(&epoch)
+			j.safe.Store(0)
+		}
+		return func() { s.advanceSafe(ctx, head) }
+	}
+	s.maybePrune(ctx)
+}
+
+// journalChange journals what c may have changed: the posts it names (whole fingerprints) and
+// the terms; for an All, every post row (and, for a reconcile, every whole fingerprint).
+func (s *Store) journalChange(c Change) error {
+	j := s.syncJournal()
+	sc := syncScope{ids: c.Posts, full: true, terms: c.Terms}
+	if c.All {
+		sc = syncScope{all: true, full: c.Reconcile, terms: true}
+	}
+	if !sc.all && len(sc.ids) == 0 && !sc.terms {
+		return nil
+	}
+	timeout := syncOwnTimeout
+	switch {
+	case c.Reconcile:
+		timeout = syncReconcileTimeout
+	case c.All:
+		timeout = syncAllTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	j.mu.Lock()
+	err := s.journalTx(ctx, j.clock(), false, func(ctx context.Context, tx *sql.Tx) ([]syncChange, error) {
+		return s.syncDiff(ctx, tx, sc)
+	}, func(first, last int64) {
+		j.ownMu.Lock()
+		j.own = append(j.own, [2]int64{first, last})
+		j.ownMu.Unlock()
+		select {
+		case j.wake <- struct{}{}:
+		default:
+		}
+	})
+	j.mu.Unlock()
+	if err == nil && c.Reconcile {
+		s.maybePrune(ctx)
+	}
+	return err
+}
+
+// maybePrune prunes the entries past the retention, at most once per syncPruneEvery.
+func (s *Store) maybePrune(ctx context.Context) {
+	j := s.syncJournal()
+	now := j.clock()
+	j.mu.Lock()
+	due := now.Sub(j.lastPrune) >= syncPruneEvery
+	if due {
+		j.lastPrune = now
+	}
+	j.mu.Unlock()
+	if due {
+		_ = s.pruneSync(ctx, now.Add(-j.retention))
+	}
+}
+
+// syncForeignMax is the most foreign entries a poll publishes by ID; more are published as All.
+const syncForeignMax = 1000
+
+// advanceSafe moves the safe head to head (read before a poll's reading, the poll now done): the
+// entries above the safe head that other instances journaled are published first, and the move
+// waits for a poll at which the store is quiescent.
+func (s *Store) advanceSafe(ctx context.Context, head int64) {
+	j := s.syncJournal()
+	safe := j.safe.Load()
+	if head <= safe {
+		return
+	}
+	entries, err := s.SyncSinceResource(ctx, "", safe, head, syncForeignMax+1)
+	if err != nil {
+		return
+	}
+	j.ownMu.Lock()
+	own := append([][2]int64(nil), j.own...)
+	j.ownMu.Unlock()
+	var c Change
+	foreign := false
+	for _, e := range entries {
+		mine := false
+		for _, r := range own {
+			if e.Seq >= r[0] && e.Seq <= r[1] {
+				mine = true
+				break
+			}
+		}
+		if mine {
+			continue
+		}
+		foreign = true
+		if e.Resource == SyncCategories || e.Resource == SyncTags {
+			c.Terms = true
+		} else {
+			c.Posts = append(c.Posts, e.ID)
+		}
+	}
+	if len(entries) > syncForeignMax {
+		c = Change{All: true}
+	}
+	if foreign {
+		s.feed.Publish(c)
+	}
+	if !s.Quiescent() {
+		return
+	}
+	j.safe.Store(head)
+	j.ownMu.Lock()
+	kept := j.own[:0]
+	for _, r := range j.own {
+		if r[1] > head {
+			kept = append(kept, r)
+		}
+	}
+	j.own = kept
+	j.ownMu.Unlock()
+}
