@@ -64,6 +64,9 @@ type Feed struct {
 	syncMu   sync.Mutex
 	syncing  bool
 	nextSync *syncRound
+	// beforePoll, when set, runs before each poll's reading; what it returns runs once the poll
+	// has read the watermark and published what it found (the sync journal's safe head).
+	beforePoll func(context.Context) func()
 }
 
 func newFeed(db *DB) *Feed { return &Feed{db: db} }
@@ -239,6 +242,12 @@ func (f *Feed) Poll(ctx context.Context) (bool, error) {
 	defer f.pollMu.Unlock()
 	var w watermark
 	var err error
+	done := func() {}
+	if f.beforePoll != nil {
+		if d := f.beforePoll(ctx); d != nil {
+			done = d
+		}
+	}
 	// A reading taken after one of calendard's own commits but before its absorb would see that
 	// write as a change from outside (published twice): such a reading is taken again, a few
 	// times at most, so that a stream of writes cannot hold the poll back.
@@ -273,6 +282,7 @@ func (f *Feed) Poll(ctx context.Context) (bool, error) {
 		}
 		f.Publish(c)
 	}
+	done()
 	return changed, nil
 }
 

@@ -44,6 +44,10 @@ func (db *DB) Migrate(ctx context.Context, o MigrateOptions, now time.Time) (*Mi
 	if err != nil {
 		return nil, err
 	}
+	// The sync journal is calendard's own: created, with its baseline, on every store.
+	if err := db.EnsureSyncJournal(ctx); err != nil {
+		return nil, err
+	}
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err

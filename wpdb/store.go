@@ -30,6 +30,9 @@ type Store struct {
 	// (see firstBuildGrace).
 	firstSQLList     chan struct{}
 	firstSQLListOnce sync.Once
+	// sync is the sync journal's state (sync_store.go).
+	sync     *journal
+	syncOnce sync.Once
 }
 
 // firstBuildGrace is how long, at most, a first index build on MariaDB waits for the first list
@@ -190,6 +193,9 @@ type StartOptions struct {
 	// IndexFile is where the event index keeps its last full build, to start from at the next
 	// start when the database has not changed since ("": nowhere).
 	IndexFile string
+	// SyncRetention is how long sync journal entries are kept (0: DefaultSyncRetention). The
+	// journal runs when WatchInterval > 0.
+	SyncRetention time.Duration
 }
 
 // Start builds the event index in the background and keeps everything in step with the database
@@ -205,6 +211,7 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 		})
 	}
 	if o.WatchInterval > 0 {
+		s.startSync(ctx, o)
 		// The first poll records the watermark the index build starts from; what changes after it
 		// shows in the next poll.
 		_, _ = s.feed.Poll(ctx)

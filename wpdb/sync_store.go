@@ -1,0 +1,102 @@
+package wpdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// syncTimeout bounds one journaling transaction (a reconcile's full diff of a large calendar
+// included).
+const syncJournalTimeout = 5 * time.Minute
+
+// syncPruneEvery is how often the filler prunes entries older than the retention.
+const syncPruneEvery = time.Hour
+
+// startSync creates the journal when missing (with its baseline) and journals every change the
+// feed publishes from then on. When the tables cannot be created (a database user without CREATE),
+// sync stays off: o.OnError hears why once, and SyncHead answers ErrSyncOff.
+func (s *Store) startSync(ctx context.Context, o StartOptions) {
+	j := s.syncJournal()
+	if o.SyncRetention > 0 {
+		j.retention = o.SyncRetention
+	}
+	if err := s.EnsureSyncJournal(ctx); err != nil {
+		err = fmt.Errorf("%w: %w", ErrSyncOff, err)
+		j.offReason.Store(&err)
+		if o.OnError != nil {
+			o.OnError(fmt.Errorf("sync journal off (sync_token answers an error): %w", err))
+		}
+		return
+	}
+	j.on.Store(true)
+	_, head, _, err := s.SyncHead(ctx)
+	if err == nil {
+		j.safe.Store(head)
+	}
+	s.feed.Subscribe(func(c Change) {
+		if err := s.journalChange(c); err != nil && o.OnError != nil {
+			o.OnError(fmt.Errorf("sync journal: %w", err))
+		}
+	})
+	// The head read before a poll's reading is reflected by everything kept once the poll has
+	// published and the store is quiescent: every entry at or below it was committed before the
+	// watermark was read.
+	s.feed.beforePoll = func(ctx context.Context) func() {
+		var head int64
+		if err := s.sql.primary().QueryRowContext(ctx, "SELECT head FROM "+s.t("calendard_sync_state")+" WHERE id = 1").Scan(&head); err != nil {
+			return nil
+		}
+		return func() {
+			if s.Quiescent() && head > j.safe.Load() {
+				j.safe.Store(head)
+			}
+		}
+	}
+	s.maybePrune(ctx)
+}
+
+// journalChange journals what c may have changed: the posts it names (whole fingerprints) and
+// the terms; for an All, every post row (and, for a reconcile, every whole fingerprint).
+func (s *Store) journalChange(c Change) error {
+	j := s.syncJournal()
+	sc := syncScope{ids: c.Posts, full: true, terms: c.Terms}
+	if c.All {
+		sc = syncScope{all: true, full: c.Reconcile, terms: true}
+	}
+	if !sc.all && len(sc.ids) == 0 && !sc.terms {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), syncJournalTimeout)
+	defer cancel()
+	j.mu.Lock()
+	err := s.journalTx(ctx, j.clock(), false, func(ctx context.Context, tx *sql.Tx) ([]syncChange, error) {
+		return s.syncDiff(ctx, tx, sc)
+	}, func(int64) {
+		select {
+		case j.wake <- struct{}{}:
+		default:
+		}
+	})
+	j.mu.Unlock()
+	if err == nil && c.Reconcile {
+		s.maybePrune(ctx)
+	}
+	return err
+}
+
+// maybePrune prunes the entries past the retention, at most once per syncPruneEvery.
+func (s *Store) maybePrune(ctx context.Context) {
+	j := s.syncJournal()
+	now := j.clock()
+	j.mu.Lock()
+	due := now.Sub(j.lastPrune) >= syncPruneEvery
+	if due {
+		j.lastPrune = now
+	}
+	j.mu.Unlock()
+	if due {
+		_ = s.pruneSync(ctx, now.Add(-j.retention))
+	}
+}
