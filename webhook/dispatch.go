@@ -33,7 +33,7 @@ type Journal interface {
 	// SyncSince returns up to limit entries with Seq > after, in Seq order.
 	SyncSince(ctx context.Context, after int64, limit int) ([]Entry, error)
 	// SyncHead returns the journal's epoch (new when the journal starts afresh), its last Seq
-	// and the oldest Seq it still holds.
+	// and the oldest Seq a reader may follow from: the entries up to it are pruned.
 	SyncHead(ctx context.Context) (epoch string, head, oldest int64, err error)
 	// SyncWake is signalled (or closed) when entries are appended.
 	SyncWake() <-chan struct{}
@@ -81,6 +81,10 @@ type Dispatcher struct {
 	mu      sync.Mutex
 	workers []*worker
 }
+
+// errorWait is the least wait after a failing round (the journal or the cursor table unreachable),
+// so that the log is not flooded.
+const errorWait = 5 * time.Second
 
 // batch is how many entries one journal read returns.
 const batch = 200
@@ -191,7 +195,7 @@ func (w *worker) run(ctx context.Context) {
 		wait, err := w.round(ctx)
 		if err != nil && ctx.Err() == nil && !errors.Is(err, errLeaseLost) {
 			w.log().Warn("webhook dispatcher", "err", err)
-			wait = w.d.o.Poll
+			wait = max(w.d.o.Poll, errorWait)
 		}
 		if wait > 0 {
 			w.idle(ctx, wait)
@@ -300,15 +304,15 @@ func (w *worker) place(ctx context.Context, epoch string, head, oldest int64) er
 		w.log().Warn("the sync journal started afresh: delivering it from its start; changes of the old journal not yet delivered are lost",
 			"delivered_through", w.cursor)
 		w.d.o.Metrics.lose(w.label, 0)
-		w.epoch, w.cursor = epoch, 0
-		return w.advance(ctx, 0)
+		w.epoch = epoch
+		return w.advance(ctx, oldest)
 	}
-	if oldest > w.cursor+1 && head >= oldest {
-		lost := oldest - 1 - w.cursor
+	if w.cursor < oldest {
+		lost := oldest - w.cursor
 		w.log().Error("webhook messages lost: the receiver was behind longer than the journal keeps changes",
-			"lost", lost, "delivered_through", w.cursor, "journal_oldest", oldest)
+			"lost", lost, "delivered_through", w.cursor, "journal_pruned_through", oldest)
 		w.d.o.Metrics.lose(w.label, lost)
-		return w.advance(ctx, oldest-1)
+		return w.advance(ctx, oldest)
 	}
 	return nil
 }

@@ -147,6 +147,7 @@ type memJournal struct {
 	epoch   string
 	entries []Entry
 	next    int64
+	pruned  int64 // the newest seq dropped
 	wake    chan struct{}
 }
 
@@ -174,6 +175,7 @@ func (j *memJournal) dropThrough(seq int64) {
 	for len(j.entries) > 0 && j.entries[0].Seq <= seq {
 		j.entries = j.entries[1:]
 	}
+	j.pruned = max(j.pruned, seq)
 }
 
 func (j *memJournal) SyncSince(_ context.Context, after int64, limit int) ([]Entry, error) {
@@ -191,11 +193,7 @@ func (j *memJournal) SyncSince(_ context.Context, after int64, limit int) ([]Ent
 func (j *memJournal) SyncHead(context.Context) (string, int64, int64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	oldest := j.next
-	if len(j.entries) > 0 {
-		oldest = j.entries[0].Seq
-	}
-	return j.epoch, j.next - 1, oldest, nil
+	return j.epoch, j.next - 1, j.pruned, nil
 }
 
 func (j *memJournal) SyncWake() <-chan struct{} { return j.wake }
@@ -208,11 +206,7 @@ func sqliteCursors(t *testing.T) *wpdb.WebhookCursors {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	c, err := db.WebhookCursors(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return db.WebhookCursors()
 }
 
 // mariadbCursors opens the cursor table in a fresh MariaDB database of the test's.
@@ -228,11 +222,7 @@ func mariadbCursors(t *testing.T) *wpdb.WebhookCursors {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	c, err := db.WebhookCursors(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return db.WebhookCursors()
 }
 
 // stores are the two cursor stores, each test's own.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -18,21 +19,37 @@ var webhookTable = table{name: "calendard_webhooks", cols: []column{
 	primary: []string{"endpoint"}}
 
 // WebhookCursors is the durable state of the webhook dispatcher (webhook.Cursors), on the primary.
-type WebhookCursors struct{ db *DB }
+type WebhookCursors struct {
+	db      *DB
+	mu      sync.Mutex
+	created bool
+}
 
-// WebhookCursors creates the cursor table when it is missing and returns its accessor.
-func (db *DB) WebhookCursors(ctx context.Context) (*WebhookCursors, error) {
-	for _, stmt := range db.createTableSQL(webhookTable) {
-		if _, err := db.sql.primary().ExecContext(ctx, stmt); err != nil {
-			return nil, fmt.Errorf("creating %s: %w", db.t(webhookTable.name), err)
+// WebhookCursors returns the accessor of the cursor table, which its first use creates when it is
+// missing (the database may not be reachable when the service starts).
+func (db *DB) WebhookCursors() *WebhookCursors { return &WebhookCursors{db: db} }
+
+func (c *WebhookCursors) ensure(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.created {
+		return nil
+	}
+	for _, stmt := range c.db.createTableSQL(webhookTable) {
+		if _, err := c.db.sql.primary().ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("creating %s: %w", c.db.t(webhookTable.name), err)
 		}
 	}
-	return &WebhookCursors{db: db}, nil
+	c.created = true
+	return nil
 }
 
 // Claim takes the endpoint's lease for owner until until when it is free, expired or owner's
 // already, and returns the stored cursor.
 func (c *WebhookCursors) Claim(ctx context.Context, key, owner string, now, until time.Time) (epoch string, seq int64, found, held bool, err error) {
+	if err = c.ensure(ctx); err != nil {
+		return
+	}
 	db, t := c.db.sql.primary(), c.db.t(webhookTable.name)
 	if _, err = db.ExecContext(ctx, c.db.insertIgnore()+" INTO "+t+" (endpoint, epoch, seq, lease_owner, lease_until) VALUES (?, '', -1, '', 0)", key); err != nil {
 		return
