@@ -1,20 +1,12 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -28,104 +20,14 @@ import (
 // testSecret is a whsec_ secret of 32 bytes.
 var testSecret = "whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
 
-// delivery is one request a receiver got.
-type delivery struct {
-	ID, Timestamp, Signature string
-	Body                     []byte
-	At                       time.Time
-}
-
-func (d delivery) payload(t *testing.T) Payload {
+// payload decodes a delivery's body.
+func payload(t *testing.T, d testenv.Delivery) Payload {
 	t.Helper()
 	var p Payload
 	if err := json.Unmarshal(d.Body, &p); err != nil {
 		t.Fatalf("body %q: %v", d.Body, err)
 	}
 	return p
-}
-
-// receiver is a real HTTP server on a fixed loopback port, which can go down and come back on the
-// same address.
-type receiver struct {
-	addr string
-	// answer gives the status of the n-th request (from 1); nil: 200.
-	answer func(n int, d delivery) int
-	mu     sync.Mutex
-	got    []delivery
-	srv    *http.Server
-}
-
-func startReceiver(t *testing.T, answer func(n int, d delivery) int) *receiver {
-	t.Helper()
-	r := &receiver{answer: answer}
-	err := testenv.OnFreePort(func(port int) error {
-		r.addr = "127.0.0.1:" + strconv.Itoa(port)
-		return r.up()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.down)
-	return r
-}
-
-func (r *receiver) url() string { return "http://" + r.addr + "/hook?token=secret-token-in-query" }
-
-func (r *receiver) up() error {
-	ln, err := net.Listen("tcp", r.addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(r.serve)}
-	r.mu.Lock()
-	r.srv = srv
-	r.mu.Unlock()
-	go func() { _ = srv.Serve(ln) }()
-	return nil
-}
-
-func (r *receiver) down() {
-	r.mu.Lock()
-	srv := r.srv
-	r.srv = nil
-	r.mu.Unlock()
-	if srv != nil {
-		_ = srv.Close()
-	}
-}
-
-func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	d := delivery{ID: req.Header.Get("webhook-id"), Timestamp: req.Header.Get("webhook-timestamp"),
-		Signature: req.Header.Get("webhook-signature"), Body: body, At: time.Now()}
-	r.mu.Lock()
-	r.got = append(r.got, d)
-	n := len(r.got)
-	r.mu.Unlock()
-	status := http.StatusOK
-	if r.answer != nil {
-		status = r.answer(n, d)
-	}
-	w.WriteHeader(status)
-}
-
-func (r *receiver) deliveries() []delivery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]delivery(nil), r.got...)
-}
-
-// unique is the deliveries deduplicated by webhook-id, in the order first seen.
-func unique(ds []delivery) []delivery {
-	seen := map[string]bool{}
-	var out []delivery
-	for _, d := range ds {
-		if !seen[d.ID] {
-			seen[d.ID] = true
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -275,70 +177,11 @@ func startDispatcher(t *testing.T, o Options) *running {
 }
 
 // endpoint is a test endpoint of the receiver with short retries.
-func endpoint(t *testing.T, r *receiver) Endpoint {
+func endpoint(t *testing.T, r *testenv.Receiver) Endpoint {
 	t.Helper()
 	key, err := DecodeSecret(testSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Endpoint{URL: r.url(), Secret: key, Timeout: 5 * time.Second, RetryMin: 20 * time.Millisecond, RetryMax: 2 * time.Second}
-}
-
-// verified is what the official Standard Webhooks library made of a delivery.
-type verified struct {
-	OK      bool            `json:"ok"`
-	Error   string          `json:"error"`
-	Payload json.RawMessage `json:"payload"`
-}
-
-// verifyJS checks deliveries with npm's standardwebhooks (installed into
-// testdata/standardwebhooks from its lock file), signed with secret.
-func verifyJS(t *testing.T, secret string, ds []delivery) []verified {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node is not installed (apt-get install -y nodejs npm): standardwebhooks cannot verify the signatures")
-	}
-	dir, err := filepath.Abs(filepath.Join("testdata", "standardwebhooks"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "standardwebhooks", "package.json")); err != nil {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Fatal("npm is not installed: cannot install standardwebhooks")
-		}
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci (offline? standardwebhooks comes from the npm registry): %v\n%s", err, out)
-		}
-	}
-	type msg struct {
-		Secret  string            `json:"secret"`
-		Headers map[string]string `json:"headers"`
-		Body    string            `json:"body"`
-	}
-	var in []msg
-	for _, d := range ds {
-		in = append(in, msg{Secret: secret, Body: string(d.Body),
-			Headers: map[string]string{"webhook-id": d.ID, "webhook-timestamp": d.Timestamp, "webhook-signature": d.Signature}})
-	}
-	b, _ := json.Marshal(in)
-	cmd := exec.Command(node, "verify.cjs")
-	cmd.Dir = dir
-	cmd.Stdin = bytes.NewReader(b)
-	out, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("verify.cjs: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatal(err)
-	}
-	var res []verified
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("verify.cjs printed %q: %v", out, err)
-	}
-	return res
+	return Endpoint{URL: r.URL(), Secret: key, Timeout: 5 * time.Second, RetryMin: 20 * time.Millisecond, RetryMax: 2 * time.Second}
 }

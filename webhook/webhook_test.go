@@ -20,6 +20,8 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
+const verifyDir = "testdata/standardwebhooks"
+
 // CALENDAR_WEBHOOKS parses inline and from a file; what is wrong is said by endpoint number and
 // field, never quoting the secret or the URL (either may carry credentials).
 func TestParse(t *testing.T) {
@@ -77,19 +79,19 @@ func TestParse(t *testing.T) {
 // carries the documented payload, and a tampered body or another secret does not verify.
 func TestSignaturesVerifyWithTheOfficialLibrary(t *testing.T) {
 	testenv.SkipIfShort(t, "node and npm's standardwebhooks")
-	r := startReceiver(t, nil)
+	r := testenv.StartReceiver(t, nil)
 	j := newMemJournal("e1")
 	run := startDispatcher(t, Options{Endpoints: []Endpoint{endpoint(t, r)}, Journal: j, Cursors: sqliteCursors(t)})
 	waitFor(t, "the endpoint placed at the journal's head", 10*time.Second, func() bool { return strings.Contains(run.logs.String(), "starts at the journal's head") })
 	j.add("events", 11, "publish", false)
 	j.add("venues", 12, "", true)
 	j.add("tags", 13, "", false)
-	waitFor(t, "three deliveries", 10*time.Second, func() bool { return len(r.deliveries()) == 3 })
-	ds := r.deliveries()
+	waitFor(t, "three deliveries", 10*time.Second, func() bool { return len(r.Deliveries()) == 3 })
+	ds := r.Deliveries()
 	tampered := ds[0]
 	tampered.Body = []byte(strings.Replace(string(tampered.Body), `"id":11`, `"id":12`, 1))
-	res := verifyJS(t, testSecret, append(ds, tampered))
-	other := verifyJS(t, "whsec_"+strings.Repeat("QUFB", 8), ds[:1])
+	res := testenv.VerifyStandardWebhooks(t, verifyDir, testSecret, append(ds, tampered))
+	other := testenv.VerifyStandardWebhooks(t, verifyDir, "whsec_"+strings.Repeat("QUFB", 8), ds[:1])
 	for i, v := range res[:3] {
 		if !v.OK {
 			t.Errorf("delivery %d does not verify: %s", i, v.Error)
@@ -115,10 +117,10 @@ func TestSignaturesVerifyWithTheOfficialLibrary(t *testing.T) {
 			t.Errorf("timestamp %q: %v", p.Timestamp, err)
 		}
 	}
-	if p := ds[0].payload(t); p.Data.Status != "publish" || p.Data.Deleted {
+	if p := payload(t, ds[0]); p.Data.Status != "publish" || p.Data.Deleted {
 		t.Errorf("event payload %+v", p)
 	}
-	if p := ds[1].payload(t); !p.Data.Deleted {
+	if p := payload(t, ds[1]); !p.Data.Deleted {
 		t.Errorf("venue payload %+v", p)
 	}
 }
@@ -127,7 +129,7 @@ func TestSignaturesVerifyWithTheOfficialLibrary(t *testing.T) {
 // jitter); the next message waits for the first: order holds.
 func TestRetriesBackOffAndKeepOrder(t *testing.T) {
 	const failures = 6
-	r := startReceiver(t, func(n int, d delivery) int {
+	r := testenv.StartReceiver(t, func(n int, d testenv.Delivery) int {
 		if n <= failures {
 			return http.StatusServiceUnavailable
 		}
@@ -140,8 +142,8 @@ func TestRetriesBackOffAndKeepOrder(t *testing.T) {
 	for i := range 3 {
 		j.add("events", int64(100+i), "publish", false)
 	}
-	waitFor(t, "the three messages delivered", time.Minute, func() bool { return len(r.deliveries()) == failures+3 })
-	ds := r.deliveries()
+	waitFor(t, "the three messages delivered", time.Minute, func() bool { return len(r.Deliveries()) == failures+3 })
+	ds := r.Deliveries()
 	for i := 0; i <= failures; i++ {
 		if ds[i].ID != "msg_e1_1" {
 			t.Fatalf("attempt %d is %s: the first message must be retried until it succeeds", i+1, ds[i].ID)
@@ -168,7 +170,7 @@ func TestRetriesBackOffAndKeepOrder(t *testing.T) {
 	if n := strings.Count(logs, "webhook delivery failed"); n != failures {
 		t.Errorf("%d failure log lines, want %d:\n%s", n, failures, logs)
 	}
-	for _, line := range []string{"attempt=1 ", "attempt=6 ", "status=503", "retry_in=", "endpoint=" + r.addr} {
+	for _, line := range []string{"attempt=1 ", "attempt=6 ", "status=503", "retry_in=", "endpoint=" + r.Addr} {
 		if !strings.Contains(logs, line) {
 			t.Errorf("the failure logs lack %q:\n%s", line, logs)
 		}
@@ -176,13 +178,13 @@ func TestRetriesBackOffAndKeepOrder(t *testing.T) {
 	if strings.Contains(logs, "secret-token-in-query") || strings.Contains(logs, "v1,") || strings.Contains(logs, strings.TrimPrefix(testSecret, "whsec_")) {
 		t.Errorf("the logs show the URL's token, a signature or the secret:\n%s", logs)
 	}
-	if got := testutil.ToFloat64(run.metrics.deliveries.WithLabelValues(r.addr, "http_error")); got != failures {
+	if got := testutil.ToFloat64(run.metrics.deliveries.WithLabelValues(r.Addr, "http_error")); got != failures {
 		t.Errorf("http_error deliveries %v, want %d", got, failures)
 	}
 	waitFor(t, "nothing pending", 10*time.Second, func() bool {
-		return testutil.ToFloat64(run.metrics.pendingG.WithLabelValues(r.addr)) == 0
+		return testutil.ToFloat64(run.metrics.pendingG.WithLabelValues(r.Addr)) == 0
 	})
-	if ts := testutil.ToFloat64(run.metrics.lastSuccess.WithLabelValues(r.addr)); ts < float64(ds[len(ds)-1].At.Unix()-5) {
+	if ts := testutil.ToFloat64(run.metrics.lastSuccess.WithLabelValues(r.Addr)); ts < float64(ds[len(ds)-1].At.Unix()-5) {
 		t.Errorf("last success at %v, the last delivery at %v", ts, ds[len(ds)-1].At.Unix())
 	}
 }
@@ -193,7 +195,7 @@ func TestRetriesBackOffAndKeepOrder(t *testing.T) {
 func TestReceiverDownAndRestartDeliverEverythingInOrder(t *testing.T) {
 	for _, store := range stores {
 		t.Run(store.name, func(t *testing.T) {
-			r := startReceiver(t, nil)
+			r := testenv.StartReceiver(t, nil)
 			j := newMemJournal("e7")
 			cursors := store.open(t)
 			ep := endpoint(t, r)
@@ -202,24 +204,24 @@ func TestReceiverDownAndRestartDeliverEverythingInOrder(t *testing.T) {
 			for i := range 5 {
 				j.add("events", int64(i+1), "publish", false)
 			}
-			waitFor(t, "the first five delivered", 10*time.Second, func() bool { return len(unique(r.deliveries())) == 5 })
-			r.down()
+			waitFor(t, "the first five delivered", 10*time.Second, func() bool { return len(testenv.Unique(r.Deliveries())) == 5 })
+			r.Down()
 			for i := 5; i < 10; i++ {
 				j.add("organizers", int64(i+1), "publish", false)
 			}
 			waitFor(t, "a failed attempt", 10*time.Second, func() bool {
-				return testutil.ToFloat64(a.metrics.deliveries.WithLabelValues(r.addr, "transport_error")) >= 2
+				return testutil.ToFloat64(a.metrics.deliveries.WithLabelValues(r.Addr, "transport_error")) >= 2
 			})
 			a.stop()
 			for i := 10; i < 12; i++ {
 				j.add("categories", int64(i+1), "", i == 11)
 			}
 			b := startDispatcher(t, Options{Endpoints: []Endpoint{ep}, Journal: j, Cursors: cursors, Owner: "b"})
-			if err := r.up(); err != nil {
+			if err := r.Up(); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "all twelve delivered", 30*time.Second, func() bool { return len(unique(r.deliveries())) == 12 })
-			for i, d := range unique(r.deliveries()) {
+			waitFor(t, "all twelve delivered", 30*time.Second, func() bool { return len(testenv.Unique(r.Deliveries())) == 12 })
+			for i, d := range testenv.Unique(r.Deliveries()) {
 				if want := fmt.Sprintf("msg_e7_%d", i+1); d.ID != want {
 					t.Errorf("message %d is %s, want %s", i+1, d.ID, want)
 				}
@@ -237,7 +239,7 @@ func TestFleetDeliversOnceThroughTheLease(t *testing.T) {
 	for _, store := range stores {
 		t.Run(store.name, func(t *testing.T) {
 			var inFlight, most atomic.Int32
-			r := startReceiver(t, func(int, delivery) int {
+			r := testenv.StartReceiver(t, func(int, testenv.Delivery) int {
 				n := inFlight.Add(1)
 				defer inFlight.Add(-1)
 				for {
@@ -260,12 +262,12 @@ func TestFleetDeliversOnceThroughTheLease(t *testing.T) {
 			for i := range 30 {
 				j.add("events", int64(i+1), "publish", false)
 			}
-			waitFor(t, "thirty delivered", 30*time.Second, func() bool { return len(unique(r.deliveries())) == 30 })
-			ds := r.deliveries()
+			waitFor(t, "thirty delivered", 30*time.Second, func() bool { return len(testenv.Unique(r.Deliveries())) == 30 })
+			ds := r.Deliveries()
 			if len(ds) != 30 {
 				t.Errorf("%d requests for 30 messages", len(ds))
 			}
-			for i, d := range unique(ds) {
+			for i, d := range testenv.Unique(ds) {
 				if want := fmt.Sprintf("msg_e1_%d", i+1); d.ID != want {
 					t.Errorf("message %d is %s, want %s", i+1, d.ID, want)
 				}
@@ -284,9 +286,9 @@ func TestFleetDeliversOnceThroughTheLease(t *testing.T) {
 // gets its messages meanwhile.
 func TestHungReceiverStallsNothingElse(t *testing.T) {
 	release := make(chan struct{})
-	hung := startReceiver(t, func(int, delivery) int { <-release; return http.StatusOK })
+	hung := testenv.StartReceiver(t, func(int, testenv.Delivery) int { <-release; return http.StatusOK })
 	t.Cleanup(func() { close(release) })
-	ok := startReceiver(t, nil)
+	ok := testenv.StartReceiver(t, nil)
 	hungEP := endpoint(t, hung)
 	hungEP.Timeout = 200 * time.Millisecond
 	j := newMemJournal("e1")
@@ -295,14 +297,14 @@ func TestHungReceiverStallsNothingElse(t *testing.T) {
 	for i := range 3 {
 		j.add("events", int64(i+1), "publish", false)
 	}
-	waitFor(t, "the answering endpoint served", 10*time.Second, func() bool { return len(ok.deliveries()) == 3 })
+	waitFor(t, "the answering endpoint served", 10*time.Second, func() bool { return len(ok.Deliveries()) == 3 })
 	waitFor(t, "the hung endpoint timed out twice", 20*time.Second, func() bool {
-		return testutil.ToFloat64(run.metrics.deliveries.WithLabelValues(hung.addr, "transport_error")) >= 2
+		return testutil.ToFloat64(run.metrics.deliveries.WithLabelValues(hung.Addr, "transport_error")) >= 2
 	})
 	if !strings.Contains(run.logs.String(), "no answer within 200ms") {
 		t.Errorf("the timeout is not logged:\n%s", run.logs.String())
 	}
-	if got := unique(hung.deliveries()); len(got) != 1 || got[0].ID != "msg_e1_1" {
+	if got := testenv.Unique(hung.Deliveries()); len(got) != 1 || got[0].ID != "msg_e1_1" {
 		t.Errorf("the hung endpoint got %d distinct messages; want only the first, retried", len(got))
 	}
 }
@@ -310,7 +312,7 @@ func TestHungReceiverStallsNothingElse(t *testing.T) {
 // Changes the journal dropped before the receiver got them are logged and counted as lost; what
 // the journal still holds is delivered.
 func TestChangesPastRetentionAreCountedLost(t *testing.T) {
-	r := startReceiver(t, nil)
+	r := testenv.StartReceiver(t, nil)
 	j := newMemJournal("e1")
 	cursors := sqliteCursors(t)
 	ep := endpoint(t, r)
@@ -318,22 +320,22 @@ func TestChangesPastRetentionAreCountedLost(t *testing.T) {
 	waitFor(t, "the endpoint placed", 10*time.Second, func() bool { return strings.Contains(a.logs.String(), "starts at the journal's head") })
 	j.add("events", 1, "publish", false)
 	j.add("events", 2, "publish", false)
-	waitFor(t, "two delivered", 10*time.Second, func() bool { return len(r.deliveries()) == 2 })
+	waitFor(t, "two delivered", 10*time.Second, func() bool { return len(r.Deliveries()) == 2 })
 	a.stop()
 	for i := 3; i <= 8; i++ {
 		j.add("events", int64(i), "publish", false)
 	}
 	j.dropThrough(5)
 	b := startDispatcher(t, Options{Endpoints: []Endpoint{ep}, Journal: j, Cursors: cursors})
-	waitFor(t, "the rest delivered", 10*time.Second, func() bool { return len(r.deliveries()) == 5 })
+	waitFor(t, "the rest delivered", 10*time.Second, func() bool { return len(r.Deliveries()) == 5 })
 	var ids []string
-	for _, d := range r.deliveries() {
+	for _, d := range r.Deliveries() {
 		ids = append(ids, d.ID)
 	}
 	if strings.Join(ids, " ") != "msg_e1_1 msg_e1_2 msg_e1_6 msg_e1_7 msg_e1_8" {
 		t.Errorf("delivered %v", ids)
 	}
-	if got := testutil.ToFloat64(b.metrics.lost.WithLabelValues(r.addr)); got != 3 {
+	if got := testutil.ToFloat64(b.metrics.lost.WithLabelValues(r.Addr)); got != 3 {
 		t.Errorf("lost %v, want 3", got)
 	}
 	if !strings.Contains(b.logs.String(), "lost=3") {
@@ -344,7 +346,7 @@ func TestChangesPastRetentionAreCountedLost(t *testing.T) {
 // The filter: resources pass or stop an entry; a query asks Match for published events and lets
 // deleted or unpublished ones through (they may have left the receiver's list).
 func TestFilters(t *testing.T) {
-	r := startReceiver(t, nil)
+	r := testenv.StartReceiver(t, nil)
 	j := newMemJournal("e1")
 	ep := endpoint(t, r)
 	ep.Resources = []string{"events", "tags"}
@@ -365,11 +367,11 @@ func TestFilters(t *testing.T) {
 	j.add("events", 9, "publish", false) // 7: no match
 	last := j.add("events", 10, "publish", false)
 	waitFor(t, "the last match", 10*time.Second, func() bool {
-		ds := r.deliveries()
+		ds := r.Deliveries()
 		return len(ds) > 0 && ds[len(ds)-1].ID == fmt.Sprintf("msg_e1_%d", last)
 	})
 	var ids []string
-	for _, d := range r.deliveries() {
+	for _, d := range r.Deliveries() {
 		ids = append(ids, strings.TrimPrefix(d.ID, "msg_e1_"))
 	}
 	if strings.Join(ids, ",") != "2,4,5,6,8" {
@@ -379,6 +381,6 @@ func TestFilters(t *testing.T) {
 		t.Errorf("Match asked %d times, want 4 (the published events)", asked.Load())
 	}
 	waitFor(t, "nothing pending", 10*time.Second, func() bool {
-		return testutil.ToFloat64(run.metrics.pendingG.WithLabelValues(r.addr)) == 0
+		return testutil.ToFloat64(run.metrics.pendingG.WithLabelValues(r.Addr)) == 0
 	})
 }
