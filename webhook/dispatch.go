@@ -56,9 +56,10 @@ type Options struct {
 	Endpoints []Endpoint
 	Journal   Journal
 	Cursors   Cursors
-	// Match reports whether the events list with query includes the event (the endpoint's Query
-	// filter); required when an endpoint has a Query.
-	Match func(ctx context.Context, id int64, query url.Values) (bool, error)
+	// Match reports whether the events list with query includes the entry's event (the
+	// endpoint's Query filter), as answered once the list reflects the entry; required when an
+	// endpoint has a Query.
+	Match func(ctx context.Context, e Entry, query url.Values) (bool, error)
 	// ItemURL is the REST URL of an item, for the payload.
 	ItemURL func(ctx context.Context, resource string, id int64) (string, error)
 	Logger  *slog.Logger
@@ -355,7 +356,7 @@ func (w *worker) wants(ctx context.Context, e Entry) (bool, error) {
 	if w.ep.Query == nil || e.Resource != "events" || e.Deleted || e.Status != "publish" {
 		return true, nil
 	}
-	ok, err := w.d.o.Match(ctx, e.ID, w.ep.Query)
+	ok, err := w.d.o.Match(ctx, e, w.ep.Query)
 	if err != nil {
 		return false, fmt.Errorf("matching event %d against the endpoint's query: %w", e.ID, err)
 	}

@@ -352,9 +352,9 @@ func TestFilters(t *testing.T) {
 	ep.Resources = []string{"events", "tags"}
 	ep.Query = map[string][]string{"categories": {"music"}}
 	var asked atomic.Int32
-	match := func(_ context.Context, id int64, q url.Values) (bool, error) {
+	match := func(_ context.Context, e Entry, q url.Values) (bool, error) {
 		asked.Add(1)
-		return q["categories"][0] == "music" && id%2 == 0, nil
+		return q["categories"][0] == "music" && e.ID%2 == 0, nil
 	}
 	run := startDispatcher(t, Options{Endpoints: []Endpoint{ep}, Journal: j, Cursors: sqliteCursors(t), Match: match})
 	waitFor(t, "the endpoint placed", 10*time.Second, func() bool { return strings.Contains(run.logs.String(), "starts at the journal's head") })

@@ -36,12 +36,15 @@ var _ webhook.Cursors = (*wpdb.WebhookCursors)(nil)
 // to give its leases up. An endpoint's query is checked against the events list first: one the
 // list refuses stops the start.
 func startWebhooks(ctx context.Context, cfg *Config, store *wpdb.Store, api http.Handler, log *slog.Logger, reg *prometheus.Registry) (stop func(), err error) {
-	match := func(ctx context.Context, id int64, q url.Values) (bool, error) { return listIncludes(ctx, api, id, q) }
+	match := func(ctx context.Context, e webhook.Entry, q url.Values) (bool, error) {
+		waitSafe(ctx, store, e.Seq)
+		return listIncludes(ctx, api, e.ID, q)
+	}
 	for i, ep := range cfg.Webhooks {
 		if ep.Query == nil {
 			continue
 		}
-		if _, err := match(ctx, 0, ep.Query); err != nil {
+		if _, err := listIncludes(ctx, api, 1, ep.Query); err != nil { // any valid ID: only the answer's status counts
 			if _, refused := err.(*listRefused); refused {
 				return nil, &ConfigError{Var: "CALENDAR_WEBHOOKS", Err: fmt.Errorf("endpoint %d: query: %w", i+1, err)}
 			}
@@ -81,6 +84,27 @@ func startWebhooks(ctx context.Context, cfg *Config, store *wpdb.Store, api http
 		case <-time.After(10 * time.Second):
 		}
 	}, nil
+}
+
+// safeWait bounds how long a query filter waits for this instance's lists to reflect an entry
+// (a watermark poll or two); past it the list is asked as it is.
+const safeWait = 10 * time.Second
+
+// waitSafe waits until every answer of this instance reflects the journal's entry seq (the event
+// index and the caches have applied it): a list asked earlier may not show the change yet.
+func waitSafe(ctx context.Context, store *wpdb.Store, seq int64) {
+	ctx, cancel := context.WithTimeout(ctx, safeWait)
+	defer cancel()
+	for {
+		if _, safe, err := store.SyncSafeHead(ctx); err != nil || safe >= seq {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // listRefused is the events list's 4xx to an endpoint's query.
