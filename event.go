@@ -59,6 +59,9 @@ type EventFilter struct {
 	Featured     *bool
 	Include      []int64
 	PostParent   *int64
+	// ModifiedAfter and ModifiedBefore bound post_modified (the site's local time, "Y-m-d H:i:s"),
+	// both exclusive, as WP_REST_Posts_Controller's modified_after/modified_before.
+	ModifiedAfter, ModifiedBefore *string
 
 	// OrderByPostDate orders by publication date then ID (the reference does this with include).
 	OrderByPostDate bool

@@ -14,6 +14,8 @@ type LinkedFilter struct {
 	Statuses []string // nil: every status but trash and auto-draft ("any")
 	In       []int64  // nil: no restriction; empty: nothing
 	NotIn    []int64
+	// ModifiedAfter and ModifiedBefore bound post_modified (local, exclusive), as EventFilter's.
+	ModifiedAfter, ModifiedBefore *string
 	// ReadableBy, when set (strict reads), keeps only the posts it allows: see ReadRule.
 	ReadableBy *ReadRule
 	Offset     int

@@ -50,7 +50,8 @@ func FiltersByIDs(f *calendard.EventFilter) bool {
 // prepare checks the filter is one the index answers and packs it.
 func (s *snapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*query, bool) {
 	// Strict reads (ReadableBy) filter by author as well: those lists are answered by SQL.
-	if ModeOf(site) != s.mode || f.ReadableBy != nil || (s.textless && len(f.Search) > 0) || (s.idless && FiltersByIDs(f)) {
+	// post_modified is not kept: modified_after/modified_before lists are answered by SQL.
+	if ModeOf(site) != s.mode || f.ReadableBy != nil || f.ModifiedAfter != nil || f.ModifiedBefore != nil || (s.textless && len(f.Search) > 0) || (s.idless && FiltersByIDs(f)) {
 		return nil, false
 	}
 	q := &query{f: f, legacy: !s.mode.CustomTables}

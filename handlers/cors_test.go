@@ -11,7 +11,7 @@ import (
 // By default any Origin is reflected with credentials, as WordPress does; a configured list limits
 // CORS headers to its origins. Either way the plugin's totals are exposed with WordPress' headers.
 func TestCORSOrigins(t *testing.T) {
-	const expose = "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages"
+	const expose = "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Calendard-Sync-Token, X-Calendard-Sync-More"
 	list := "/wp-json/tribe/events/v1/events?per_page=1"
 	t.Run("default reflects any origin, as WordPress", func(t *testing.T) {
 		srv := newServer(t, handlers.Config{})

@@ -620,8 +620,8 @@ func baseHeaders(site *calendard.Site) []calendard.KV {
 		{Key: "X-Robots-Tag", Value: "noindex"},
 		{Key: "X-Content-Type-Options", Value: "nosniff"},
 		// WordPress exposes only its own headers; the plugin's totals are exposed too, so that a
-		// front end on another origin can page through a list.
-		{Key: "Access-Control-Expose-Headers", Value: "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages"},
+		// front end on another origin can page through a list, and the sync tokens (handlers/tribe).
+		{Key: "Access-Control-Expose-Headers", Value: "X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Calendard-Sync-Token, X-Calendard-Sync-More"},
 		{Key: "Access-Control-Allow-Headers", Value: "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type"},
 	}
 	if site != nil {

@@ -151,6 +151,12 @@ func (q *eventQuery) apply(f *calendard.EventFilter) {
 	if f.PostParent != nil {
 		q.add("p.post_parent = ?", *f.PostParent)
 	}
+	if f.ModifiedBefore != nil {
+		q.add("p.post_modified < ?", *f.ModifiedBefore)
+	}
+	if f.ModifiedAfter != nil {
+		q.add("p.post_modified > ?", *f.ModifiedAfter)
+	}
 	if f.ReadableBy != nil {
 		cond, args := readableSQL("p", f.ReadableBy)
 		q.add(cond, args...)

@@ -29,6 +29,14 @@ func (db *DB) linkedWhere(f calendard.LinkedFilter) (string, []any) {
 		b.WriteString(" AND " + posts + ".ID NOT IN (" + placeholders(len(f.NotIn)) + ")")
 		args = append(args, int64Args(f.NotIn)...)
 	}
+	if f.ModifiedBefore != nil {
+		b.WriteString(" AND " + posts + ".post_modified < ?")
+		args = append(args, *f.ModifiedBefore)
+	}
+	if f.ModifiedAfter != nil {
+		b.WriteString(" AND " + posts + ".post_modified > ?")
+		args = append(args, *f.ModifiedAfter)
+	}
 	if f.Statuses == nil {
 		b.WriteString(" AND ((" + posts + ".post_type = ? AND (" + posts + ".post_status <> 'trash' AND " + posts + ".post_status <> 'auto-draft')))")
 		args = append(args, f.PostType)

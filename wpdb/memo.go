@@ -64,6 +64,12 @@ func memoKey(parts ...any) string {
 			} else {
 				add("&" + strconv.FormatInt(*x, 10))
 			}
+		case *string:
+			if x == nil {
+				add("nil")
+			} else {
+				add("&" + *x)
+			}
 		case []int64:
 			if x == nil {
 				add("nil")
@@ -114,7 +120,7 @@ func (s *Store) FindLinked(ctx context.Context, f calendard.LinkedFilter) ([]int
 	if f.ReadableBy != nil {
 		return s.DB.FindLinked(ctx, f)
 	}
-	p, err := memo(s, memoKey("FindLinked", f.PostType, f.Statuses, f.In, f.NotIn, f.Offset, f.Limit), func() (linkedPage, error) {
+	p, err := memo(s, memoKey("FindLinked", f.PostType, f.Statuses, f.In, f.NotIn, f.ModifiedAfter, f.ModifiedBefore, f.Offset, f.Limit), func() (linkedPage, error) {
 		ids, total, err := s.DB.FindLinked(ctx, f)
 		return linkedPage{ids, total}, err
 	})

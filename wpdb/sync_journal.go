@@ -27,19 +27,10 @@ import (
 
 // ErrSyncOff: the journal is unavailable (the tables could not be created, or the store does not
 // follow the database's changes).
-var ErrSyncOff = errors.New("sync journal unavailable")
+var ErrSyncOff = calendard.ErrSyncOff
 
-// SyncEntry is one journaled change.
-type SyncEntry struct {
-	Seq      int64
-	Resource string // "events", "venues", "organizers", "categories", "tags" (the v1 list names)
-	ID       int64  // post ID or term ID
-	// Deleted: the row is gone (or left the list's post type); a trash or draft is Deleted=false
-	// with its Status.
-	Deleted bool
-	Status  string    // post_status after the change ("" for terms and deleted rows)
-	At      time.Time // when journaled, UTC
-}
+// SyncEntry is one journaled change (the type is shared with the handlers through package calendard).
+type SyncEntry = calendard.SyncEntry
 
 // Sync resources.
 const (
@@ -71,8 +62,12 @@ type journal struct {
 	wake      chan struct{}
 	retention time.Duration
 	lastPrune time.Time
-	// safe is the newest seq the store's kept state reflects (journalSafe): list answers carry it.
+	// safe is the newest seq the store's kept state reflects (SyncSafeHead): list answers carry it.
 	safe atomic.Int64
+	// own are the seq ranges this instance journaled above safe: the others' entries there are
+	// changes this instance has not applied yet (catchUpForeign).
+	ownMu sync.Mutex
+	own   [][2]int64
 	// clock stamps entries (tests may set it).
 	clock func() time.Time
 }
@@ -171,8 +166,8 @@ type syncChange struct {
 
 // journalTx runs one journaling transaction: it locks the state row (creating it with a new epoch
 // when baseline is set), asks diff for the changes, stores their fingerprints and, unless baseline,
-// appends them to the journal. after runs with the new head once committed.
-func (db *DB) journalTx(ctx context.Context, now time.Time, baseline bool, diff func(context.Context, *sql.Tx) ([]syncChange, error), after func(head int64)) error {
+// appends them to the journal. after runs with the seqs it assigned once committed.
+func (db *DB) journalTx(ctx context.Context, now time.Time, baseline bool, diff func(context.Context, *sql.Tx) ([]syncChange, error), after func(first, last int64)) error {
 	opts := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
 	if db.dialect == SQLite {
 		opts = nil
@@ -215,6 +210,7 @@ func (db *DB) journalTx(ctx context.Context, now time.Time, baseline bool, diff 
 	if err := db.storeFingerprints(ctx, tx, changes); err != nil {
 		return err
 	}
+	first := head + 1
 	if !baseline {
 		if head, err = db.appendEntries(ctx, tx, head, now, changes); err != nil {
 			return err
@@ -224,7 +220,7 @@ func (db *DB) journalTx(ctx context.Context, now time.Time, baseline bool, diff 
 		return err
 	}
 	if after != nil && !baseline {
-		after(head)
+		after(first, head)
 	}
 	return nil
 }
@@ -345,16 +341,20 @@ func (s *Store) SyncHead(ctx context.Context) (epoch string, head, oldest int64,
 
 // SyncSafeHead is the newest seq whose changes every answer of this instance reflects (the event
 // index and caches have applied them): a list answer's token. It lags the journal's head by up to
-// one watermark poll.
-func (s *Store) SyncSafeHead(ctx context.Context) (epoch string, safe int64, err error) {
+// one watermark poll; catchUp, when it lags, runs a poll first (Feed.Sync), so that a sync request
+// made after a write sees it.
+func (s *Store) SyncSafeHead(ctx context.Context, catchUp bool) (epoch string, safe int64, err error) {
 	epoch, head, _, err := s.SyncHead(ctx)
 	if err != nil {
 		return "", 0, err
 	}
-	if !s.live.Load() {
-		return epoch, head, nil // nothing kept: every answer reads the tables
+	j := s.syncJournal()
+	if catchUp && j.safe.Load() < head {
+		if err := s.feed.Sync(ctx); err != nil {
+			return "", 0, err
+		}
 	}
-	return epoch, min(head, s.syncJournal().safe.Load()), nil
+	return epoch, min(head, j.safe.Load()), nil
 }
 
 // PruneSync deletes the entries journaled before cutoff and moves the oldest followable seq past

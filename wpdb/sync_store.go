@@ -42,17 +42,14 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 	})
 	// The head read before a poll's reading is reflected by everything kept once the poll has
 	// published and the store is quiescent: every entry at or below it was committed before the
-	// watermark was read.
+	// watermark was read. Entries there that another instance journaled (a bare meta update its
+	// reconcile found) are published here first, so that this instance reloads them too.
 	s.feed.beforePoll = func(ctx context.Context) func() {
 		var head int64
 		if err := s.sql.primary().QueryRowContext(ctx, "SELECT head FROM "+s.t("calendard_sync_state")+" WHERE id = 1").Scan(&head); err != nil {
 			return nil
 		}
-		return func() {
-			if s.Quiescent() && head > j.safe.Load() {
-				j.safe.Store(head)
-			}
-		}
+		return func() { s.advanceSafe(ctx, head) }
 	}
 	s.maybePrune(ctx)
 }
@@ -73,7 +70,10 @@ func (s *Store) journalChange(c Change) error {
 	j.mu.Lock()
 	err := s.journalTx(ctx, j.clock(), false, func(ctx context.Context, tx *sql.Tx) ([]syncChange, error) {
 		return s.syncDiff(ctx, tx, sc)
-	}, func(int64) {
+	}, func(first, last int64) {
+		j.ownMu.Lock()
+		j.own = append(j.own, [2]int64{first, last})
+		j.ownMu.Unlock()
 		select {
 		case j.wake <- struct{}{}:
 		default:
@@ -99,4 +99,64 @@ func (s *Store) maybePrune(ctx context.Context) {
 	if due {
 		_ = s.pruneSync(ctx, now.Add(-j.retention))
 	}
+}
+
+// syncForeignMax is the most foreign entries a poll publishes by ID; more are published as All.
+const syncForeignMax = 1000
+
+// advanceSafe moves the safe head to head (read before a poll's reading, the poll now done): the
+// entries above the safe head that other instances journaled are published first, and the move
+// waits for a poll at which the store is quiescent.
+func (s *Store) advanceSafe(ctx context.Context, head int64) {
+	j := s.syncJournal()
+	safe := j.safe.Load()
+	if head <= safe {
+		return
+	}
+	entries, err := s.SyncSinceResource(ctx, "", safe, head, syncForeignMax+1)
+	if err != nil {
+		return
+	}
+	j.ownMu.Lock()
+	own := append([][2]int64(nil), j.own...)
+	j.ownMu.Unlock()
+	var c Change
+	foreign := false
+	for _, e := range entries {
+		mine := false
+		for _, r := range own {
+			if e.Seq >= r[0] && e.Seq <= r[1] {
+				mine = true
+				break
+			}
+		}
+		if mine {
+			continue
+		}
+		foreign = true
+		if e.Resource == SyncCategories || e.Resource == SyncTags {
+			c.Terms = true
+		} else {
+			c.Posts = append(c.Posts, e.ID)
+		}
+	}
+	if len(entries) > syncForeignMax {
+		c = Change{All: true}
+	}
+	if foreign {
+		s.feed.Publish(c)
+	}
+	if !s.Quiescent() {
+		return
+	}
+	j.safe.Store(head)
+	j.ownMu.Lock()
+	kept := j.own[:0]
+	for _, r := range j.own {
+		if r[1] > head {
+			kept = append(kept, r)
+		}
+	}
+	j.own = kept
+	j.ownMu.Unlock()
 }

@@ -15,6 +15,7 @@ import (
 type eventsHandler struct {
 	*lookups
 	*records
+	sync   *syncer
 	events calendard.EventService
 	ranked RankedEvents // nil: orderby=relevance is ignored
 	writer calendard.Writer
@@ -162,6 +163,9 @@ type eventList struct {
 // list is GET /events (Archive_Event::get): the filter from the parameters, the store's page, then
 // the records and the list's rest_url.
 func (h *eventsHandler) list(r *handlers.Request) (*handlers.Response, error) {
+	if syncAsked(r) && !icalAsked(r) {
+		return h.sync.answer(r, "events", "events", append(h.listArgs(), h.geo.args(calendard.PostTypeEvent)...), h.syncRecords(r))
+	}
 	q, err := h.listFilter(r)
 	if err != nil {
 		return nil, err
@@ -169,7 +173,8 @@ func (h *eventsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	if icalAsked(r) {
 		return h.listICal(r, q)
 	}
-	gen := h.generation() // before loading: records rendered now are at least this new
+	tok := h.sync.listToken(r, "events") // before loading: the list reflects every change up to it
+	gen := h.generation()                // before loading: records rendered now are at least this new
 	events, total, err := h.findEvents(r, r.Site, q.f)
 	if err != nil {
 		return nil, err
@@ -185,7 +190,31 @@ func (h *eventsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	}
 	body.Set("events", list)
 	body.Set("rest_url", restURL)
-	return pagedList(body, restURL, q.page, q.perPage, total), nil
+	return withToken(pagedList(body, restURL, q.page, q.perPage, total), tok), nil
+}
+
+// syncRecords renders the list records of the events the caller can see among ids, as the list
+// does with every status it may list (trash excluded) and no date window.
+func (h *eventsHandler) syncRecords(r *handlers.Request) func(ids []int64) (map[int64]any, error) {
+	return func(ids []int64) (map[int64]any, error) {
+		f := calendard.EventFilter{Include: ids, OrderByPostDate: true, Limit: len(ids)}
+		if !r.User.Can(calendard.CapsOf(calendard.PostTypeEvent).Edit) {
+			f.Statuses = []string{"publish"}
+		}
+		if h.strictReads && !publishedOnly(f.Statuses) {
+			f.ReadableBy = calendard.ReadRuleFor(r.User, calendard.PostTypeEvent, "trash")
+		}
+		gen := h.generation()
+		events, _, err := h.events.FindEvents(r.Context(), r.Site, f)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[int64]any, len(events))
+		for _, e := range events {
+			out[e.ID] = h.listEventRecord(r, e, gen)
+		}
+		return out, nil
+	}
 }
 
 // listFilter reads the list's parameters as Archive_Event::get does: paging, the date window
@@ -233,6 +262,10 @@ func (h *eventsHandler) listFilter(r *handlers.Request) (*eventList, error) {
 	if v, ok := r.Param("post_parent"); ok {
 		n := php.Int(v)
 		f.PostParent = &n
+	}
+	var err error
+	if f.ModifiedAfter, f.ModifiedBefore, err = modifiedBounds(r); err != nil {
+		return nil, err
 	}
 
 	var statusParam []string
@@ -409,6 +442,7 @@ func (h *eventsHandler) listURL(r *handlers.Request, q *eventList) string {
 	if hasFeatured {
 		extra = append(extra, calendard.KV{Key: "featured", Value: handlers.RestBool(featured)})
 	}
+	extra = append(extra, modifiedURLArgs(r)...)
 	if len(extra) > 0 {
 		restURL = handlers.AddQueryArg(restURL, extra)
 	}

@@ -12,6 +12,7 @@ import (
 type linkedHandler struct {
 	*lookups
 	*records
+	sync        *syncer
 	linked      calendard.LinkedService
 	writer      calendard.Writer
 	geo         *geoFilter
@@ -48,6 +49,9 @@ func capitalize(s string) string {
 
 // list is GET /venues and /organizers.
 func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
+	if syncAsked(r) {
+		return h.sync.answer(r, h.plural, h.plural, append(h.listArgs(), h.geo.args(h.postType)...), h.syncRecords(r))
+	}
 	svc := h.linked
 	page := php.Int(r.Value("page"))
 	if page < 1 {
@@ -67,6 +71,10 @@ func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	}
 	if h.strictReads && !publishedOnly(f.Statuses) {
 		f.ReadableBy = calendard.ReadRuleFor(r.User, h.postType)
+	}
+	var err error
+	if f.ModifiedAfter, f.ModifiedBefore, err = modifiedBounds(r); err != nil {
+		return nil, err
 	}
 
 	// Every active ID filter narrows the set (post__in intersection).
@@ -104,8 +112,8 @@ func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
 
 	var pageIDs []int64
 	total := 0
-	var err error
-	gen := h.generation() // before loading: records rendered now are at least this new
+	tok := h.sync.listToken(r, h.plural) // before loading: the list reflects every change up to it
+	gen := h.generation()                // before loading: records rendered now are at least this new
 	if searchEmpty {
 		_, total, err = svc.FindLinked(r.Context(), withLimit(countFilter, 0))
 	} else {
@@ -142,10 +150,39 @@ func (h *linkedHandler) list(r *handlers.Request) (*handlers.Response, error) {
 		status = joinComma(statusParam)
 	}
 	params = append(params, calendard.KV{Key: "status", Value: status})
+	params = append(params, modifiedURLArgs(r)...)
 	restURL := handlers.AddQueryArg(r.RestURL(h.plural+"/"), params)
 
 	body := phpjson.Obj(h.plural, records, "rest_url", restURL)
-	return pagedList(body, restURL, page, perPage, total), nil
+	return withToken(pagedList(body, restURL, page, perPage, total), tok), nil
+}
+
+// syncRecords renders the list records of the posts the caller can see among ids, as the list
+// does with every status it may list (trash excluded).
+func (h *linkedHandler) syncRecords(r *handlers.Request) func(ids []int64) (map[int64]any, error) {
+	return func(ids []int64) (map[int64]any, error) {
+		f := calendard.LinkedFilter{PostType: h.postType, In: ids, Limit: len(ids)}
+		if !r.User.Can(calendard.CapsOf(h.postType).Edit) {
+			f.Statuses = []string{"publish"}
+		}
+		if h.strictReads && !publishedOnly(f.Statuses) {
+			f.ReadableBy = calendard.ReadRuleFor(r.User, h.postType)
+		}
+		gen := h.generation()
+		visible, _, err := h.linked.FindLinked(r.Context(), f)
+		if err != nil {
+			return nil, err
+		}
+		posts, err := h.linked.LinkedPosts(r.Context(), visible)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[int64]any, len(posts))
+		for _, p := range posts {
+			out[p.Post.ID] = h.listRecord(r, p, gen)
+		}
+		return out, nil
+	}
 }
 
 // eventFilters narrows a venue or organizer list by its events: those of one event (event), those

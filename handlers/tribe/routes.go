@@ -33,6 +33,8 @@ type Services struct {
 	// Generation is the change feed's generation (wpdb.Store.Generation), which the list records
 	// kept for anonymous callers are tagged with. nil: none are kept.
 	Generation func() uint64
+	// Sync is the sync journal behind the lists' sync tokens (nil: no tokens).
+	Sync calendard.SyncJournal
 }
 
 // RankedEvents is an event service that can order a search by relevance (package search, with
@@ -73,21 +75,22 @@ func Routes(svc Services, o Options) handlers.RouteFamily {
 func routeTable(s *handlers.Server, svc Services, o Options) []*handlers.Route {
 	lk := &lookups{posts: svc.Posts, users: svc.Users, taxonomies: termapi.Taxonomies{Terms: svc.Terms}}
 	rs := &records{strictReads: o.StrictReads, rendered: newRenderedRecords(svc.Generation, o.RenderCacheBytes)}
+	sy := &syncer{journal: svc.Sync}
 	geo := &geoFilter{geo: svc.Geo, on: o.Geo, radiusKM: o.GeoRadiusKM, ranked: svc.Ranked != nil}
 	linked := func(postType, kind, plural string) *linkedHandler {
-		return &linkedHandler{lookups: lk, records: rs, linked: svc.Linked, writer: svc.Writer, geo: geo,
+		return &linkedHandler{lookups: lk, records: rs, sync: sy, linked: svc.Linked, writer: svc.Writer, geo: geo,
 			strictReads: o.StrictReads, postType: postType, kind: kind, plural: plural}
 	}
 	venues := linked(calendard.PostTypeVenue, "venue", "venues")
 	organizers := linked(calendard.PostTypeOrganizer, "organizer", "organizers")
-	ev := &eventsHandler{lookups: lk, records: rs, events: svc.Events, ranked: svc.Ranked, writer: svc.Writer, geo: geo,
+	ev := &eventsHandler{lookups: lk, records: rs, sync: sy, events: svc.Events, ranked: svc.Ranked, writer: svc.Writer, geo: geo,
 		strictReads: o.StrictReads, venues: venues, organizers: organizers, icalMax: o.ICalMaxEvents}
 	if ev.icalMax <= 0 {
 		ev.icalMax = 1000
 	}
 	terms := func(taxonomy, kind, plural string) *termsHandler {
 		return &termsHandler{Writes: &termapi.Writes{Writer: svc.Writer, Taxonomy: taxonomy, Hierarchical: taxonomy == calendard.TaxonomyCategory},
-			lookups: lk, query: svc.TermQuery, kind: kind, plural: plural}
+			lookups: lk, sync: sy, query: svc.TermQuery, kind: kind, plural: plural}
 	}
 	cats := terms(calendard.TaxonomyCategory, "category", "categories")
 	tags := terms(calendard.TaxonomyTag, "tag", "tags")

@@ -12,6 +12,7 @@ import (
 type termsHandler struct {
 	*termapi.Writes
 	*lookups
+	sync   *syncer
 	query  calendard.TermQueryService
 	kind   string // "category" or "tag"
 	plural string // route segment
@@ -59,6 +60,22 @@ func (h *termsHandler) idArg() *handlers.Arg {
 
 // list is GET /categories and /tags (Term_Archive_Base::get over WP_REST_Terms_Controller::get_items).
 func (h *termsHandler) list(r *handlers.Request) (*handlers.Response, error) {
+	if syncAsked(r) {
+		return h.sync.answer(r, h.plural, h.plural, h.listArgs(), func(ids []int64) (map[int64]any, error) {
+			idx, err := h.taxonomies.Get(r, h.Taxonomy)
+			if err != nil {
+				return nil, err
+			}
+			out := map[int64]any{}
+			for _, id := range ids {
+				if t := idx.ByID(id); t != nil {
+					out[id] = termRecord(r, t, idx)
+				}
+			}
+			return out, nil
+		})
+	}
+	tok := h.sync.listToken(r, h.plural) // before loading: the list reflects every change up to it
 	idx, err := h.taxonomies.Get(r, h.Taxonomy)
 	if err != nil {
 		return nil, err
@@ -100,7 +117,7 @@ func (h *termsHandler) list(r *handlers.Request) (*handlers.Response, error) {
 	if page > 1 {
 		body.Set("previous_rest_url", pageURL(restURL, page-1))
 	}
-	return withTotals(handlers.Ok(body), total, pages), nil
+	return withToken(withTotals(handlers.Ok(body), total, pages), tok), nil
 }
 
 // get is GET /categories/{id} and /tags/{id}: the core term serializer renamed by the plugin, with

@@ -83,7 +83,7 @@ func listDateArg(name, desc string) *handlers.Arg {
 		if err := validate(r, v); err != nil {
 			return err
 		}
-		if s, _ := v.(string); !listDateRe.MatchString(s) {
+		if s, _ := v.(string); !handlers.RFC3339Date(s) {
 			return &calendard.Error{Code: "rest_invalid_date", Message: "Invalid date.", HasRawData: true}
 		}
 		return nil
@@ -91,28 +91,8 @@ func listDateArg(name, desc string) *handlers.Arg {
 	return a
 }
 
-// listDateRe is rest_parse_date's RFC 3339 pattern.
-var listDateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}(?::\d{2})?)?$`)
-
-// listLocalDate is WP_Date_Query::build_mysql_datetime for a date-time value: "Y-m-d H:i:s" is
-// taken as is; anything else is read in the site's zone (or its own offset) and shown there.
-func listLocalDate(site *calendard.Site, v string) string {
-	if ok, _ := regexp.MatchString(`^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$`, v); ok {
-		return v
-	}
-	loc := site.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	s := strings.Replace(strings.ToUpper(v), "T", " ", 1)
-	for _, layout := range []string{"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z0700",
-		"2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t.In(loc).Format(time.DateTime)
-		}
-	}
-	return "1970-01-01 00:00:00"
-}
+// listLocalDate is WP_Date_Query::build_mysql_datetime for a date-time value (handlers.LocalMySQLDate).
+func listLocalDate(site *calendard.Site, v string) string { return handlers.LocalMySQLDate(site, v) }
 
 // statusArg is the status parameter with sanitize_post_statuses: every status but the default
 // needs the type's edit capability (private also passes with read_private), and each is checked

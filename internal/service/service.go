@@ -83,7 +83,7 @@ func WithSearch(s Search) Option {
 // ...): the only place the handlers get their services.
 func Handler(cfg handlers.Config, store *wpdb.Store, opts ...Option) *gin.Engine {
 	w := wiring{plugin: tribe.Services{Events: store, Linked: store, Posts: store, Users: store.DB, Terms: store, TermQuery: store,
-		Writer: store.DB, Generation: store.Generation}}
+		Writer: store.DB, Generation: store.Generation, Sync: store}}
 	for _, o := range opts {
 		o(&w)
 	}
