@@ -96,7 +96,7 @@ func waitSafe(ctx context.Context, store *wpdb.Store, seq int64) {
 	ctx, cancel := context.WithTimeout(ctx, safeWait)
 	defer cancel()
 	for {
-		if _, safe, err := store.SyncSafeHead(ctx); err != nil || safe >= seq {
+		if _, safe, err := store.SyncSafeHead(ctx, false); err != nil || safe >= seq {
 			return
 		}
 		select {
