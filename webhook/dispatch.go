@@ -64,8 +64,9 @@ type Options struct {
 	ItemURL func(ctx context.Context, resource string, id int64) (string, error)
 	Logger  *slog.Logger
 	Metrics *Metrics // nil: none
-	// Lease is how long a claim on an endpoint lasts without renewal (default 30 s); an instance
-	// that stops without releasing it holds the endpoint that long.
+	// Lease is how long a claim on an endpoint lasts without renewal (default 30 s, and at least
+	// three times the endpoint's timeout); an instance that dies without releasing it holds the
+	// endpoint that long.
 	Lease time.Duration
 	// Poll is how often the journal is read when no wake-up comes (default 2 s).
 	Poll time.Duration
@@ -123,7 +124,9 @@ func New(o Options) (*Dispatcher, error) {
 	labels := hostLabels(o.Endpoints)
 	for i := range o.Endpoints {
 		ep := &o.Endpoints[i]
-		d.workers = append(d.workers, &worker{d: d, ep: ep, key: ep.Key(), label: labels[i], wake: make(chan struct{}, 1)})
+		// An attempt renews nothing while it waits for an answer: the lease outlasts it.
+		lease := max(o.Lease, 3*ep.Timeout)
+		d.workers = append(d.workers, &worker{d: d, ep: ep, key: ep.Key(), label: labels[i], lease: lease, wake: make(chan struct{}, 1)})
 	}
 	return d, nil
 }
@@ -178,6 +181,7 @@ type worker struct {
 	d          *Dispatcher
 	ep         *Endpoint
 	key, label string
+	lease      time.Duration
 	wake       chan struct{}
 	epoch      string
 	cursor     int64
@@ -218,7 +222,7 @@ func (w *worker) idle(ctx context.Context, d time.Duration) {
 // claim takes or renews the lease and loads the cursor; false when another instance holds it.
 func (w *worker) claim(ctx context.Context) (bool, error) {
 	now := time.Now()
-	until := now.Add(w.d.o.Lease)
+	until := now.Add(w.lease)
 	epoch, seq, found, held, err := w.d.o.Cursors.Claim(ctx, w.key, w.d.o.Owner, now, until)
 	if err != nil || !held {
 		return false, err
@@ -241,7 +245,7 @@ func (w *worker) round(ctx context.Context) (time.Duration, error) {
 	}
 	if !held {
 		// Another instance delivers; take over when its lease runs out.
-		return w.d.o.Lease / 2, nil
+		return w.lease / 2, nil
 	}
 	epoch, head, oldest, err := w.d.o.Journal.SyncHead(ctx)
 	if err != nil {
@@ -257,7 +261,7 @@ func (w *worker) round(ctx context.Context) (time.Duration, error) {
 	}
 	if len(entries) == 0 {
 		// Renew well before the lease runs out.
-		return min(w.d.o.Poll, w.d.o.Lease/3), nil
+		return min(w.d.o.Poll, w.lease/3), nil
 	}
 	done := w.cursor
 	for _, e := range entries {
@@ -332,7 +336,7 @@ func (w *worker) advance(ctx context.Context, seq int64) error {
 
 // renew extends the lease when half of it has passed.
 func (w *worker) renew(ctx context.Context) error {
-	if time.Until(w.leaseUntil) > w.d.o.Lease/2 {
+	if time.Until(w.leaseUntil) > w.lease/2 {
 		return nil
 	}
 	cursor, epoch := w.cursor, w.epoch
@@ -411,7 +415,7 @@ func (w *worker) sleep(ctx context.Context, d time.Duration) error {
 		if left <= 0 {
 			return nil
 		}
-		t := time.NewTimer(min(left, w.d.o.Lease/3))
+		t := time.NewTimer(min(left, w.lease/3))
 		select {
 		case <-ctx.Done():
 			t.Stop()
