@@ -80,7 +80,6 @@ type Options struct {
 type Dispatcher struct {
 	o       Options
 	client  *http.Client
-	mu      sync.Mutex
 	workers []*worker
 }
 
