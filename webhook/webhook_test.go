@@ -384,3 +384,60 @@ func TestFilters(t *testing.T) {
 		return testutil.ToFloat64(run.metrics.pendingG.WithLabelValues(r.Addr)) == 0
 	})
 }
+
+// The lease in calendard_webhooks, at explicit instants: a live lease keeps another owner out, an
+// expired one (an instance that died without releasing it) is taken over, and the old owner can
+// then no longer move the cursor; a released lease is free at once.
+func TestCursorLease(t *testing.T) {
+	for _, store := range stores {
+		t.Run(store.name, func(t *testing.T) {
+			c := store.open(t)
+			ctx := context.Background()
+			t0 := time.Now()
+			claim := func(owner string, at time.Duration) (string, int64, bool, bool) {
+				t.Helper()
+				epoch, seq, found, held, err := c.Claim(ctx, "k", owner, t0.Add(at), t0.Add(at+30*time.Second))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return epoch, seq, found, held
+			}
+			advance := func(owner string, seq int64) bool {
+				t.Helper()
+				ok, err := c.Advance(ctx, "k", owner, "e1", seq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ok
+			}
+			if _, _, found, held := claim("a", 0); found || !held {
+				t.Fatalf("a new endpoint: found %v held %v", found, held)
+			}
+			if !advance("a", 7) {
+				t.Fatal("the holder could not advance")
+			}
+			if _, _, _, held := claim("b", 10*time.Second); held {
+				t.Error("b took a live lease")
+			}
+			if advance("b", 9) {
+				t.Error("b advanced without the lease")
+			}
+			if epoch, seq, found, held := claim("a", 20*time.Second); !held || !found || epoch != "e1" || seq != 7 {
+				t.Errorf("a renewing: %q %d %v %v", epoch, seq, found, held)
+			}
+			// a dies: its lease runs out at 50 s.
+			if epoch, seq, _, held := claim("b", 51*time.Second); !held || epoch != "e1" || seq != 7 {
+				t.Errorf("b after the expiry: %q %d %v", epoch, seq, held)
+			}
+			if advance("a", 8) {
+				t.Error("a advanced after losing its lease")
+			}
+			if err := c.Release(ctx, "k", "b"); err != nil {
+				t.Fatal(err)
+			}
+			if _, seq, _, held := claim("a", 52*time.Second); !held || seq != 7 {
+				t.Errorf("a after b released: seq %d held %v", seq, held)
+			}
+		})
+	}
+}
