@@ -354,12 +354,17 @@ func gzipBytes(b []byte) []byte {
 	return out.Bytes()
 }
 
-// etagOf is a strong validator of the whole answer: status, headers and body.
+// etagOf is a strong validator of the whole answer: status, headers and body. A list's sync token
+// is left out: an unchanged list is the same representation whatever the journal did meanwhile
+// (its older token only repeats changes), and a store without the journal answers the same.
 func etagOf(e *cache.Entry) string {
 	h := xxhash.New()
 	var buf [8]byte
 	_, _ = h.WriteString(strconv.Itoa(e.Status) + "\n")
 	for _, kv := range e.Header {
+		if kv.Name == SyncTokenHeader {
+			continue
+		}
 		_, _ = h.WriteString(kv.Name + ": " + kv.Value + "\n")
 	}
 	_, _ = h.Write(e.Body)
@@ -588,3 +593,6 @@ func isGzipETag(t, etag string) bool {
 	base := strings.TrimSuffix(etag, `"`)
 	return len(t) == len(base)+len(`-gzip"`) && strings.HasPrefix(t, base) && strings.HasSuffix(t, `-gzip"`)
 }
+
+// SyncTokenHeader carries a v1 list's sync token (handlers/tribe/sync.go).
+const SyncTokenHeader = "X-Calendard-Sync-Token"

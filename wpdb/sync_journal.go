@@ -64,6 +64,8 @@ type journal struct {
 	lastPrune time.Time
 	// safe is the newest seq the store's kept state reflects (SyncSafeHead): list answers carry it.
 	safe atomic.Int64
+	// epoch is the journal's epoch as last read.
+	epoch atomic.Pointer[string]
 	// own are the seq ranges this instance journaled above safe: the others' entries there are
 	// changes this instance has not applied yet (catchUpForeign).
 	ownMu sync.Mutex
@@ -344,11 +346,21 @@ func (s *Store) SyncHead(ctx context.Context) (epoch string, head, oldest int64,
 // one watermark poll; catchUp, when it lags, runs a poll first (Feed.Sync), so that a sync request
 // made after a write sees it.
 func (s *Store) SyncSafeHead(ctx context.Context, catchUp bool) (epoch string, safe int64, err error) {
+	if err := s.syncErr(); err != nil {
+		return "", 0, err
+	}
+	j := s.syncJournal()
+	if !catchUp {
+		// A list answer's token costs no query: the epoch and safe head the polls keep.
+		if e := j.epoch.Load(); e != nil {
+			return *e, j.safe.Load(), nil
+		}
+	}
 	epoch, head, _, err := s.SyncHead(ctx)
 	if err != nil {
 		return "", 0, err
 	}
-	j := s.syncJournal()
+	j.epoch.Store(&epoch)
 	if catchUp && j.safe.Load() < head {
 		if err := s.feed.Sync(ctx); err != nil {
 			return "", 0, err

@@ -31,8 +31,9 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 		return
 	}
 	j.on.Store(true)
-	_, head, _, err := s.SyncHead(ctx)
+	epoch, head, _, err := s.SyncHead(ctx)
 	if err == nil {
+		j.epoch.Store(&epoch)
 		j.safe.Store(head)
 	}
 	s.feed.Subscribe(func(c Change) {
@@ -45,9 +46,15 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 	// watermark was read. Entries there that another instance journaled (a bare meta update its
 	// reconcile found) are published here first, so that this instance reloads them too.
 	s.feed.beforePoll = func(ctx context.Context) func() {
+		var epoch string
 		var head int64
-		if err := s.sql.primary().QueryRowContext(ctx, "SELECT head FROM "+s.t("calendard_sync_state")+" WHERE id = 1").Scan(&head); err != nil {
+		if err := s.sql.primary().QueryRowContext(ctx, "SELECT epoch, head FROM "+s.t("calendard_sync_state")+" WHERE id = 1").Scan(&epoch, &head); err != nil {
 			return nil
+		}
+		if e := j.epoch.Load(); e == nil || *e != epoch {
+			// A recreated journal: its seqs start again, and so does the safe head.
+			j.epoch.Store(&epoch)
+			j.safe.Store(0)
 		}
 		return func() { s.advanceSafe(ctx, head) }
 	}

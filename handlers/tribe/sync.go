@@ -24,7 +24,7 @@ import (
 // SyncTokenHeader carries the token of every v1 list answer and the next token of a sync answer;
 // SyncMoreHeader says a sync answer has more changes to fetch with its next token.
 const (
-	SyncTokenHeader = "X-Calendard-Sync-Token"
+	SyncTokenHeader = handlers.SyncTokenHeader
 	SyncMoreHeader  = "X-Calendard-Sync-More"
 )
 
