@@ -123,7 +123,7 @@ func TestServeWebhooks(t *testing.T) {
 	if _, err := sqldb.Exec("UPDATE wp_posts SET post_title = 'Plain, edited in WordPress', post_modified_gmt = DATE_ADD(UTC_TIMESTAMP(), INTERVAL 10 SECOND) WHERE ID = ?", plain); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the direct edit delivered", time.Minute, func() bool { return count(all, "events", plain) == 2 })
+	waitUntil(t, "the direct edit delivered", time.Minute, func() bool { return count(all, "events", plain) >= 2 })
 	gala := write(addr, "events", map[string]any{"title": "Gala", "start_date": "2027-02-01 19:00:00", "end_date": "2027-02-01 23:00:00", "status": "publish", "featured": true})
 	waitUntil(t, "the featured event delivered to both", time.Minute, func() bool {
 		return seen(all, "events", gala, "publish") && seen(featured, "events", gala, "publish")
