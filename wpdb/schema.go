@@ -107,6 +107,16 @@ var Tables = []table{
 			{"idx_tec_occurrences_post_id_dates_utc", []string{"post_id", "end_date_utc", "start_date_utc"}, false}}},
 }
 
+// isAuto reports whether the named column is an auto-increment one.
+func (tb table) isAuto(name string) bool {
+	for _, c := range tb.cols {
+		if c.name == name {
+			return c.auto
+		}
+	}
+	return false
+}
+
 // prefixIndexed are MySQL text keys WordPress limits to a 191-character prefix (utf8mb4 key size).
 var prefixIndexed = map[string]bool{"post_name": true, "meta_key": true, "slug": true, "name": true}
 
@@ -118,7 +128,8 @@ func (db *DB) createTableSQL(tb table) []string {
 		lines = append(lines, "  "+db.columnSQL(c))
 	}
 	if db.dialect == SQLite {
-		if len(tb.primary) > 1 {
+		// An auto-increment column is its own PRIMARY KEY (columnSQL); any other key is declared.
+		if len(tb.primary) > 1 || (len(tb.primary) == 1 && !tb.isAuto(tb.primary[0])) {
 			lines = append(lines, "  PRIMARY KEY ("+strings.Join(tb.primary, ", ")+")")
 		}
 		stmts := []string{"CREATE TABLE IF NOT EXISTS " + name + " (\n" + strings.Join(lines, ",\n") + "\n)"}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/calendard/calendard/cache"
 	"github.com/calendard/calendard/internal/wpauth"
+	"github.com/calendard/calendard/webhook"
 	"github.com/calendard/calendard/wpdb"
 )
 
@@ -89,6 +90,8 @@ type Config struct {
 	// take to apply the primary's commits before it is left out.
 	DBReplicas    []string
 	ReplicaMaxLag time.Duration
+	// Webhooks are the endpoints of CALENDAR_WEBHOOKS (nil: no dispatcher).
+	Webhooks []webhook.Endpoint
 	// Args are the command's arguments other than flags.
 	Args []string
 }
@@ -141,6 +144,11 @@ var settings = []setting{
 	{"CALENDAR_REPLICA_MAX_LAG", "replica-max-lag", "5s", "how long a read replica may take to apply what the primary committed before reads leave it out (Go duration, 100ms to 1h)", func(c *Config, v string) error {
 		d, err := parseDuration(v, 100*time.Millisecond, time.Hour, false)
 		c.ReplicaMaxLag = d
+		return err
+	}},
+	{"CALENDAR_WEBHOOKS", "webhooks", "", `signed webhooks (Standard Webhooks) for every change of the sync journal: a JSON array of {"url","secret":"whsec_…","resources":[…],"query":"…","timeout","retry_min","retry_max"}, or @PATH of a file holding one (docs/webhooks.md)`, func(c *Config, v string) error {
+		eps, err := webhook.Parse(v)
+		c.Webhooks = eps
 		return err
 	}},
 	{"CALENDAR_TABLE_PREFIX", "table-prefix", "wp_", "WordPress table prefix", func(c *Config, v string) error {
@@ -521,6 +529,8 @@ func loadConfigFor(command string, args []string, getenv func(string) string, ex
 			// -h shows the default, which may come from the environment.
 			if s.flag == "meili-key" {
 				fs.Lookup(s.flag).DefValue = mask
+			} else if s.flag == "webhooks" {
+				fs.Lookup(s.flag).DefValue = redactWebhooks(def)
 			} else if s.flag == "db-replicas" {
 				fs.Lookup(s.flag).DefValue = redactReplicas(def)
 			} else {
@@ -550,6 +560,9 @@ func loadConfigFor(command string, args []string, getenv func(string) string, ex
 	}
 	if err := c.checkReplicas(); err != nil {
 		return nil, err
+	}
+	if len(c.Webhooks) > 0 && c.WatchInterval == 0 {
+		return nil, &ConfigError{Var: "CALENDAR_WEBHOOKS", Err: errors.New("needs the sync journal, which CALENDAR_WATCH_INTERVAL=0 switches off")}
 	}
 	return c, c.checkLimits()
 }

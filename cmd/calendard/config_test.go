@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/calendard/calendard/internal/service"
@@ -117,5 +118,36 @@ func TestLiveStoreIsTheDefaultConfiguration(t *testing.T) {
 	l := service.Live
 	if c.WatchInterval != l.WatchInterval || c.Reconcile != l.Reconcile || c.RecordCache != l.Records || c.EventIndex == l.NoIndex {
 		t.Errorf("defaults: watch %v, reconcile %v, records %d, index %v; service.Live %+v", c.WatchInterval, c.Reconcile, c.RecordCache, c.EventIndex, l)
+	}
+}
+
+// CALENDAR_WEBHOOKS: a bad value names the variable and quotes no secret; webhooks need the sync
+// journal, which CALENDAR_WATCH_INTERVAL=0 switches off; the secrets are registered for scrubbing
+// and masked in -h.
+func TestLoadConfigWebhooks(t *testing.T) {
+	const key = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlYw=="
+	good := `[{"url":"https://h.test/hook","secret":"whsec_` + key + `"}]`
+	cfg, err := loadConfig(nil, env(map[string]string{"CALENDAR_DB": goodDB, "CALENDAR_WEBHOOKS": good}))
+	if err != nil || len(cfg.Webhooks) != 1 || cfg.Webhooks[0].URL != "https://h.test/hook" {
+		t.Fatalf("%v %+v", err, cfg)
+	}
+	for _, tc := range []struct{ name, hooks, watch string }{
+		{"a short secret", `[{"url":"https://h.test/","secret":"whsec_` + key[:8] + `"}]`, "1s"},
+		{"a bad URL", `[{"url":"h.test","secret":"whsec_` + key + `"}]`, "1s"},
+		{"no watermark poll", good, "0"},
+	} {
+		_, err := loadConfig(nil, env(map[string]string{"CALENDAR_DB": goodDB, "CALENDAR_WEBHOOKS": tc.hooks, "CALENDAR_WATCH_INTERVAL": tc.watch}))
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Var != "CALENDAR_WEBHOOKS" || strings.Contains(err.Error(), key[:8]) {
+			t.Errorf("%s: err = %v, want a ConfigError for CALENDAR_WEBHOOKS quoting no secret", tc.name, err)
+		}
+	}
+	s := &scrubber{}
+	s.collect(env(map[string]string{"CALENDAR_WEBHOOKS": good}), []string{"--webhooks=" + good})
+	if got := s.scrub("signing with whsec_" + key + " (" + key + ")"); strings.Contains(got, key) {
+		t.Errorf("scrubbed: %q", got)
+	}
+	if got := redactWebhooks(good); strings.Contains(got, key) || !strings.Contains(got, "https://h.test/hook") {
+		t.Errorf("redactWebhooks: %q", got)
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"expvar"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +32,36 @@ func init() {
 		fmt.Fprintln(os.Stderr, "calendard: CALENDAR_DEBUG_ADDR:", err)
 		os.Exit(2)
 	}
+}
+
+// scrubbedArgs is the command line with the configured secrets masked: flags may carry them
+// (--db, --webhooks…), and the diagnostics show the command line.
+func scrubbedArgs() []string {
+	out := make([]string, len(os.Args))
+	for i, a := range os.Args {
+		out[i] = secrets.scrub(a)
+	}
+	return out
+}
+
+// debugVars is expvar's /debug/vars with the command line scrubbed (scrubbedArgs).
+func debugVars(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	fmt.Fprint(w, "{\n")
+	first := true
+	expvar.Do(func(kv expvar.KeyValue) {
+		if !first {
+			fmt.Fprint(w, ",\n")
+		}
+		first = false
+		v := kv.Value.String()
+		if kv.Key == "cmdline" {
+			b, _ := json.Marshal(scrubbedArgs())
+			v = string(b)
+		}
+		fmt.Fprintf(w, "%q: %s", kv.Key, v)
+	})
+	fmt.Fprint(w, "\n}\n")
 }
 
 // debugMetrics is what the diagnostics listener serves at /metrics (serve sets it; none before).
@@ -63,7 +95,7 @@ func startDebug(addr string) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/debug/vars", expvar.Handler())
+	mux.HandleFunc("/debug/vars", debugVars)
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		if h := debugMetrics.Load(); h != nil {
 			(*h).ServeHTTP(w, r)
@@ -72,7 +104,10 @@ func startDebug(addr string) error {
 		http.NotFound(w, r)
 	})
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/cmdline", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, strings.Join(scrubbedArgs(), "\x00"))
+	})
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

@@ -264,6 +264,14 @@ func serve(args []string) error {
 		GeoRadiusKM: cfg.Search.GeoRadiusKM,
 	}, store, service.WithSearch(found), service.WithLoggedInKeys(keys))
 
+	if len(cfg.Webhooks) > 0 {
+		stopHooks, err := startWebhooks(ctx, cfg, store, engine, log, metrics)
+		if err != nil {
+			return err
+		}
+		defer stopHooks()
+	}
+
 	srv := httpServer(cfg, engine)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/calendard/calendard/webhook"
 )
 
 // mask stands in for a password wherever a DSN or URL is shown.
@@ -101,7 +103,15 @@ var secretSettings = map[string]bool{
 	"CALENDAR_DB": true, "CALENDAR_DB_REPLICAS": true, "db-replicas": true, "CALENDAR_REDIS_URL": true, "CALENDAR_MEILI_URL": true, "CALENDAR_MEILI_KEY": true,
 	"CALENDAR_LOGGED_IN_KEY": true, "CALENDAR_LOGGED_IN_SALT": true, "logged-in-key": true, "logged-in-salt": true,
 	"db": true, "redis-url": true, "meili-url": true, "meili-key": true, "from": true, "to": true,
-	"app-password": true, "CALENDAR_IMPORT_APP_PASSWORD": true,
+	"app-password": true, "CALENDAR_IMPORT_APP_PASSWORD": true, "CALENDAR_WEBHOOKS": true, "webhooks": true,
+}
+
+// redactWebhooks masks the secrets of a CALENDAR_WEBHOOKS value.
+func redactWebhooks(v string) string {
+	for _, s := range webhook.Secrets(v) {
+		v = strings.ReplaceAll(v, s, mask)
+	}
+	return v
 }
 
 // scrubber masks every configured secret in text: the passwords of the DSN and URLs given in the
@@ -150,7 +160,11 @@ func (s *scrubber) add(v string, key bool) {
 // -flag=value forms).
 func (s *scrubber) collect(getenv func(string) string, args []string) {
 	for name := range secretSettings {
-		if strings.HasPrefix(name, "CALENDAR_") {
+		if name == "CALENDAR_WEBHOOKS" {
+			for _, secret := range webhook.Secrets(getenv(name)) {
+				s.add(secret, true)
+			}
+		} else if strings.HasPrefix(name, "CALENDAR_") {
 			s.add(getenv(name), name == "CALENDAR_MEILI_KEY" || name == "CALENDAR_IMPORT_APP_PASSWORD")
 		}
 	}
@@ -164,6 +178,12 @@ func (s *scrubber) collect(getenv func(string) string, args []string) {
 				continue
 			}
 			val = args[i+1]
+		}
+		if name == "webhooks" {
+			for _, secret := range webhook.Secrets(val) {
+				s.add(secret, true)
+			}
+			continue
 		}
 		s.add(val, name == "meili-key" || name == "app-password")
 	}
