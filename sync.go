@@ -10,6 +10,10 @@ import (
 // not follow the database's changes).
 var ErrSyncOff = errors.New("sync journal unavailable")
 
+// ErrSyncStarting: the sync journal is being opened at start (its first baseline of a large
+// calendar, or the catch-up of what changed while no instance ran); retry shortly.
+var ErrSyncStarting = errors.New("sync journal starting")
+
 // SyncEntry is one journaled change of an object of a v1 list (wpdb's sync journal).
 type SyncEntry struct {
 	Seq      int64

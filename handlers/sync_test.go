@@ -32,6 +32,7 @@ func syncFixtures(t *testing.T) map[string]syncFixture {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
 		store := service.Start(ctx, db, wpdb.SiteOverrides{}, wpdb.StartOptions{WatchInterval: 50 * time.Millisecond, Records: 1000})
+		<-store.SyncOpened()
 		c, err := cache.New(cache.Options{Mode: cache.Memory, TTL: time.Minute, MaxBytes: 8 << 20,
 			Generation: store.Generation, Quiescent: store.Quiescent, Feed: db.Changes(), Sync: db.Changes().Sync})
 		if err != nil {

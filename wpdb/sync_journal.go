@@ -59,6 +59,8 @@ type journal struct {
 	mu        sync.Mutex // one journaling transaction of this instance at a time
 	on        atomic.Bool
 	offReason atomic.Pointer[error]
+	// opened is closed when the opening at start has ended (SyncOpened).
+	opened    chan struct{}
 	wake      chan struct{}
 	retention time.Duration
 	lastPrune time.Time
@@ -76,7 +78,9 @@ type journal struct {
 
 func (s *Store) syncJournal() *journal {
 	s.syncOnce.Do(func() {
-		s.sync = &journal{wake: make(chan struct{}, 1), retention: DefaultSyncRetention, clock: time.Now}
+		opened := make(chan struct{})
+		close(opened)
+		s.sync = &journal{wake: make(chan struct{}, 1), retention: DefaultSyncRetention, clock: time.Now, opened: opened}
 		err := fmt.Errorf("%w: the store does not follow the database's changes (CALENDAR_WATCH_INTERVAL=0)", ErrSyncOff)
 		s.sync.offReason.Store(&err)
 	})

@@ -46,6 +46,7 @@ func TestSyncJournalRecordsWritesDirectChangesAndReconciles(t *testing.T) {
 			t.Fatalf("before Start: SyncHead err %v, want ErrSyncOff", err)
 		}
 		s.Start(ctx, StartOptions{WatchInterval: 50 * time.Millisecond})
+		<-s.SyncOpened()
 		epoch, head, oldest, err := s.SyncHead(ctx)
 		if err != nil || epoch == "" || head != 0 || oldest != 0 {
 			t.Fatalf("fresh journal: epoch %q head %d oldest %d err %v (the baseline journals nothing)", epoch, head, oldest, err)
@@ -155,6 +156,8 @@ func TestSyncForeignEntriesReloadTheOtherInstance(t *testing.T) {
 	defer cancel()
 	a.Start(ctx, StartOptions{WatchInterval: 50 * time.Millisecond, NoIndex: true})
 	b.Start(ctx, StartOptions{WatchInterval: 50 * time.Millisecond, NoIndex: true, Records: 100})
+	<-a.SyncOpened()
+	<-b.SyncOpened()
 	var id int64
 	if err := a.sql.QueryRowContext(ctx, "SELECT p.ID FROM wp_posts p JOIN wp_postmeta m ON m.post_id = p.ID AND m.meta_key = '_EventCost' "+
 		"WHERE p.post_type = 'tribe_events' AND p.post_status = 'publish' ORDER BY p.ID LIMIT 1").Scan(&id); err != nil {
@@ -181,4 +184,60 @@ func TestSyncForeignEntriesReloadTheOtherInstance(t *testing.T) {
 	if e, err := b.EventByID(ctx, id); err != nil || e.Meta.Value("_EventCost") != "77" {
 		t.Errorf("B past A's entry still answers the old record: cost %q (%v)", e.Meta.Value("_EventCost"), err)
 	}
+}
+
+// What WordPress changes while no instance runs is journaled when one starts again: the start
+// diffs the post rows against the fingerprints the journal keeps.
+func TestSyncJournalCatchesUpWhatChangedWhileStopped(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.Start(ctx, StartOptions{WatchInterval: 50 * time.Millisecond, NoIndex: true})
+		<-s.SyncOpened()
+		epoch, head, _, err := s.SyncHead(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancel() // the instance stops: no poll runs from here on
+		var ids []int64
+		rows, err := s.sql.QueryContext(context.Background(), "SELECT ID FROM wp_posts WHERE post_type = 'tribe_events' AND post_status = 'publish' ORDER BY ID LIMIT 2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id int64
+			_ = rows.Scan(&id)
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if len(ids) < 2 {
+			t.Fatalf("fixture events: %v", ids)
+		}
+		if _, err := s.sql.ExecContext(context.Background(), "UPDATE wp_posts SET post_title = 'Edited while stopped', post_modified_gmt = '2031-03-01 00:00:00' WHERE ID = ?", ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.sql.ExecContext(context.Background(), "DELETE FROM wp_posts WHERE ID = ?", ids[1]); err != nil {
+			t.Fatal(err)
+		}
+		// A new instance on the same database: one answer to ask before it has opened the journal is
+		// ErrSyncStarting or the journal itself; once opened, the two changes are there, once each.
+		next := NewStore(newDB(s.DB.sql.DB, s.prefix, s.dialect), SiteOverrides{}) // its own change feed, as another process has
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		defer cancel2()
+		next.Start(ctx2, StartOptions{WatchInterval: time.Hour, NoIndex: true})
+		if _, _, _, err := next.SyncHead(ctx2); err != nil && !errors.Is(err, calendard.ErrSyncStarting) {
+			t.Fatalf("while opening: %v", err)
+		}
+		<-next.SyncOpened()
+		e2, _, _, err := next.SyncHead(ctx2)
+		if err != nil || e2 != epoch {
+			t.Fatalf("after the restart: epoch %q (was %q), %v", e2, epoch, err)
+		}
+		got, err := next.SyncSince(ctx2, head, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || !hasEntry(got, SyncEvents, ids[0], false, "publish") || !hasEntry(got, SyncEvents, ids[1], true, "") {
+			t.Errorf("changes made while stopped, journaled at the next start: %+v", got)
+		}
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/calendard/calendard"
 )
 
 // Bounds of one journaling transaction. A calendard write waits for its own (the posts it names)
@@ -20,29 +22,25 @@ const (
 // syncPruneEvery is how often the filler prunes entries older than the retention.
 const syncPruneEvery = time.Hour
 
-// startSync creates the journal when missing (with its baseline) and journals every change the
-// feed publishes from then on. When the tables cannot be created (a database user without CREATE),
-// sync stays off: o.OnError hears why once, and SyncHead answers ErrSyncOff.
+// startSync opens the journal in the background and journals every change the feed publishes
+// once it is open. Opening creates the tables when missing (with a baseline of every object's
+// fingerprint, which on a large calendar takes a while: the service answers meanwhile, and
+// sync_token answers ErrSyncStarting), then diffs the post rows against the fingerprints, so that
+// what WordPress changed while no instance ran (or during the baseline) is journaled. When the
+// tables cannot be created (a database user without CREATE), sync stays off: o.OnError hears why
+// once, and SyncHead answers ErrSyncOff.
 func (s *Store) startSync(ctx context.Context, o StartOptions) {
 	j := s.syncJournal()
 	if o.SyncRetention > 0 {
 		j.retention = o.SyncRetention
 	}
-	if err := s.EnsureSyncJournal(ctx); err != nil {
-		err = fmt.Errorf("%w: %w", ErrSyncOff, err)
-		j.offReason.Store(&err)
-		if o.OnError != nil {
-			o.OnError(fmt.Errorf("sync journal off (sync_token answers an error): %w", err))
-		}
-		return
-	}
-	j.on.Store(true)
-	epoch, head, _, err := s.SyncHead(ctx)
-	if err == nil {
-		j.epoch.Store(&epoch)
-		j.safe.Store(head)
-	}
+	starting := fmt.Errorf("%w: the journal is being opened", calendard.ErrSyncStarting)
+	j.offReason.Store(&starting)
+	j.opened = make(chan struct{})
 	s.feed.Subscribe(func(c Change) {
+		if !j.on.Load() {
+			return // the catch-up diff at opening sees it
+		}
 		if err := s.journalChange(c); err != nil && o.OnError != nil {
 			o.OnError(fmt.Errorf("sync journal: %w", err))
 		}
@@ -52,6 +50,9 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 	// watermark was read. Entries there that another instance journaled (a bare meta update its
 	// reconcile found) are published here first, so that this instance reloads them too.
 	s.feed.beforePoll = func(ctx context.Context) func() {
+		if !j.on.Load() {
+			return nil
+		}
 		var epoch string
 		var head int64
 		if err := s.sql.primary().QueryRowContext(ctx, "SELECT epoch, head FROM "+s.t("calendard_sync_state")+" WHERE id = 1").Scan(&epoch, &head); err != nil {
@@ -64,8 +65,41 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 		}
 		return func() { s.advanceSafe(ctx, head) }
 	}
+	go s.openSync(ctx, o)
+}
+
+// openSync is startSync's background part: it ends with the journal on, or off with the reason.
+func (s *Store) openSync(ctx context.Context, o StartOptions) {
+	j := s.syncJournal()
+	defer close(j.opened)
+	report := func(err error) {
+		if ctx.Err() == nil && o.OnError != nil {
+			o.OnError(err)
+		}
+	}
+	if err := s.EnsureSyncJournal(ctx); err != nil {
+		err = fmt.Errorf("%w: %w", ErrSyncOff, err)
+		j.offReason.Store(&err)
+		report(fmt.Errorf("sync journal off (sync_token answers an error): %w", err))
+		return
+	}
+	epoch, head, _, err := s.SyncHead(ctx)
+	if err == nil {
+		j.epoch.Store(&epoch)
+		j.safe.Store(head)
+	}
+	j.on.Store(true)
+	// Changes made while no instance ran, or published before the journal was on: the post rows'
+	// diff (a bare meta update waits for the reconcile, as it does while running).
+	if err := s.journalChange(Change{All: true}); err != nil {
+		report(fmt.Errorf("sync journal: catching up at start: %w", err))
+	}
 	s.maybePrune(ctx)
 }
+
+// SyncOpened is closed once the journal has been opened at start (on, or off with its reason):
+// before it, sync answers ErrSyncStarting. Without Start (or without the watch) it is closed.
+func (s *Store) SyncOpened() <-chan struct{} { return s.syncJournal().opened }
 
 // journalChange journals what c may have changed: the posts it names (whole fingerprints) and
 // the terms; for an All, every post row (and, for a reconcile, every whole fingerprint).

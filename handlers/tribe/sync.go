@@ -130,6 +130,9 @@ func (s *syncer) answer(r *handlers.Request, resource, listKey string, args []*h
 	if errors.Is(err, calendard.ErrSyncOff) {
 		return nil, &calendard.Error{Code: "rest_sync_unavailable", Status: 501, Message: "Incremental sync is not available on this server."}
 	}
+	if errors.Is(err, calendard.ErrSyncStarting) {
+		return nil, &calendard.Error{Code: "rest_sync_starting", Status: 503, Message: "Incremental sync is starting; retry in a few seconds."}
+	}
 	if err != nil {
 		return nil, err
 	}
