@@ -66,6 +66,9 @@ type journal struct {
 	lastPrune time.Time
 	// safe is the newest seq the store's kept state reflects (SyncSafeHead): list answers carry it.
 	safe atomic.Int64
+	// published is the newest seq whose other instances' entries this instance has published
+	// (advanceSafe): they are published once, even while safe waits for the store to settle.
+	published atomic.Int64
 	// epoch is the journal's epoch as last read.
 	epoch atomic.Pointer[string]
 	// own are the seq ranges this instance journaled above safe: the others' entries there are

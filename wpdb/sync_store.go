@@ -23,12 +23,10 @@ const (
 const syncPruneEvery = time.Hour
 
 // startSync opens the journal in the background and journals every change the feed publishes
-// once it is open. Opening creates the tables when missing (with a baseline of every object's
+// once it is open. Opening creates the tables when missing, with a baseline of every object's
 // fingerprint, which on a large calendar takes a while: the service answers meanwhile, and
-// sync_token answers ErrSyncStarting), then diffs the post rows against the fingerprints, so that
-// what WordPress changed while no instance ran (or during the baseline) is journaled. When the
-// tables cannot be created (a database user without CREATE), sync stays off: o.OnError hears why
-// once, and SyncHead answers ErrSyncOff.
+// sync_token answers ErrSyncStarting. When the tables cannot be created (a database user without
+// CREATE), sync stays off: o.OnError hears why once, and SyncHead answers ErrSyncOff.
 func (s *Store) startSync(ctx context.Context, o StartOptions) {
 	j := s.syncJournal()
 	if o.SyncRetention > 0 {
@@ -39,7 +37,7 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 	j.opened = make(chan struct{})
 	s.feed.Subscribe(func(c Change) {
 		if !j.on.Load() {
-			return // the catch-up diff at opening sees it
+			return
 		}
 		if err := s.journalChange(c); err != nil && o.OnError != nil {
 			o.OnError(fmt.Errorf("sync journal: %w", err))
@@ -62,6 +60,7 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 			// A recreated journal: its seqs start again, and so does the safe head.
 			j.epoch.Store(&epoch)
 			j.safe.Store(0)
+			j.published.Store(0)
 		}
 		return func() { s.advanceSafe(ctx, head) }
 	}
@@ -89,11 +88,6 @@ func (s *Store) openSync(ctx context.Context, o StartOptions) {
 		j.safe.Store(head)
 	}
 	j.on.Store(true)
-	// Changes made while no instance ran, or published before the journal was on: the post rows'
-	// diff (a bare meta update waits for the reconcile, as it does while running).
-	if err := s.journalChange(Change{All: true}); err != nil {
-		report(fmt.Errorf("sync journal: catching up at start: %w", err))
-	}
 	s.maybePrune(ctx)
 }
 
@@ -167,13 +161,28 @@ func (s *Store) advanceSafe(ctx context.Context, head int64) {
 	if head <= safe {
 		return
 	}
-	entries, err := s.SyncSinceResource(ctx, "", safe, head, syncForeignMax+1)
-	if err != nil {
+	// Foreign entries are published once: a store not yet quiescent leaves safe where it is, and
+	// the next poll must not publish them again (each publish moves the generation, so a store
+	// whose index is still applying one would never settle, and caches would miss at every poll).
+	from := max(safe, j.published.Load())
+	if from >= head {
+		if s.Quiescent() {
+			s.moveSafe(head)
+		}
 		return
 	}
+	// Under j.mu: a journaling of this instance's that committed entries at or below head has
+	// also recorded them as its own (its after callback runs before it lets j.mu go), so they
+	// are not taken for another instance's.
+	j.mu.Lock()
+	entries, err := s.SyncSinceResource(ctx, "", from, head, syncForeignMax+1)
 	j.ownMu.Lock()
 	own := append([][2]int64(nil), j.own...)
 	j.ownMu.Unlock()
+	j.mu.Unlock()
+	if err != nil {
+		return
+	}
 	var c Change
 	foreign := false
 	for _, e := range entries {
@@ -200,9 +209,15 @@ func (s *Store) advanceSafe(ctx context.Context, head int64) {
 	if foreign {
 		s.feed.Publish(c)
 	}
-	if !s.Quiescent() {
-		return
+	j.published.Store(head)
+	if s.Quiescent() {
+		s.moveSafe(head)
 	}
+}
+
+// moveSafe sets the safe head and forgets this instance's own ranges at or below it.
+func (s *Store) moveSafe(head int64) {
+	j := s.syncJournal()
 	j.safe.Store(head)
 	j.ownMu.Lock()
 	kept := j.own[:0]
