@@ -228,10 +228,11 @@ func TestReadmeExistingWordPressDatabase(t *testing.T) {
 	}
 
 	// --dry-run on the same database as make run (exported, unless the README's command sets
-	// CALENDAR_DB itself): on the untouched copy it lists the one index; on the served one, which
-	// make run migrated, nothing.
+	// CALENDAR_DB itself): on the untouched copy it lists the journal's tables and the one index;
+	// on the served one, which make run migrated, nothing.
 	for _, c := range []struct{ dsn, want string }{
-		{untouched, "would add indexes: wp_posts.calendard_modified_gmt\n"},
+		{untouched, "would create tables: wp_calendard_sync, wp_calendard_sync_objects, wp_calendard_sync_state\n" +
+			"would add indexes: wp_posts.calendard_modified_gmt\n"},
 		{served, "migrate would change nothing\n"},
 	} {
 		env := newcomerEnv()
@@ -239,7 +240,7 @@ func TestReadmeExistingWordPressDatabase(t *testing.T) {
 			env = append(env, "CALENDAR_DB=mysql://"+c.dsn)
 		}
 		out, err := shell(root, env, time.Minute, strings.Replace(dryRun, placeholder, c.dsn, 1))
-		if err != nil || !strings.HasSuffix(out, c.want) || strings.Contains(out, "would create") || strings.Contains(out, "options") {
+		if err != nil || !strings.HasSuffix(out, c.want) || strings.Count(out, "would create") > strings.Count(c.want, "would create") || strings.Contains(out, "options") {
 			t.Errorf("%s (%v):\n%s\nwant it to end in %q and list nothing else", dryRun, err, out, c.want)
 		}
 	}
