@@ -266,6 +266,32 @@ func (s *server) heapInuse(t *testing.T) int64 {
 	return v.Memstats.HeapInuse
 }
 
+// waitSyncOpen waits until the server's sync journal has opened (/debug/vars sync_journal): its
+// opening at start writes the baseline fingerprints, which a test that digests the database's rows
+// must not take for a request's doing.
+func (s *server) waitSyncOpen(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	var state string
+	for time.Now().Before(deadline) {
+		var v struct {
+			Sync *struct{ State string } `json:"sync_journal"`
+		}
+		resp, err := http.Get("http://" + s.debug + "/debug/vars")
+		if err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&v)
+			resp.Body.Close()
+		}
+		if err == nil && v.Sync != nil {
+			if state = v.Sync.State; state != "opening" {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the sync journal did not open in 2 minutes (state %q)", state)
+}
+
 // resetPeakRSS starts the server's VmHWM again from its current RSS (Linux: 5 to clear_refs); false
 // if the kernel refused.
 func (s *server) resetPeakRSS() bool {

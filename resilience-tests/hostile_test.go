@@ -306,6 +306,7 @@ func runHostile(t *testing.T, store, spec string, total, rounds int, seed uint64
 	g := newGen(seed, s.addr, eps, lists, loadFixtureIDs(t, s))
 	t.Logf("%d fixed requests open the anonymous phase (fixed, sweep, paging)", len(g.fixedReqs))
 	db := openSpec(t, spec)
+	s.waitSyncOpen(t)
 	before := digest(t, db, spec)
 	began := time.Now()
 

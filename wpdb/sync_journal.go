@@ -66,6 +66,9 @@ type journal struct {
 	lastPrune time.Time
 	// safe is the newest seq the store's kept state reflects (SyncSafeHead): list answers carry it.
 	safe atomic.Int64
+	// settled is whether safe is known: false from an opening on a non-empty journal until a poll
+	// moves it (moveSafe).
+	settled atomic.Bool
 	// published is the newest seq whose other instances' entries this instance has published
 	// (advanceSafe): they are published once, even while safe waits for the store to settle.
 	published atomic.Int64
@@ -350,6 +353,9 @@ func (s *Store) SyncHead(ctx context.Context) (epoch string, head, oldest int64,
 	return epoch, head, oldest, err
 }
 
+// errNotSettled: the safe head is not known yet after a start (journal.settled).
+var errNotSettled = fmt.Errorf("%w: the store is catching up with the journal", calendard.ErrSyncStarting)
+
 // SyncSafeHead is the newest seq whose changes every answer of this instance reflects (the event
 // index and caches have applied them): a list answer's token. It lags the journal's head by up to
 // one watermark poll; catchUp, when it lags, runs a poll first (Feed.Sync), so that a sync request
@@ -360,6 +366,9 @@ func (s *Store) SyncSafeHead(ctx context.Context, catchUp bool) (epoch string, s
 	}
 	j := s.syncJournal()
 	if !catchUp {
+		if !j.settled.Load() {
+			return "", 0, errNotSettled
+		}
 		// A list answer's token costs no query: the epoch and safe head the polls keep.
 		if e := j.epoch.Load(); e != nil {
 			return *e, j.safe.Load(), nil
@@ -370,9 +379,12 @@ func (s *Store) SyncSafeHead(ctx context.Context, catchUp bool) (epoch string, s
 		return "", 0, err
 	}
 	j.epoch.Store(&epoch)
-	if catchUp && j.safe.Load() < head {
+	if catchUp && (j.safe.Load() < head || !j.settled.Load()) {
 		if err := s.feed.Sync(ctx); err != nil {
 			return "", 0, err
+		}
+		if !j.settled.Load() {
+			return "", 0, errNotSettled
 		}
 	}
 	return epoch, min(head, j.safe.Load()), nil

@@ -3,6 +3,7 @@ package wpdb
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -45,11 +46,17 @@ func TestSyncJournalRecordsWritesDirectChangesAndReconciles(t *testing.T) {
 		if _, _, _, err := s.SyncHead(ctx); !errors.Is(err, ErrSyncOff) {
 			t.Fatalf("before Start: SyncHead err %v, want ErrSyncOff", err)
 		}
+		if st := s.SyncStats(); st.State != "off" {
+			t.Errorf("before Start: SyncStats %+v, want off", st)
+		}
 		s.Start(ctx, StartOptions{WatchInterval: 50 * time.Millisecond})
 		<-s.SyncOpened()
 		epoch, head, oldest, err := s.SyncHead(ctx)
 		if err != nil || epoch == "" || head != 0 || oldest != 0 {
 			t.Fatalf("fresh journal: epoch %q head %d oldest %d err %v (the baseline journals nothing)", epoch, head, oldest, err)
+		}
+		if st := s.SyncStats(); st.State != "on" || st.Epoch != epoch {
+			t.Errorf("opened: SyncStats %+v, want on in epoch %q", st, epoch)
 		}
 		var ids []int64
 		rows, err := s.sql.QueryContext(ctx, "SELECT ID FROM wp_posts WHERE post_type = 'tribe_events' AND post_status = 'publish' ORDER BY ID LIMIT 3")
@@ -183,5 +190,61 @@ func TestSyncForeignEntriesReloadTheOtherInstance(t *testing.T) {
 	}
 	if e, err := b.EventByID(ctx, id); err != nil || e.Meta.Value("_EventCost") != "77" {
 		t.Errorf("B past A's entry still answers the old record: cost %q (%v)", e.Meta.Value("_EventCost"), err)
+	}
+}
+
+// A store that opens on a journal with entries gives list answers no token until a poll finds it
+// settled past them, and then the journal's head, so that a client following that token is
+// neither sent entries it has nor told its token expired.
+func TestSyncOpeningOnAJournalWithEntries(t *testing.T) {
+	dsn := testenv.FixtureDB(t, fixtureFile, testenv.DBName("wpdbsyncre", t))
+	open := func() *Store {
+		db, err := OpenMySQL(dsn, "wp_")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return NewStore(db, SiteOverrides{})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := open()
+	a.Start(ctx, StartOptions{WatchInterval: 50 * time.Millisecond, NoIndex: true})
+	<-a.SyncOpened()
+	var id int64
+	if err := a.sql.QueryRowContext(ctx, "SELECT ID FROM wp_posts WHERE post_type = 'tribe_events' AND post_status = 'publish' ORDER BY ID LIMIT 1").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := a.Write(ctx, nil, func(tx calendard.WriteTx) error {
+			return tx.AddMeta(ctx, id, "_EventURL", "https://example.org/"+strconv.Itoa(i))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	epoch, head, _, err := a.SyncHead(ctx)
+	if err != nil || head != 3 {
+		t.Fatalf("A's head %d (%v), want 3", head, err)
+	}
+
+	// No timed poll in B: the token waits for the one a sync request runs.
+	b := open()
+	b.Start(ctx, StartOptions{WatchInterval: time.Hour, NoIndex: true})
+	<-b.SyncOpened()
+	if _, _, err := b.SyncSafeHead(ctx, false); !errors.Is(err, calendard.ErrSyncStarting) {
+		t.Errorf("B opened, before a poll: SyncSafeHead err %v, want ErrSyncStarting", err)
+	}
+	if st := b.SyncStats(); st.State != "settling" || st.Epoch != epoch {
+		t.Errorf("B opened, before a poll: %+v, want settling in %q", st, epoch)
+	}
+	gotEpoch, safe, err := b.SyncSafeHead(ctx, true)
+	if err != nil || gotEpoch != epoch || safe != head {
+		t.Fatalf("B after its catch-up poll: epoch %q safe %d err %v, want %q %d", gotEpoch, safe, err, epoch, head)
+	}
+	if _, safe, err := b.SyncSafeHead(ctx, false); err != nil || safe != head {
+		t.Errorf("B settled: list token %d (%v), want %d", safe, err, head)
+	}
+	if st := b.SyncStats(); st.State != "on" || st.SafeHead != head {
+		t.Errorf("B settled: %+v", st)
 	}
 }

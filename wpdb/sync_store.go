@@ -61,6 +61,7 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 			j.epoch.Store(&epoch)
 			j.safe.Store(0)
 			j.published.Store(0)
+			j.settled.Store(true)
 		}
 		return func() { s.advanceSafe(ctx, head) }
 	}
@@ -82,10 +83,16 @@ func (s *Store) openSync(ctx context.Context, o StartOptions) {
 		report(fmt.Errorf("sync journal off (sync_token answers an error): %w", err))
 		return
 	}
-	epoch, head, _, err := s.SyncHead(ctx)
-	if err == nil {
+	// The entries journaled before this start are not published again: the store loads its state
+	// from the rows, and its polls catch up with what that load missed. The safe head stays unknown
+	// (no token in list answers) until a poll finds the store settled past them (advanceSafe),
+	// except on an empty journal, where 0 is already true.
+	var epoch string
+	var head int64
+	if err := s.sql.primary().QueryRowContext(ctx, "SELECT epoch, head FROM "+s.t("calendard_sync_state")+" WHERE id = 1").Scan(&epoch, &head); err == nil {
 		j.epoch.Store(&epoch)
-		j.safe.Store(head)
+		j.published.Store(head)
+		j.settled.Store(head == 0)
 	}
 	j.on.Store(true)
 	s.maybePrune(ctx)
@@ -94,6 +101,38 @@ func (s *Store) openSync(ctx context.Context, o StartOptions) {
 // SyncOpened is closed once the journal has been opened at start (on, or off with its reason):
 // before it, sync answers ErrSyncStarting. Without Start (or without the watch) it is closed.
 func (s *Store) SyncOpened() <-chan struct{} { return s.syncJournal().opened }
+
+// SyncStats is the journal's state as the diagnostics show it.
+type SyncStats struct {
+	// State is "opening" (at start, before the baseline is written), "settling" (open, until a
+	// poll finds the store reflecting the entries journaled before the start: list answers carry
+	// no token meanwhile), "on", or "off".
+	State string `json:"state"`
+	// Epoch and SafeHead are what list answers' sync tokens carry now.
+	Epoch    string `json:"epoch,omitempty"`
+	SafeHead int64  `json:"safe_head"`
+}
+
+// SyncStats reports the journal's state (calendard shows it at /debug/vars as sync_journal).
+func (s *Store) SyncStats() SyncStats {
+	j := s.syncJournal()
+	st := SyncStats{State: "off", SafeHead: j.safe.Load()}
+	select {
+	case <-j.opened:
+		switch {
+		case j.on.Load() && !j.settled.Load():
+			st.State = "settling"
+		case j.on.Load():
+			st.State = "on"
+		}
+	default:
+		st.State = "opening"
+	}
+	if e := j.epoch.Load(); e != nil {
+		st.Epoch = *e
+	}
+	return st
+}
 
 // journalChange journals what c may have changed: the posts it names (whole fingerprints) and
 // the terms; for an All, every post row (and, for a reconcile, every whole fingerprint).
@@ -219,6 +258,7 @@ func (s *Store) advanceSafe(ctx context.Context, head int64) {
 func (s *Store) moveSafe(head int64) {
 	j := s.syncJournal()
 	j.safe.Store(head)
+	j.settled.Store(true)
 	j.ownMu.Lock()
 	kept := j.own[:0]
 	for _, r := range j.own {

@@ -72,10 +72,20 @@ var debugMetrics atomic.Pointer[http.Handler]
 // to the index file.
 var debugIndex atomic.Pointer[wpdb.EventIndex]
 
+// debugStore is the served store (serve sets it): /debug/vars shows its journal's SyncStats as
+// sync_journal, so that an operator (and a test) can tell when the journal has opened.
+var debugStore atomic.Pointer[wpdb.Store]
+
 func init() {
 	expvar.Publish("event_index", expvar.Func(func() any {
 		if x := debugIndex.Load(); x != nil {
 			return x.Stats()
+		}
+		return nil
+	}))
+	expvar.Publish("sync_journal", expvar.Func(func() any {
+		if s := debugStore.Load(); s != nil {
+			return s.SyncStats()
 		}
 		return nil
 	}))

@@ -199,6 +199,7 @@ func serve(args []string) error {
 
 	store := service.Start(ctx, db, wpdb.SiteOverrides{HomeURL: cfg.SiteURL, CustomTablesDisabled: cfg.CustomTablesOff}, wpdb.StartOptions{WatchInterval: cfg.WatchInterval, Reconcile: cfg.Reconcile, NoIndex: !cfg.EventIndex, Records: cfg.RecordCache, IndexFile: indexFilePath(cfg),
 		SyncRetention: cfg.SyncRetention, OnError: func(err error) { log.Warn("keeping in step with the database", "err", err) }})
+	debugStore.Store(store)
 	if ix := store.Index(); ix != nil {
 		debugIndex.Store(ix)
 	}
