@@ -153,7 +153,13 @@ type Cache struct {
 	// gen batches the reads of the shared generation (sharedGen).
 	gen genBatcher
 
-	rdb      *redis.Client
+	// rdb is the client of the calls while Redis counts as up. go-redis stops dialing after as
+	// many failed dials as its pool holds connections, until a background dial once a second
+	// works; so the calls made while Redis is away (the probe, announcements) each use a client of
+	// their own, and the probe's client becomes rdb when Redis answers again.
+	rdb      atomic.Pointer[redis.Client]
+	ro       *redis.Options
+	resub    chan struct{} // rdb was replaced: the listener subscribes again
 	genKey   string
 	chanName string
 	up       atomic.Bool
@@ -239,7 +245,9 @@ func (c *Cache) startRedis() error {
 	ro.DisableIdentity = true
 	// go-redis logs every failed dial itself; the cache logs once per change of state instead.
 	redis.SetLogger(quietLogger{})
-	c.rdb = redis.NewClient(ro)
+	c.ro = ro
+	c.rdb.Store(c.newClient())
+	c.resub = make(chan struct{}, 1)
 	if c.o.Prefix == "" {
 		c.o.Prefix = "calendard:"
 	}
@@ -297,18 +305,40 @@ func (c *Cache) frontGen(ctx context.Context) (uint64, error) {
 	return c.sharedGen(ctx)
 }
 
+// client is the client of the calls made while Redis counts as up.
+func (c *Cache) client() *redis.Client { return c.rdb.Load() }
+
+// newClient is a client with a pool of its own (no dial failure of another client counts).
+func (c *Cache) newClient() *redis.Client {
+	o := *c.ro
+	return redis.NewClient(&o)
+}
+
+// replaceClient makes rc the client of the calls made while Redis counts as up. The one it
+// replaces is closed once the calls that may still use it have timed out.
+func (c *Cache) replaceClient(rc *redis.Client) {
+	old := c.rdb.Swap(rc)
+	select {
+	case c.resub <- struct{}{}:
+	default:
+	}
+	if old != nil && old != rc {
+		time.AfterFunc(10*c.o.Timeout+time.Second, func() { _ = old.Close() })
+	}
+}
+
 type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // Close stops the background work and the Redis client.
 func (c *Cache) Close() {
-	if c == nil || c.rdb == nil {
+	if c == nil || c.client() == nil {
 		return
 	}
 	c.cancel()
 	c.done.Wait()
-	_ = c.rdb.Close()
+	_ = c.client().Close()
 }
 
 // Mode is the cache's mode (Off for nil).
@@ -384,7 +414,7 @@ func (c *Cache) Get(ctx context.Context, key string, now int64, private bool) (*
 		}
 	}
 	// Not in the front: the generation and the entry in one round trip.
-	vals, err := c.rdb.MGet(rctx, c.genKey, c.entryKey(key)).Result()
+	vals, err := c.client().MGet(rctx, c.genKey, c.entryKey(key)).Result()
 	if err != nil {
 		c.fail(err)
 		return bypass()
@@ -479,7 +509,7 @@ func (c *Cache) Put(ctx context.Context, t Ticket, e *Entry, clockBound bool) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
-	if err := c.rdb.Set(rctx, c.entryKey(t.key), e.encode(), c.o.TTL).Err(); err != nil {
+	if err := c.client().Set(rctx, c.entryKey(t.key), e.encode(), c.o.TTL).Err(); err != nil {
 		c.fail(err)
 	}
 }
@@ -502,10 +532,10 @@ func parseGen(v any) (uint64, bool) {
 // restartGen sets a missing counter to a value no earlier counter reached in practice (the clock
 // in nanoseconds), so entries left from before cannot match.
 func (c *Cache) restartGen(ctx context.Context) (uint64, error) {
-	if err := c.rdb.SetNX(ctx, c.genKey, time.Now().UnixNano(), 0).Err(); err != nil {
+	if err := c.client().SetNX(ctx, c.genKey, time.Now().UnixNano(), 0).Err(); err != nil {
 		return 0, err
 	}
-	return c.rdb.Get(ctx, c.genKey).Uint64()
+	return c.client().Get(ctx, c.genKey).Uint64()
 }
 
 // catchUp brings this instance to the shared generation gen before it answers. Another
@@ -553,7 +583,12 @@ func (c *Cache) onLocalChange(ch wpdb.Change) {
 	if ch.Remote {
 		return
 	}
-	v, err := c.announce(ch)
+	rc, away := c.client(), !c.up.Load()
+	if away {
+		rc = c.newClient()
+		defer rc.Close()
+	}
+	v, err := c.announce(rc, ch)
 	if err != nil {
 		// The change is not announced: the generation moves when Redis answers again (recover).
 		c.dirty.Store(true)
@@ -564,8 +599,15 @@ func (c *Cache) onLocalChange(ch wpdb.Change) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
 	defer cancel()
-	if err := c.rdb.Publish(ctx, c.chanName, encodeChange(v, ch)).Err(); err != nil && c.up.Load() {
+	if err := rc.Publish(ctx, c.chanName, encodeChange(v, ch)).Err(); err != nil && c.up.Load() {
 		c.fail(err)
+	}
+	if away {
+		// Redis answers again: the probe need not wait for its next turn.
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -574,11 +616,11 @@ func (c *Cache) onLocalChange(ch wpdb.Change) {
 const announceTries = 3
 
 // announce moves the shared generation for a local change.
-func (c *Cache) announce(ch wpdb.Change) (uint64, error) {
+func (c *Cache) announce(rc *redis.Client, ch wpdb.Change) (uint64, error) {
 	var err error
 	for try := 0; try < announceTries; try++ {
 		var v uint64
-		v, err = c.incr()
+		v, err = c.incr(rc)
 		if err == nil || !isTimeout(err) {
 			return v, err
 		}
@@ -590,15 +632,15 @@ func (c *Cache) announce(ch wpdb.Change) (uint64, error) {
 // meanwhile means this instance's state is at the new generation (if someone did, the next lookup
 // applies theirs); while it counts as away, recover sets the generation, and concurrent writes
 // need not wait for each other's calls.
-func (c *Cache) incr() (uint64, error) {
+func (c *Cache) incr(rc *redis.Client) (uint64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
 	defer cancel()
 	if !c.up.Load() {
-		return c.rdb.Incr(ctx, c.genKey).Uint64()
+		return rc.Incr(ctx, c.genKey).Uint64()
 	}
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
-	v, err := c.rdb.Incr(ctx, c.genKey).Uint64()
+	v, err := rc.Incr(ctx, c.genKey).Uint64()
 	if err == nil && c.up.Load() && v == c.applied.Load()+1 {
 		c.applied.Store(v)
 	}
@@ -653,15 +695,29 @@ func decodeChange(s string) (uint64, *wpdb.Change, bool) {
 // instance's state as precise patches before its next lookup sees the counter.
 func (c *Cache) listen(ctx context.Context) {
 	defer c.done.Done()
-	ps := c.rdb.Subscribe(ctx, c.chanName)
+	for ctx.Err() == nil {
+		c.listenOn(ctx, c.client())
+	}
+}
+
+// listenOn applies the announcements rc receives until ctx ends or rc is replaced.
+func (c *Cache) listenOn(ctx context.Context, rc *redis.Client) {
+	ps := rc.Subscribe(ctx, c.chanName)
 	defer ps.Close()
 	ch := ps.Channel()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-c.resub:
+			return
 		case m, ok := <-ch:
 			if !ok {
+				// Closed under it: wait for the client that replaces it.
+				select {
+				case <-ctx.Done():
+				case <-c.resub:
+				}
 				return
 			}
 			if gen, change, ok := decodeChange(m.Payload); ok && c.up.Load() {
@@ -720,7 +776,7 @@ func (c *Cache) probe(ctx context.Context) {
 			if err := c.recover(ctx); err == nil {
 				c.up.Store(true)
 				c.redisUp.Set(1)
-				c.log.Info("redis cache available", "addr", c.rdb.Options().Addr)
+				c.log.Info("redis cache available", "addr", c.client().Options().Addr)
 			} else if first {
 				c.redisUp.Set(0)
 				c.redisErrors.Inc()
@@ -741,17 +797,23 @@ func (c *Cache) probe(ctx context.Context) {
 	}
 }
 
-func (c *Cache) recover(ctx context.Context) error {
+func (c *Cache) recover(ctx context.Context) (err error) {
 	rctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
+	rc := c.newClient()
+	defer func() {
+		if err != nil {
+			_ = rc.Close()
+		}
+	}()
 	// The shared generation moves at every return of Redis, not only after changes made here:
 	// an instance still away may have written meanwhile without announcing it, and the entries
 	// kept before the outage (Redis hung, not restarted) would not show that write.
 	c.syncMu.Lock()
-	v, err := c.rdb.Incr(rctx, c.genKey).Uint64()
+	v, err := rc.Incr(rctx, c.genKey).Uint64()
 	if err == nil && v == 1 {
 		// A new counter: start it where no entry left from before can match.
-		v, err = c.restartGenLocked(rctx)
+		v, err = rc.IncrBy(rctx, c.genKey, time.Now().UnixNano()).Uint64()
 	}
 	c.syncMu.Unlock()
 	if err != nil {
@@ -771,16 +833,13 @@ func (c *Cache) recover(ctx context.Context) error {
 	if !synced {
 		c.o.Feed.Publish(wpdb.Change{All: true, Remote: true})
 	}
+	c.replaceClient(rc)
 	c.connected = true
 	c.dirty.Store(false)
 	c.fails.Store(0)
 	c.lastOK.Store(time.Now().UnixNano())
 	c.applied.Store(v)
 	return nil
-}
-
-func (c *Cache) restartGenLocked(ctx context.Context) (uint64, error) {
-	return c.rdb.IncrBy(ctx, c.genKey, time.Now().UnixNano()).Uint64()
 }
 
 // genBatcher lets concurrent requests share reads of the shared generation. A request joins the
@@ -833,7 +892,7 @@ func (c *Cache) sharedGen(ctx context.Context) (uint64, error) {
 // readGen performs r, then starts the read the requests that arrived meanwhile wait for.
 func (c *Cache) readGen(r *genRead) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
-	v, err := c.rdb.Get(ctx, c.genKey).Result()
+	v, err := c.client().Get(ctx, c.genKey).Result()
 	if err == nil || errors.Is(err, redis.Nil) {
 		c.ok()
 		var val any

@@ -88,6 +88,32 @@ func TestAnInstanceSlowToFindRedisCannotLeaveOthersStale(t *testing.T) {
 		}
 	})
 
+	// go-redis stops dialing after as many failed dials as its pool has connections, until a
+	// background dial once a second works: a long outage's refused announcements must not leave
+	// the late instance unable to announce once Redis is back.
+	t.Run("Redis restarted after many refused dials: a write through the late instance", func(t *testing.T) {
+		r := testenv.NewRedis(t)
+		a, b := instance(r, time.Hour), instance(r, 20*time.Millisecond)
+		waitFor("Redis found", func() bool { return a.up.Load() && b.up.Load() })
+		r.Kill()
+		gone(a, b)
+		for range a.client().Options().PoolSize + 5 {
+			a.onLocalChange(wpdb.Change{Posts: []int64{1}}) // refused: Redis is down
+		}
+		if err := r.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor("b finds Redis again", b.up.Load)
+		keep(t, b, key, false, "before the write")
+		if _, _, res := b.Get(ctx, key, 0, false); res != Hit {
+			t.Fatalf("the kept answer: %v, want a hit", res)
+		}
+		a.onLocalChange(wpdb.Change{Posts: []int64{1}})
+		if e, _, res := b.Get(ctx, key, 0, false); res == Hit {
+			t.Errorf("after a's write: the entry kept before it (%q)", e.Body)
+		}
+	})
+
 	t.Run("Redis hung, entries kept: a write through the late instance during the hang", func(t *testing.T) {
 		r := testenv.NewRedis(t)
 		a, b := instance(r, time.Hour), instance(r, 20*time.Millisecond)
