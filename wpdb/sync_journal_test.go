@@ -248,3 +248,25 @@ func TestSyncOpeningOnAJournalWithEntries(t *testing.T) {
 		t.Errorf("B settled: %+v", st)
 	}
 }
+
+// What another instance announces was journaled there: this instance journals only its own
+// changes, so a remote "anything may have changed" (an announcement it missed) costs no diff.
+func TestSyncJournalsNoRemoteChange(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s.Start(ctx, StartOptions{WatchInterval: time.Hour, NoIndex: true})
+		<-s.SyncOpened()
+		if _, err := s.sql.ExecContext(ctx, "UPDATE wp_posts SET post_title = 'Renamed elsewhere' WHERE ID = (SELECT ID FROM (SELECT MIN(ID) AS ID FROM wp_posts WHERE post_type = 'tribe_events' AND post_status = 'publish') x)"); err != nil {
+			t.Fatal(err)
+		}
+		s.feed.Publish(Change{All: true, Remote: true})
+		if _, head, _, err := s.SyncHead(ctx); err != nil || head != 0 {
+			t.Fatalf("after a remote change: head %d (%v), want 0", head, err)
+		}
+		s.feed.Publish(Change{All: true})
+		if _, head, _, err := s.SyncHead(ctx); err != nil || head != 1 {
+			t.Errorf("after a local change: head %d (%v), want 1", head, err)
+		}
+	})
+}

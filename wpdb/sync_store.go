@@ -36,7 +36,10 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 	j.offReason.Store(&starting)
 	j.opened = make(chan struct{})
 	s.feed.Subscribe(func(c Change) {
-		if !j.on.Load() {
+		// Another instance's change was journaled there before it was announced (its own write,
+		// or what its poll saw): journaling it here again finds nothing and locks the state row
+		// once more per instance, or, for a remote All (an announcement missed), diffs every post.
+		if !j.on.Load() || c.Remote {
 			return
 		}
 		if err := s.journalChange(c); err != nil && o.OnError != nil {
