@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"golang.org/x/sync/singleflight"
 )
 
 // Read replicas (MariaDB, GTID replication). Every statement outside a write transaction that is
@@ -153,6 +154,10 @@ type replicaSet struct {
 	check        time.Duration
 	log          *slog.Logger
 	primaryReads atomic.Uint64
+	// waits merges the reads that wait for the same position on the same replica into one
+	// MASTER_GTID_WAIT: after a change, every request of the moment would otherwise hold a replica
+	// connection of its own in the same wait.
+	waits singleflight.Group
 
 	mu sync.Mutex
 	// need is the highest primary position this instance knows of; known says it was learned
@@ -294,10 +299,24 @@ func (rs *replicaSet) pick(ctx context.Context) *replica {
 // waitFor waits, at most rs.wait, for r to apply need. A replica that does not is set aside until
 // it has (the health checker sees it), so that the reads after this one do not wait for it too.
 func (rs *replicaSet) waitFor(ctx context.Context, r *replica, need gtidPos) bool {
-	wctx, cancel := context.WithTimeout(ctx, rs.wait+2*time.Second)
-	defer cancel()
+	pos := need.String()
+	flight := rs.waits.DoChan(r.addr+" "+pos, func() (any, error) {
+		// Not bound to the request that started it (the others joined it): to the wait bound.
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rs.wait+2*time.Second)
+		defer cancel()
+		var res sql.NullInt64
+		err := r.db.QueryRowContext(wctx, "SELECT MASTER_GTID_WAIT(?, ?)", pos, rs.wait.Seconds()).Scan(&res)
+		return res, err
+	})
 	var res sql.NullInt64
-	err := r.db.QueryRowContext(wctx, "SELECT MASTER_GTID_WAIT(?, ?)", need.String(), rs.wait.Seconds()).Scan(&res)
+	var err error
+	select {
+	case <-ctx.Done():
+		return false // the request ended: nothing learned about the replica
+	case out := <-flight:
+		res, _ = out.Val.(sql.NullInt64)
+		err = out.Err
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	switch {

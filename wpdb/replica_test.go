@@ -280,3 +280,82 @@ func replicaServesReads(t *testing.T, ctx context.Context, db *DB) {
 		t.Fatal("the read did not go to the replica")
 	}
 }
+
+// Reads that arrive together after a change wait for it on the replica in one MASTER_GTID_WAIT,
+// not one each (each would hold a replica connection for up to the wait bound).
+func TestReadsWaitingForOnePositionShareOneWait(t *testing.T) {
+	rep := testenv.NewReplication(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := rep.Primary.CreateDatabase(ctx, "wp"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := OpenMySQL(rep.Primary.DSN("wp"), "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.CreateTables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WaitReplicated(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UseReplicas([]string{rep.Replica.DSN("wp")}, ReplicaOptions{MaxLag: 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	replicaServesReads(t, ctx, db)
+	waits := func() int {
+		t.Helper()
+		var name string
+		var n int
+		if err := db.sql.rs.list[0].db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Master_gtid_wait_count'").Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	// The replica lags: a change on the primary it has not applied.
+	if err := rep.Replica.Exec(ctx, "STOP SLAVE SQL_THREAD"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Primary.Exec(ctx, "INSERT INTO wp.wp_options (option_name, option_value, autoload) VALUES ('lagging', 'x', 'no')"); err != nil {
+		t.Fatal(err)
+	}
+	pos, err := rep.Position(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	need, ok := parseGTIDPos(pos)
+	if !ok {
+		t.Fatalf("primary position %q", pos)
+	}
+	db.sql.rs.advance(need)
+	before := waits()
+	const readers = 16
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	start := make(chan struct{})
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if v, err := db.Options(ctx, "lagging"); err != nil || v["lagging"] != "x" {
+				failed.Add(1)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if err := rep.Replica.Exec(ctx, "START SLAVE SQL_THREAD"); err != nil {
+		t.Fatal(err)
+	}
+	if n := failed.Load(); n > 0 {
+		t.Errorf("%d of %d reads did not see the change", n, readers)
+	}
+	// One wait for all of them (a reader late enough to find the replica set aside waits none).
+	if n := waits() - before; n < 1 || n > 2 {
+		t.Errorf("%d reads waited in %d MASTER_GTID_WAIT calls, want 1", readers, n)
+	}
+}
