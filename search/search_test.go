@@ -132,8 +132,10 @@ func newCalendarWith(t testing.TB, m *testenv.Meilisearch, prepare func(*sql.DB)
 	return c
 }
 
-// usableWithin bounds the first sync (the benchmark's large calendars raise it).
-var usableWithin = 60 * time.Second
+// usableWithin bounds the first sync (the benchmark's large calendars raise it). It is a wait,
+// not a measure: the package's tests share one Meilisearch, whose task queue on a loaded machine
+// (load average near 30 in one run) held a 172-document first sync past a minute.
+var usableWithin = 3 * time.Minute
 
 // waitUsable waits until the index has applied every change seen.
 func (c *calendar) waitUsable(t testing.TB) {
