@@ -194,15 +194,16 @@ func TestReconcileJournalsAConcurrentWriteOnce(t *testing.T) {
 			}
 		}
 		wrote := make(chan error, 1)
-		testHookAfterSyncRead = func() {
-			testHookAfterSyncRead = nil
+		hook := func() {
+			testHookAfterSyncRead.Store(nil)
 			wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			defer cancel()
 			wrote <- s.Write(wctx, nil, func(tx calendard.WriteTx) error {
 				return tx.AddMeta(wctx, written, "_EventURL", "https://example.org/during")
 			})
 		}
-		t.Cleanup(func() { testHookAfterSyncRead = nil })
+		testHookAfterSyncRead.Store(&hook)
+		t.Cleanup(func() { testHookAfterSyncRead.Store(nil) })
 		reconcileNow(t, s.feed)
 		select {
 		case err := <-wrote:

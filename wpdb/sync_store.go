@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/calendard/calendard"
@@ -161,7 +162,7 @@ func (s *Store) journalChange(c Change) error {
 }
 
 // testHookAfterSyncRead, when set (tests), runs between a two-pass diff's read and its journaling.
-var testHookAfterSyncRead func()
+var testHookAfterSyncRead atomic.Pointer[func()]
 
 // journalScope journals what changed among sc's objects and returns it. A scope of every post is
 // compared in two passes: the candidates are read in a read-only transaction (a snapshot) that
@@ -186,8 +187,8 @@ func (s *Store) candidateScope(ctx context.Context, sc syncScope) (syncScope, er
 	if err != nil {
 		return syncScope{}, err
 	}
-	if testHookAfterSyncRead != nil {
-		testHookAfterSyncRead()
+	if hook := testHookAfterSyncRead.Load(); hook != nil {
+		(*hook)()
 	}
 	out := syncScope{full: true}
 	for _, c := range cands {
