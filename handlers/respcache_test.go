@@ -47,6 +47,8 @@ type cacheSetup struct {
 	hideMetrics bool
 	// accessLog turns the access log on; quietLogs sends the logs nowhere (benchmarks).
 	accessLog, quietLogs bool
+	// onStore, when set, hears the started store.
+	onStore func(*wpdb.Store)
 }
 
 // startCachedServer serves the database at dsn as calendard serve does, with the response cache.
@@ -75,6 +77,9 @@ func cachedHandler(t testing.TB, dsn string, cs cacheSetup) (http.Handler, *test
 	defer stop()
 	if !store.Index().WaitReady(wait) {
 		t.Fatal("the event index was not built")
+	}
+	if cs.onStore != nil {
+		cs.onStore(store)
 	}
 	logs := &testenv.SyncBuffer{}
 	var logTo io.Writer = logs
@@ -291,6 +296,46 @@ func TestResponseCacheSeesDirectSQLWrites(t *testing.T) {
 		}
 		t.Error("the cached answers never showed the direct change")
 	})
+}
+
+// The reconcile: a bare meta UPDATE (no watermark sees it) reaches the cached single event once a
+// reconcile has run; a reconcile that finds nothing changed leaves every cached answer a hit.
+func TestResponseCacheFollowsTheReconcile(t *testing.T) {
+	dsn, raw := cacheFixture(t, "rr")
+	var store *wpdb.Store
+	srv := startCachedServer(t, dsn, cacheSetup{mode: cache.Memory, onStore: func(s *wpdb.Store) { store = s }})
+	ctx := context.Background()
+	<-store.SyncOpened()
+	reconcile := func() {
+		t.Helper()
+		if done, err := store.Changes().Reconcile(ctx); err != nil || !done {
+			t.Fatalf("reconcile: done %v, %v", done, err)
+		}
+	}
+	reconcile() // the first after the journal's baseline reloads everything
+	var id int64
+	if err := raw.QueryRow("SELECT p.ID FROM wp_posts p JOIN wp_postmeta m ON m.post_id = p.ID AND m.meta_key = '_EventCost' " +
+		"WHERE p.post_type = 'tribe_events' AND p.post_status = 'publish' AND m.meta_value <> '' ORDER BY p.ID LIMIT 1").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	single := nsPrefix + "/events/" + strconv.FormatInt(id, 10)
+	paths := []string{evList, venList, single}
+	for _, p := range paths {
+		primed(t, srv.Server, p)
+	}
+	reconcile()
+	for _, p := range paths {
+		if a := call(t, srv.Server, "GET", p, nil, ""); a.header.Get("X-Cache") != "HIT" {
+			t.Errorf("%s after a reconcile that found nothing: X-Cache %q, want HIT", p, a.header.Get("X-Cache"))
+		}
+	}
+	if _, err := raw.Exec("UPDATE wp_postmeta SET meta_value = '98765' WHERE post_id = ? AND meta_key = '_EventCost'", id); err != nil {
+		t.Fatal(err)
+	}
+	reconcile()
+	if a := call(t, srv.Server, "GET", single, nil, ""); !strings.Contains(a.raw, "98765") {
+		t.Errorf("%s after the reconcile found a bare meta UPDATE: X-Cache %q, no new cost: %.300s", single, a.header.Get("X-Cache"), a.raw)
+	}
 }
 
 func TestResponseCacheKeepsViewsApart(t *testing.T) {

@@ -229,7 +229,9 @@ func TestSyncTokensFollowWritesAndDirectChanges(t *testing.T) {
 			waitSync(t, srv, eventsPath, "events", tokAdmin, "admin", func(r syncResult) bool { return r.seen[evs[4]] > 0 && r.deleted[evs[5]] > 0 })
 			exec("UPDATE wp_postmeta SET meta_value = '77' WHERE post_id = ? AND meta_key = '_EventCost'", costEvent)
 			// The watermark cannot see it; the reconcile can.
-			fx.store.Changes().Publish(wpdb.Change{All: true, Reconcile: true})
+			if done, err := fx.store.Changes().Reconcile(context.Background()); err != nil || !done {
+				t.Fatalf("reconcile: done %v, %v", done, err)
+			}
 
 			wantItems := []int64{created, evs[0], evs[1], evs[4], costEvent}
 			wantDeleted := []int64{evs[2], evs[3], evs[5]}

@@ -127,7 +127,15 @@ func (ix *Index) Follow(feed *wpdb.Feed) {
 		ix.full = ix.full || c.All
 		// A moved watermark may be a term renamed directly (its checksum is part of it).
 		ix.terms = ix.terms || c.Terms || c.All
-		ix.check = ix.check || c.Reconcile
+		ix.work.Add(1)
+		ix.mu.Unlock()
+		ix.signal()
+	})
+	// Every reconcile, whether or not it finds a change in the database: the documents are listed
+	// and compared (one Meilisearch lost is written again) and the searchable columns' prints too.
+	feed.OnReconcile(func() {
+		ix.mu.Lock()
+		ix.full, ix.terms, ix.check = true, true, true
 		ix.work.Add(1)
 		ix.mu.Unlock()
 		ix.signal()

@@ -166,7 +166,7 @@ func changeBetween(last, now watermark) Change {
 // before and end are the watermark readings at the start of the transaction and after its own
 // statements (tracked false: none were read).
 func (t *Tx) logChange(ctx context.Context, before, end watermark, tracked bool) (string, error) {
-	e := changelogEntry{before: "-", after: "-", all: t.optionsChanged || len(t.touched) > changelogMaxPosts, terms: t.termsChanged}
+	e := changelogEntry{before: "-", after: "-", all: t.optionsChanged || t.rebuild || len(t.touched) > changelogMaxPosts, terms: t.termsChanged}
 	if tracked {
 		e.before, e.after = before.fingerprint(), end.fingerprint()
 	}

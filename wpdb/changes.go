@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -23,9 +24,9 @@ type Change struct {
 	Terms bool
 	// All: anything may have changed (seen by the watermark poll: WordPress wrote directly).
 	All bool
-	// Reconcile: the periodic reconcile (Watch) published this All, not a moved watermark. What
-	// the watermark cannot see (a bare UPDATE of a meta value) is looked for then: the search index
-	// compares fingerprints of its searchable columns.
+	// Reconcile: the periodic reconcile (Feed.Reconcile) published this: what it found the sync
+	// journal's fingerprints to differ from the tables (a bare UPDATE of a meta value, which the
+	// watermark cannot see), journaled already; or, without a journal, an All.
 	Reconcile bool
 	// Remote: another calendard instance made the change and announced it (the shared response
 	// cache, cache/); it is applied here and not announced again.
@@ -67,7 +68,17 @@ type Feed struct {
 	// beforePoll, when set, runs before each poll's reading; what it returns runs once the poll
 	// has read the watermark and published what it found (the sync journal's safe head).
 	beforePoll func(context.Context) func()
+	// reconciler, when set, is the reconcile's comparison (the sync journal's): it runs tick once
+	// it goes ahead, and publishes what it found itself. An error makes the reconcile publish
+	// Change{All} instead (tick run), except errReconcileLater (tick not run), which puts it off
+	// to the next poll.
+	reconciler func(ctx context.Context, tick func()) error
+	// onReconcile run at every reconcile, whatever it finds (OnReconcile).
+	onReconcile []func()
 }
+
+// errReconcileLater: the reconcile cannot compare yet (the journal is being opened).
+var errReconcileLater = errors.New("the reconcile waits for the sync journal to open")
 
 func newFeed(db *DB) *Feed { return &Feed{db: db} }
 
@@ -336,17 +347,62 @@ func (f *Feed) runSyncs(r *syncRound) {
 	}
 }
 
+// OnReconcile registers fn to run at every reconcile, before anything it found is published,
+// whether or not it finds a change (the search index checks its documents then).
+func (f *Feed) OnReconcile(fn func()) {
+	f.mu.Lock()
+	f.onReconcile = append(f.onReconcile, fn)
+	f.mu.Unlock()
+}
+
+// Reconcile looks for the changes no watermark sees (a bare UPDATE of a meta value) and publishes
+// them. With the sync journal on, that is what its fingerprints differ in, journaled and published
+// as the posts and terms they are (nothing at all when nothing changed: caches keep their
+// generation); without it, Change{All}: everything kept is reloaded. It reports false when it was
+// put off (the journal still opening).
+func (f *Feed) Reconcile(ctx context.Context) (bool, error) {
+	f.mu.Lock()
+	ticks := slices.Clone(f.onReconcile)
+	f.mu.Unlock()
+	tick := func() {
+		for _, fn := range ticks {
+			fn()
+		}
+	}
+	var err error
+	if f.reconciler != nil {
+		if err = f.reconciler(ctx, tick); err == nil {
+			return true, nil
+		}
+		if errors.Is(err, errReconcileLater) {
+			return false, nil
+		}
+	} else {
+		tick()
+	}
+	f.Publish(Change{All: true, Reconcile: true})
+	if errors.Is(err, ErrSyncOff) || errors.Is(err, errFreshBaseline) {
+		err = nil // reloading everything is the reconcile then
+	}
+	return true, err
+}
+
 // Watch polls every interval until ctx ends. Errors (the database away) are reported through
-// onError, once per outage, and polling goes on. Every reconcile interval (0: never) it publishes a
-// Change{All} whatever the watermark says, which bounds how long a change the watermark cannot see
-// (a bare UPDATE of a meta value) can stay unseen.
+// onError, once per outage, and polling goes on. Every reconcile interval (0: never) it runs the
+// reconcile (Reconcile), which bounds how long a change the watermark cannot see (a bare UPDATE of
+// a meta value) can stay unseen.
 func (f *Feed) Watch(ctx context.Context, interval, reconcile time.Duration, onError func(error)) {
 	failing := false
 	last := time.Now()
 	for {
 		if reconcile > 0 && time.Since(last) >= reconcile {
-			last = time.Now()
-			f.Publish(Change{All: true, Reconcile: true})
+			done, err := f.Reconcile(ctx)
+			if done {
+				last = time.Now()
+			}
+			if err != nil && onError != nil && ctx.Err() == nil {
+				onError(fmt.Errorf("reconcile (everything reloaded instead): %w", err))
+			}
 		}
 		if err := f.Sync(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			if !failing && onError != nil {

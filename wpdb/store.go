@@ -196,7 +196,7 @@ type StartOptions struct {
 	// WatchInterval is how often the change feed polls the database's watermark (0: never; only
 	// calendard's own writes are seen).
 	WatchInterval time.Duration
-	// Reconcile is how often everything is reloaded whatever the watermark says (0: never).
+	// Reconcile is how often the changes no watermark sees are looked for (Feed.Reconcile; 0: never).
 	Reconcile time.Duration
 	// NoIndex keeps event lists on SQL.
 	NoIndex bool

@@ -58,3 +58,48 @@ func BenchmarkSyncPollDiff(b *testing.B) { benchSyncDiff(b, syncScope{all: true,
 func BenchmarkSyncReconcileDiff(b *testing.B) {
 	benchSyncDiff(b, syncScope{all: true, full: true, terms: true})
 }
+
+// What the journal's lock is held for at a reconcile now: the candidates are read without it, and
+// only they are compared again and journaled under it (one bare meta UPDATE per iteration, or
+// nothing changed with CALENDAR_BENCH_IDLE=1). BenchmarkSyncReconcileDiff is the whole diff under
+// the lock, as a reconcile held it before.
+func BenchmarkSyncReconcileLock(b *testing.B) {
+	db := benchSyncStore(b)
+	s := NewStore(db, SiteOverrides{})
+	ctx := context.Background()
+	var id int64
+	if err := db.sql.QueryRowContext(ctx, "SELECT p.ID FROM "+db.t("posts")+" p JOIN "+db.t("postmeta")+
+		" m ON m.post_id = p.ID AND m.meta_key = '_EventStartDate' WHERE p.post_type = 'tribe_events' ORDER BY p.ID LIMIT 1").Scan(&id); err != nil {
+		b.Fatal(err)
+	}
+	idle := os.Getenv("CALENDAR_BENCH_IDLE") == "1"
+	var read, locked time.Duration
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		i++
+		if !idle {
+			if _, err := db.sql.ExecContext(ctx, "INSERT INTO "+db.t("postmeta")+" (post_id, meta_key, meta_value) VALUES (?, '_bench_reconcile', ?)", id, i); err != nil {
+				b.Fatal(err)
+			}
+		}
+		start := time.Now()
+		sc, err := s.candidateScope(ctx, syncScope{all: true, full: true, terms: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if !sc.empty() {
+			if _, err := s.journalLocked(ctx, sc); err != nil {
+				b.Fatal(err)
+			}
+		}
+		read += mid.Sub(start)
+		locked += time.Since(mid)
+	}
+	b.ReportMetric(float64(read.Microseconds())/1000/float64(i), "read-ms/op")
+	b.ReportMetric(float64(locked.Microseconds())/1000/float64(i), "lock-ms/op")
+	if !idle {
+		_, _ = db.sql.ExecContext(ctx, "DELETE FROM "+db.t("postmeta")+" WHERE meta_key = '_bench_reconcile'")
+	}
+}

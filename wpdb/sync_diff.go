@@ -65,9 +65,31 @@ func (db *DB) syncFullFP() string {
 }
 
 // syncDiff compares the scope's objects with their stored fingerprints (inside tx, which holds
-// the state row's lock) and returns those that moved.
+// the state row's lock) and returns those that moved, with the events embedding them.
 func (db *DB) syncDiff(ctx context.Context, tx *sql.Tx, sc syncScope) ([]syncChange, error) {
+	out, err := db.syncMoved(ctx, tx, sc)
+	if err != nil {
+		return nil, err
+	}
+	return db.syncEmbedding(ctx, tx, out)
+}
+
+// syncMoved is syncDiff without the embedding events. tx may be a read-only transaction (the
+// reconcile's first pass, which holds no lock).
+func (db *DB) syncMoved(ctx context.Context, tx *sql.Tx, sc syncScope) ([]syncChange, error) {
 	var out []syncChange
+	if !sc.all && len(sc.ids) > syncIDBatch {
+		// Bounded IN lists (SQLite's and MariaDB's placeholder limits): a reconcile re-checks
+		// its candidates by ID.
+		for start := 0; start < len(sc.ids); start += syncIDBatch {
+			part, err := db.syncMoved(ctx, tx, syncScope{ids: sc.ids[start:min(len(sc.ids), start+syncIDBatch)], full: sc.full})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, part...)
+		}
+		sc.ids = nil
+	}
 	if sc.all || len(sc.ids) > 0 {
 		ids := sc.ids
 		if !sc.full {
@@ -80,8 +102,8 @@ func (db *DB) syncDiff(ctx context.Context, tx *sql.Tx, sc syncScope) ([]syncCha
 			for _, c := range cands {
 				ids = append(ids, c.id)
 			}
-			if len(ids) > 0 {
-				changed, err := db.syncPostDiff(ctx, tx, false, ids, true)
+			for start := 0; start < len(ids); start += syncIDBatch {
+				changed, err := db.syncPostDiff(ctx, tx, false, ids[start:min(len(ids), start+syncIDBatch)], true)
 				if err != nil {
 					return nil, err
 				}
@@ -107,8 +129,11 @@ func (db *DB) syncDiff(ctx context.Context, tx *sql.Tx, sc syncScope) ([]syncCha
 		}
 		out = append(out, changed...)
 	}
-	return db.syncEmbedding(ctx, tx, out)
+	return out, nil
 }
+
+// syncIDBatch is the most IDs one diff query names.
+const syncIDBatch = 500
 
 // syncEmbedding adds to changes the events whose list record embeds a changed venue, organizer,
 // category or tag (their own rows unchanged): a client following the events list gets them again.
@@ -174,6 +199,7 @@ func (db *DB) syncEmbedding(ctx context.Context, tx *sql.Tx, changes []syncChang
 		}
 		for _, r := range rows {
 			if r.resource == SyncEvents {
+				r.embedded = true
 				changes = append(changes, r)
 			}
 		}

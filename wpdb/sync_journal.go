@@ -78,6 +78,8 @@ type journal struct {
 	// changes this instance has not applied yet (catchUpForeign).
 	ownMu sync.Mutex
 	own   [][2]int64
+	// fresh: the baseline was recorded at this start (reconcile).
+	fresh atomic.Bool
 	// clock stamps entries (tests may set it).
 	clock func() time.Time
 }
@@ -140,19 +142,25 @@ func (db *DB) SyncTableNames() []string {
 // row, records the baseline: the fingerprint of every object, without entries. It is what
 // `calendard migrate` and the store's start run.
 func (db *DB) EnsureSyncJournal(ctx context.Context) error {
+	_, err := db.ensureSyncJournal(ctx)
+	return err
+}
+
+// ensureSyncJournal is EnsureSyncJournal; created reports that it recorded the baseline.
+func (db *DB) ensureSyncJournal(ctx context.Context) (created bool, err error) {
 	for _, stmt := range db.syncTableSQL() {
 		if _, err := db.sql.primary().ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("creating the sync journal: %w", err)
+			return false, fmt.Errorf("creating the sync journal: %w", err)
 		}
 	}
 	var n int
 	if err := db.sql.primary().QueryRowContext(ctx, "SELECT COUNT(*) FROM "+db.t("calendard_sync_state")).Scan(&n); err != nil {
-		return err
+		return false, err
 	}
 	if n > 0 {
-		return nil
+		return false, nil
 	}
-	return db.journalTx(ctx, time.Now(), true, func(ctx context.Context, tx *sql.Tx) ([]syncChange, error) {
+	return true, db.journalTx(ctx, time.Now(), true, func(ctx context.Context, tx *sql.Tx) ([]syncChange, error) {
 		return db.syncDiff(ctx, tx, syncScope{all: true, full: true, terms: true})
 	}, nil)
 }
@@ -176,6 +184,8 @@ type syncChange struct {
 	rowFP, fullFP int64
 	// countOnly: a term whose count alone moved (the events embedding it are not journaled).
 	countOnly bool
+	// embedded: an event journaled because it embeds a changed object (its own rows unchanged).
+	embedded bool
 }
 
 // journalTx runs one journaling transaction: it locks the state row (creating it with a new epoch

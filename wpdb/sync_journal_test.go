@@ -30,6 +30,14 @@ func waitSync(t *testing.T, s *Store, after int64, want func([]SyncEntry) bool) 
 	}
 }
 
+// reconcileNow runs the periodic reconcile once, as Watch does.
+func reconcileNow(t *testing.T, f *Feed) {
+	t.Helper()
+	if done, err := f.Reconcile(context.Background()); err != nil || !done {
+		t.Fatalf("reconcile: done %v, %v", done, err)
+	}
+}
+
 func hasEntry(es []SyncEntry, res string, id int64, deleted bool, status string) bool {
 	for _, e := range es {
 		if e.Resource == res && e.ID == id && e.Deleted == deleted && e.Status == status {
@@ -124,13 +132,13 @@ func TestSyncJournalRecordsWritesDirectChangesAndReconciles(t *testing.T) {
 		if _, err := s.sql.ExecContext(ctx, "UPDATE wp_postmeta SET meta_value = 'https://example.org/y' WHERE post_id = ? AND meta_key = '_EventURL'", ids[0]); err != nil {
 			t.Fatal(err)
 		}
-		s.feed.Publish(Change{All: true, Reconcile: true})
+		reconcileNow(t, s.feed)
 		got, _ = s.SyncSince(ctx, head, 100)
 		if len(got) != 1 || !hasEntry(got, SyncEvents, ids[0], false, "publish") {
 			t.Fatalf("after the reconcile: %+v", got)
 		}
 		// Nothing changed: a second reconcile journals nothing.
-		s.feed.Publish(Change{All: true, Reconcile: true})
+		reconcileNow(t, s.feed)
 		if _, h2, _, _ := s.SyncHead(ctx); h2 != got[0].Seq {
 			t.Errorf("an idle reconcile moved the head from %d to %d", got[0].Seq, h2)
 		}
@@ -176,7 +184,7 @@ func TestSyncForeignEntriesReloadTheOtherInstance(t *testing.T) {
 	if _, err := a.sql.ExecContext(ctx, "UPDATE wp_postmeta SET meta_value = '77' WHERE post_id = ? AND meta_key = '_EventCost'", id); err != nil {
 		t.Fatal(err)
 	}
-	a.feed.Publish(Change{All: true, Reconcile: true})
+	reconcileNow(t, a.feed)
 	_, head, _, _ := a.SyncHead(ctx)
 	// B's sync catches up (a poll), and what it answers from then on has the new value.
 	_, safe, err := b.SyncSafeHead(ctx, true)

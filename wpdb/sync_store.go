@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/calendard/calendard"
@@ -68,6 +69,7 @@ func (s *Store) startSync(ctx context.Context, o StartOptions) {
 		}
 		return func() { s.advanceSafe(ctx, head) }
 	}
+	s.feed.reconciler = s.reconcile
 	go s.openSync(ctx, o)
 }
 
@@ -80,7 +82,8 @@ func (s *Store) openSync(ctx context.Context, o StartOptions) {
 			o.OnError(err)
 		}
 	}
-	if err := s.EnsureSyncJournal(ctx); err != nil {
+	created, err := s.ensureSyncJournal(ctx)
+	if err != nil {
 		err = fmt.Errorf("%w: %w", ErrSyncOff, err)
 		j.offReason.Store(&err)
 		report(fmt.Errorf("sync journal off (sync_token answers an error): %w", err))
@@ -97,6 +100,7 @@ func (s *Store) openSync(ctx context.Context, o StartOptions) {
 		j.published.Store(head)
 		j.settled.Store(head == 0)
 	}
+	j.fresh.Store(created)
 	j.on.Store(true)
 	s.maybePrune(ctx)
 }
@@ -138,28 +142,82 @@ func (s *Store) SyncStats() SyncStats {
 }
 
 // journalChange journals what c may have changed: the posts it names (whole fingerprints) and
-// the terms; for an All, every post row (and, for a reconcile, every whole fingerprint).
+// the terms; for an All, every post row. A reconcile's change is journaled already (reconcile).
 func (s *Store) journalChange(c Change) error {
-	j := s.syncJournal()
+	if c.Reconcile {
+		return nil
+	}
 	sc := syncScope{ids: c.Posts, full: true, terms: c.Terms}
 	if c.All {
-		sc = syncScope{all: true, full: c.Reconcile, terms: true}
+		sc = syncScope{all: true, terms: true}
 	}
-	if !sc.all && len(sc.ids) == 0 && !sc.terms {
+	if sc.empty() {
 		return nil
 	}
 	timeout := syncOwnTimeout
-	switch {
-	case c.Reconcile:
-		timeout = syncReconcileTimeout
-	case c.All:
+	if c.All {
 		timeout = syncAllTimeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	_, err := s.journalScope(ctx, sc)
+	return err
+}
+
+// testHookAfterSyncRead, when set (tests), runs between a two-pass diff's read and its journaling.
+var testHookAfterSyncRead atomic.Pointer[func()]
+
+// journalScope journals what changed among sc's objects and returns it. A scope of every post is
+// compared in two passes: the candidates are read in a read-only transaction (a snapshot) that
+// holds no lock (candidateScope), then only they are compared again, and journaled, under the
+// journal's lock (on SQLite, the database's write lock), so that a large calendar's scan keeps no
+// writer waiting. A write journaled in between is compared again there: neither lost nor
+// journaled twice.
+func (s *Store) journalScope(ctx context.Context, sc syncScope) ([]syncChange, error) {
+	if sc.all {
+		var err error
+		if sc, err = s.candidateScope(ctx, sc); err != nil || sc.empty() {
+			return nil, err
+		}
+	}
+	return s.journalLocked(ctx, sc)
+}
+
+// candidateScope is a two-pass diff's first pass: the scope of sc's objects whose fingerprints
+// differ from the stored ones, by ID (terms: all of them, when one differs).
+func (s *Store) candidateScope(ctx context.Context, sc syncScope) (syncScope, error) {
+	cands, err := s.syncCandidates(ctx, sc)
+	if err != nil {
+		return syncScope{}, err
+	}
+	if hook := testHookAfterSyncRead.Load(); hook != nil {
+		(*hook)()
+	}
+	out := syncScope{full: true}
+	for _, c := range cands {
+		switch c.resource {
+		case SyncCategories, SyncTags:
+			out.terms = true
+		default:
+			out.ids = append(out.ids, c.id)
+		}
+	}
+	return out, nil
+}
+
+// empty reports whether sc names no object.
+func (sc syncScope) empty() bool { return !sc.all && len(sc.ids) == 0 && !sc.terms }
+
+// journalLocked compares sc's objects and journals what changed, in one journaling transaction.
+func (s *Store) journalLocked(ctx context.Context, sc syncScope) ([]syncChange, error) {
+	j := s.syncJournal()
+	var journaled []syncChange
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	err := s.journalTx(ctx, j.clock(), false, func(ctx context.Context, tx *sql.Tx) ([]syncChange, error) {
-		return s.syncDiff(ctx, tx, sc)
+		changes, err := s.syncDiff(ctx, tx, sc)
+		journaled = changes
+		return changes, err
 	}, func(first, last int64) {
 		j.ownMu.Lock()
 		j.own = append(j.own, [2]int64{first, last})
@@ -169,11 +227,26 @@ func (s *Store) journalChange(c Change) error {
 		default:
 		}
 	})
-	j.mu.Unlock()
-	if err == nil && c.Reconcile {
-		s.maybePrune(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	return journaled, nil
+}
+
+// syncCandidates is a two-pass diff's first pass: the objects of sc whose fingerprints differ
+// from the stored ones, read in a read-only transaction (on SQLite a deferred one, a WAL
+// snapshot, which takes no write lock), on the primary.
+func (s *Store) syncCandidates(ctx context.Context, sc syncScope) ([]syncChange, error) {
+	opts := &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
+	if s.dialect == SQLite {
+		opts = &sql.TxOptions{ReadOnly: true}
+	}
+	tx, err := s.sql.primary().BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	return s.syncMoved(ctx, tx, sc)
 }
 
 // maybePrune prunes the entries past the retention, at most once per syncPruneEvery.

@@ -29,6 +29,9 @@ type Tx struct {
 	termsChanged bool
 	// optionsChanged: wp_options rows changed (site settings); every cache starts over.
 	optionsChanged bool
+	// reconciled: the reconcile's write (reconcileWrite): its change is journaled already, and
+	// rebuild asks every instance to reload everything (a large change).
+	reconciled, rebuild bool
 }
 
 // touch records that a post's rows changed.
@@ -201,7 +204,8 @@ func (db *DB) writeOnce(ctx context.Context, now time.Time, fn func(tx calendard
 	}
 	*published = func() {
 		if db.feed != nil && changed {
-			db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged, All: t.optionsChanged, Position: pos})
+			db.feed.Publish(Change{Posts: t.touched, Terms: t.termsChanged, All: t.optionsChanged || t.rebuild,
+				Reconcile: t.reconciled, Position: pos})
 		}
 		if track {
 			db.feed.absorb(before, end)

@@ -56,7 +56,7 @@ type Config struct {
 	// WatchInterval is how often the change feed polls the database for changes made outside
 	// calendard (0: never; calendard is then the only writer).
 	WatchInterval time.Duration
-	// Reconcile is how often everything kept in memory is reloaded whatever the watermark says.
+	// Reconcile is how often the changes no watermark sees are looked for (wpdb.Feed.Reconcile).
 	Reconcile time.Duration
 	// SyncRetention is how long the sync journal keeps its entries (wpdb.StartOptions).
 	SyncRetention time.Duration
@@ -347,7 +347,7 @@ var settings = []setting{
 		c.WatchInterval = d
 		return nil
 	}},
-	{"CALENDAR_RECONCILE_INTERVAL", "reconcile-interval", "5m", "how often to reload everything kept in memory whatever the watermark says (Go duration; 0 = never)", func(c *Config, v string) error {
+	{"CALENDAR_RECONCILE_INTERVAL", "reconcile-interval", "5m", "how often to look for changes the watermark cannot see (a bare SQL meta UPDATE): with the sync journal, a fingerprint diff that reloads only what changed; without it, everything kept in memory is reloaded (Go duration; 0 = never)", func(c *Config, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 || (d > 0 && d < time.Second) {
 			return fmt.Errorf("must be 0 or a duration of at least 1s, got %q", v)
