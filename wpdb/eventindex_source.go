@@ -378,16 +378,7 @@ func (db *DB) loadIndexMetaKeys(ctx context.Context, q queryer, mode eventindex.
 	exact := "SELECT post_id, meta_key, meta_value FROM " + db.t("postmeta") + hint + " WHERE meta_key IN (" + placeholders(len(keys)) + ")"
 	if ids != nil || db.dialect != SQLite {
 		cond, args := idCond("post_id", ids)
-		// A whole calendar on MariaDB: each key's rows of a post come in meta_id order, the order
-		// of the index read (the meta_key index, whose equal keys are in primary key order, or
-		// the table's own). Flags, venues and organizers are kept per key, so that order is all
-		// they need, and a filesort of millions of rows is spared; date meta (a site without the
-		// custom tables) is combined across keys in meta_id order.
-		order := " ORDER BY meta_id"
-		if ids == nil && (set == eventindex.IDKeys || mode.CustomTables) {
-			order = ""
-		}
-		if err := read(exact+cond+order, append(stringArgs(keys), args...)); err != nil {
+		if err := read(exact+cond+" ORDER BY meta_id", append(stringArgs(keys), args...)); err != nil {
 			return nil, err
 		}
 	} else {
