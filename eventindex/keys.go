@@ -39,7 +39,12 @@ type Keys struct {
 	termsApart bool
 	// fresh holds the IDs of posts read again (Replace), in place of their rows in cols.
 	fresh map[int64]*[idKinds][]int64
-	rows  map[int64][]dateRow
+	// occ holds the occurrence rows read (the custom tables), as (post, row) rows in the order
+	// read; rows the date rows of a postmeta site (Done) and of posts read again (Replace), which
+	// take the place of their occ rows (freshRows).
+	occ       column[dateRow]
+	rows      map[int64][]dateRow
+	freshRows map[int64]bool
 	// legacy: a postmeta snapshot, where an event without date meta still lists (no bound joins
 	// it), as one row with neither date.
 	legacy bool
@@ -90,7 +95,7 @@ func (k *Keys) AddMeta(id int64, key string, v sql.NullString) {
 // AddOccurrence folds in one tec_occurrences row (a row without both dates matches nothing).
 func (k *Keys) AddOccurrence(id int64, start, end sql.NullString) {
 	if start.Valid && end.Valid {
-		k.rows[id] = append(k.rows[id], newRow(start.String, end.String))
+		k.occ.add(id, newRow(start.String, end.String))
 	}
 }
 
@@ -162,11 +167,14 @@ func (k *Keys) Replace(ids []int64, fresh *Keys) {
 		got[id] = &l
 	})
 	if k.fresh == nil {
-		k.fresh = map[int64]*[idKinds][]int64{}
+		k.fresh, k.freshRows = map[int64]*[idKinds][]int64{}, map[int64]bool{}
 	}
+	occ := map[int64][]dateRow{}
+	fresh.occ.each(func(id int64, rows []dateRow) { occ[id] = slices.Clone(rows) })
 	for _, id := range ids {
 		k.hidden[id], k.featured[id] = fresh.hidden[id], fresh.featured[id]
-		k.rows[id] = fresh.rows[id]
+		k.rows[id] = append(slices.Clone(fresh.rows[id]), occ[id]...)
+		k.freshRows[id] = true
 		if k.fresh[id] = got[id]; k.fresh[id] == nil {
 			k.fresh[id] = &[idKinds][]int64{}
 		}
@@ -178,21 +186,32 @@ func (k *Keys) Replace(ids []int64, fresh *Keys) {
 // many fewer objects to mark.
 func (k *Keys) ApplyTo(out map[int64]*Event) {
 	var rowArena []dateRow
+	setRows := func(e *Event, rows []dateRow) {
+		if cap(rowArena)-len(rowArena) < len(rows) {
+			rowArena = make([]dateRow, 0, max(len(rows), 8<<10))
+		}
+		from := len(rowArena)
+		rowArena = append(rowArena, rows...)
+		e.rows = rowArena[from:len(rowArena):len(rowArena)]
+	}
 	for id, e := range out {
 		e.hidden, e.featured = k.hidden[id], k.featured[id]
-		rows := k.rows[id]
-		if len(rows) == 0 && k.legacy {
-			rows = []dateRow{legacyRow("", "", false, false)}
-		}
-		if len(rows) > 0 {
-			if cap(rowArena)-len(rowArena) < len(rows) {
-				rowArena = make([]dateRow, 0, max(len(rows), 8<<10))
-			}
-			from := len(rowArena)
-			rowArena = append(rowArena, rows...)
-			e.rows = rowArena[from:len(rowArena):len(rowArena)]
+		if rows := k.rows[id]; len(rows) > 0 {
+			setRows(e, rows)
 		}
 		e.noIDs = k.noIDs
+	}
+	k.occ.each(func(id int64, rows []dateRow) {
+		if e := out[id]; e != nil && !k.freshRows[id] {
+			setRows(e, rows)
+		}
+	})
+	if k.legacy {
+		for _, e := range out {
+			if len(e.rows) == 0 {
+				setRows(e, []dateRow{legacyRow("", "", false, false)})
+			}
+		}
 	}
 	if k.noIDs {
 		return
@@ -255,21 +274,27 @@ func (k *Keys) eachIDs(fn func(id int64, lists *[idKinds][]int64)) {
 	}
 }
 
-// idPair is one ID of a post.
-type idPair struct{ post, id int64 }
+// postPair is one value of a post: an ID, or a date row.
+type postPair[T any] struct {
+	post int64
+	v    T
+}
 
-// idColumn holds the (post, ID) rows of one kind in the order read, in chunks of at most
-// idChunk: a large read grows by whole chunks instead of copying everything read so far.
-type idColumn struct {
-	chunks   [][]idPair
+// column holds (post, value) rows in the order read, in chunks of at most idChunk rows: a large
+// read grows by whole chunks instead of copying everything read so far.
+type column[T any] struct {
+	chunks   [][]postPair[T]
 	n        int
 	last     int64
 	unsorted bool // some post came after a greater one
 }
 
+// idColumn holds the IDs of one kind (Keys.cols).
+type idColumn = column[int64]
+
 const idChunk = 1 << 15
 
-func (c *idColumn) add(post, id int64) {
+func (c *column[T]) add(post int64, v T) {
 	if c.n > 0 && post < c.last {
 		c.unsorted = true
 	}
@@ -278,30 +303,46 @@ func (c *idColumn) add(post, id int64) {
 		c.chunks = append(c.chunks, nil)
 	}
 	last := &c.chunks[len(c.chunks)-1]
-	*last = append(*last, idPair{post, id})
+	*last = append(*last, postPair[T]{post, v})
 }
 
 // cursor walks c in post order; rows of one post keep the order they were read in. A column read
 // out of post order is sorted (once) first.
-func (c *idColumn) cursor() idCursor {
+func (c *column[T]) cursor() cursor[T] {
 	if c.unsorted {
-		all := make([]idPair, 0, c.n)
+		all := make([]postPair[T], 0, c.n)
 		for _, ch := range c.chunks {
 			all = append(all, ch...)
 		}
-		slices.SortStableFunc(all, func(a, b idPair) int { return cmp.Compare(a.post, b.post) })
-		c.chunks, c.unsorted = [][]idPair{all}, false
+		slices.SortStableFunc(all, func(a, b postPair[T]) int { return cmp.Compare(a.post, b.post) })
+		c.chunks, c.unsorted = [][]postPair[T]{all}, false
 	}
-	return idCursor{chunks: c.chunks}
+	return cursor[T]{chunks: c.chunks}
 }
 
-type idCursor struct {
-	chunks [][]idPair
+// each calls fn with each post's values, in post order (the list is reused after fn returns).
+func (c *column[T]) each(fn func(post int64, vs []T)) {
+	at := c.cursor()
+	var vs []T
+	for {
+		p, ok := at.post()
+		if !ok {
+			return
+		}
+		vs = at.take(p, vs[:0])
+		fn(p, vs)
+	}
+}
+
+type cursor[T any] struct {
+	chunks [][]postPair[T]
 	i      int // the position in chunks[0]
 }
 
+type idCursor = cursor[int64]
+
 // post is the post of the next row (ok false: none left).
-func (c *idCursor) post() (int64, bool) {
+func (c *cursor[T]) post() (int64, bool) {
 	for len(c.chunks) > 0 && c.i == len(c.chunks[0]) {
 		c.chunks, c.i = c.chunks[1:], 0
 	}
@@ -311,14 +352,14 @@ func (c *idCursor) post() (int64, bool) {
 	return c.chunks[0][c.i].post, true
 }
 
-// take appends the IDs of the next rows of post to dst.
-func (c *idCursor) take(post int64, dst []int64) []int64 {
+// take appends the values of the next rows of post to dst.
+func (c *cursor[T]) take(post int64, dst []T) []T {
 	for {
 		p, ok := c.post()
 		if !ok || p != post {
 			return dst
 		}
-		dst = append(dst, c.chunks[0][c.i].id)
+		dst = append(dst, c.chunks[0][c.i].v)
 		c.i++
 	}
 }
