@@ -2,6 +2,7 @@ package eventindex
 
 import (
 	"database/sql"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
@@ -87,6 +88,39 @@ func TestKeysGiveEachEventItsIDsInReadOrder(t *testing.T) {
 		}
 		if e.noIDs {
 			t.Fatalf("post %d left without IDs", p)
+		}
+	}
+}
+
+// Occurrence rows arrive in the occurrence table's order: each event gets its own rows in the
+// order read, a post read again (Replace) the fresh read's rows only, and a post without rows none.
+func TestKeysGiveEachEventItsOccurrencesInReadOrder(t *testing.T) {
+	day := func(d int) sql.NullString {
+		return sql.NullString{String: fmt.Sprintf("2027-01-%02d 10:00:00", d), Valid: true}
+	}
+	k := NewKeys(Mode{CustomTables: true}, ListKeys)
+	for _, o := range []struct{ post, start int64 }{{3, 5}, {1, 9}, {3, 2}, {2, 1}, {1, 4}, {3, 7}} {
+		k.AddOccurrence(o.post, day(int(o.start)), day(int(o.start)+1))
+	}
+	k.Done()
+	fresh := NewKeys(Mode{CustomTables: true}, ListKeys)
+	fresh.AddOccurrence(2, day(20), day(21))
+	fresh.AddOccurrence(2, day(18), day(19))
+	fresh.Done()
+	k.Replace([]int64{2}, fresh)
+	events := map[int64]*Event{1: {id: 1}, 2: {id: 2}, 3: {id: 3}, 4: {id: 4}}
+	k.ApplyTo(events)
+	want := map[int64][]int{1: {9, 4}, 2: {20, 18}, 3: {5, 2, 7}, 4: nil}
+	for id, days := range want {
+		var got []int
+		for _, r := range events[id].rows {
+			got = append(got, int(r.startN/1_000_000%100))
+		}
+		if !reflect.DeepEqual(got, days) {
+			t.Errorf("post %d: start days %v, want %v", id, got, days)
+		}
+		if !events[id].noIDs {
+			t.Errorf("post %d: a first pass's keys left it with IDs", id)
 		}
 	}
 }
