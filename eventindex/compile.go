@@ -174,14 +174,22 @@ func (s *snapshot) postAll() {
 
 // fillKeys lays main's keys out side by side. The byte pairs of an event's text are kept there
 // only, not on the event: grams gives them for position i (the caller knows which it can copy).
+//
+// A textless snapshot answers no search, so it has no byte pairs (grams nil): 32 bytes an event
+// that a first build would otherwise hold, all zero, beside the ones its text pass makes.
 func (s *snapshot) fillKeys(grams func(i int, e *Event) gramMask) {
 	s.starts = make([]int64, len(s.main))
 	s.ends = make([]int64, len(s.main))
 	s.statuses = make([]uint8, len(s.main))
 	s.featured = make([]bool, len(s.main))
-	s.grams = make([]gramMask, len(s.main))
+	s.grams = nil
+	if !s.textless {
+		s.grams = make([]gramMask, len(s.main))
+		for i, e := range s.main {
+			s.grams[i] = grams(i, e)
+		}
+	}
 	for i, e := range s.main {
-		s.grams[i] = grams(i, e)
 		s.starts[i], s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].startN, e.rows[0].endN, e.statusID, e.featured
 	}
 	s.blocks = s.summarize(len(s.main), func(k int) int { return k })

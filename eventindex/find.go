@@ -173,7 +173,7 @@ func (s *snapshot) find(q *query) ([]int64, int) {
 				// The text index's candidates skip the byte pairs: a read of one more array at a
 				// random place, for events that hold every trigram already.
 				if st := s.statuses[i]; st != rareStatus && (!q.statusOKByID[st] || !q.matchRegular(s.starts[i], s.ends[i]) ||
-					(!narrowed && !s.grams[i].holds(&must) && (!also || !q.also[s.main[i].id]))) {
+					(!narrowed && s.grams != nil && !s.grams[i].holds(&must) && (!also || !q.also[s.main[i].id]))) {
 					return
 				}
 				// The text before the rest when searching: most events whose byte pairs pass

@@ -303,11 +303,15 @@ func (x *Index) addIDs(k *Keys, mode Mode) {
 		return
 	}
 	var arena []int64
-	for id, e := range cur.byID {
-		if e.noIDs {
-			cats, tags, venues, orgs := k.idsOf(id)
-			e.setIDs(&arena, cats, tags, venues, orgs)
+	k.eachIDs(func(id int64, l *[idKinds][]int64) {
+		if e := cur.byID[id]; e != nil && e.noIDs {
+			e.setIDs(&arena, l[idCats], l[idTags], l[idVenues], l[idOrgs])
 			e.noIDs = false
+		}
+	})
+	for _, e := range cur.byID {
+		if e.noIDs {
+			e.noIDs = false // none read: it has none
 		}
 	}
 	n := cur.clone()

@@ -1,7 +1,9 @@
 package eventindex
 
 import (
+	"cmp"
 	"database/sql"
+	"slices"
 
 	"github.com/calendard/calendard"
 	"github.com/calendard/calendard/internal/collation"
@@ -28,15 +30,21 @@ var MetaKeys = []string{metaHidden, metaFeatured, metaVenue, metaOrganizer, "_Ev
 // event without flags, dates or IDs.
 type Keys struct {
 	hidden, featured map[int64]bool
-	lists            idListsByEvent
-	// termLists, when set, holds the categories and tags (read apart from the meta keys, see
-	// WithTerms); lists then holds only venues and organizers.
-	termLists idListsByEvent
-	// last and lastID remember listsOf's last answer: rows come grouped by post (relationships in
-	// their primary key's order, meta by key then post), so most rows skip the map.
-	last   *idLists
-	lastID int64
-	rows   map[int64][]dateRow
+	// cols holds the categories, tags, venues and organizers read (idCats … idOrgs), as (post, ID)
+	// rows in the order read: a whole calendar's are millions of rows, 16 bytes each, where a map
+	// of per-event lists cost about 100 bytes an event more (and one allocation per list).
+	cols [idKinds]idColumn
+	// termsApart: the categories and tags were read apart from the meta keys (WithTerms), so a
+	// post whose meta keys are read again (Replace) keeps the terms of cols.
+	termsApart bool
+	// fresh holds the IDs of posts read again (Replace), in place of their rows in cols.
+	fresh map[int64]*[idKinds][]int64
+	// occ holds the occurrence rows read (the custom tables), as (post, row) rows in the order
+	// read; rows the date rows of a postmeta site (Done) and of posts read again (Replace), which
+	// take the place of their occ rows (freshRows).
+	occ       column[dateRow]
+	rows      map[int64][]dateRow
+	freshRows map[int64]bool
 	// legacy: a postmeta snapshot, where an event without date meta still lists (no bound joins
 	// it), as one row with neither date.
 	legacy bool
@@ -55,7 +63,7 @@ type Keys struct {
 // NewKeys starts a read of the meta and occurrence keys of set under mode (a first pass, ListKeys,
 // leaves the events noIDs).
 func NewKeys(mode Mode, set KeySet) *Keys {
-	k := &Keys{hidden: map[int64]bool{}, featured: map[int64]bool{}, lists: idListsByEvent{}, rows: map[int64][]dateRow{},
+	k := &Keys{hidden: map[int64]bool{}, featured: map[int64]bool{}, rows: map[int64][]dateRow{},
 		mode: mode, set: set, noIDs: set == ListKeys, starts: map[int64][]string{}, ends: map[int64][]string{}}
 	k.startKey, k.endKey = "_EventStartDate", "_EventEndDate"
 	if mode.UTC {
@@ -74,7 +82,7 @@ func NewKeys(mode Mode, set KeySet) *Keys {
 }
 
 // NewTermKeys starts a read of the categories and tags alone (AddTerm), for WithTerms.
-func NewTermKeys() *Keys { return &Keys{lists: idListsByEvent{}} }
+func NewTermKeys() *Keys { return &Keys{} }
 
 // MetaKeys are the meta keys a read of k's set reads, as the index spells them.
 func (k *Keys) MetaKeys() []string { return k.metaKeys }
@@ -87,18 +95,17 @@ func (k *Keys) AddMeta(id int64, key string, v sql.NullString) {
 // AddOccurrence folds in one tec_occurrences row (a row without both dates matches nothing).
 func (k *Keys) AddOccurrence(id int64, start, end sql.NullString) {
 	if start.Valid && end.Valid {
-		k.rows[id] = append(k.rows[id], newRow(start.String, end.String))
+		k.occ.add(id, newRow(start.String, end.String))
 	}
 }
 
 // AddTerm folds in one term relationship of taxonomy (the category or tag taxonomy, as the database
 // matched it).
 func (k *Keys) AddTerm(id, term int64, taxonomy string) {
-	l := k.listsOf(id)
 	if canonicalKey(taxonomy, taxonomies) == calendard.TaxonomyCategory {
-		l.cats = append(l.cats, term)
+		k.cols[idCats].add(id, term)
 	} else {
-		l.tags = append(l.tags, term)
+		k.cols[idTags].add(id, term)
 	}
 }
 
@@ -135,7 +142,10 @@ func (k *Keys) Done() {
 
 // WithTerms makes terms' categories and tags those of k, whose own lists then hold only venues and
 // organizers (a first build's second pass reads the two apart).
-func (k *Keys) WithTerms(terms *Keys) { k.termLists = terms.lists }
+func (k *Keys) WithTerms(terms *Keys) {
+	k.cols[idCats], k.cols[idTags] = terms.cols[idCats], terms.cols[idTags]
+	k.termsApart = true
+}
 
 // KeySet is which keys a read of meta keys reads (NewKeys).
 type KeySet uint8
@@ -148,12 +158,25 @@ const (
 
 // Replace puts fresh's keys of ids in place of k's.
 func (k *Keys) Replace(ids []int64, fresh *Keys) {
-	k.last = nil
+	got := map[int64]*[idKinds][]int64{}
+	fresh.eachIDs(func(id int64, lists *[idKinds][]int64) {
+		l := *lists
+		for kind := range l {
+			l[kind] = slices.Clone(l[kind])
+		}
+		got[id] = &l
+	})
+	if k.fresh == nil {
+		k.fresh, k.freshRows = map[int64]*[idKinds][]int64{}, map[int64]bool{}
+	}
+	occ := map[int64][]dateRow{}
+	fresh.occ.each(func(id int64, rows []dateRow) { occ[id] = slices.Clone(rows) })
 	for _, id := range ids {
 		k.hidden[id], k.featured[id] = fresh.hidden[id], fresh.featured[id]
-		k.lists[id], k.rows[id] = fresh.lists[id], fresh.rows[id]
-		if k.termLists != nil {
-			k.termLists[id] = fresh.lists[id]
+		k.rows[id] = append(slices.Clone(fresh.rows[id]), occ[id]...)
+		k.freshRows[id] = true
+		if k.fresh[id] = got[id]; k.fresh[id] == nil {
+			k.fresh[id] = &[idKinds][]int64{}
 		}
 	}
 }
@@ -162,66 +185,183 @@ func (k *Keys) Replace(ids []int64, fresh *Keys) {
 // allocations for the whole calendar instead of several per event, and the collector has that
 // many fewer objects to mark.
 func (k *Keys) ApplyTo(out map[int64]*Event) {
-	var idArena []int64
 	var rowArena []dateRow
+	setRows := func(e *Event, rows []dateRow) {
+		if cap(rowArena)-len(rowArena) < len(rows) {
+			rowArena = make([]dateRow, 0, max(len(rows), 8<<10))
+		}
+		from := len(rowArena)
+		rowArena = append(rowArena, rows...)
+		e.rows = rowArena[from:len(rowArena):len(rowArena)]
+	}
 	for id, e := range out {
 		e.hidden, e.featured = k.hidden[id], k.featured[id]
-		rows := k.rows[id]
-		if len(rows) == 0 && k.legacy {
-			rows = []dateRow{legacyRow("", "", false, false)}
+		if rows := k.rows[id]; len(rows) > 0 {
+			setRows(e, rows)
 		}
-		if len(rows) > 0 {
-			if cap(rowArena)-len(rowArena) < len(rows) {
-				rowArena = make([]dateRow, 0, max(len(rows), 8<<10))
+		e.noIDs = k.noIDs
+	}
+	k.occ.each(func(id int64, rows []dateRow) {
+		if e := out[id]; e != nil && !k.freshRows[id] {
+			setRows(e, rows)
+		}
+	})
+	if k.legacy {
+		for _, e := range out {
+			if len(e.rows) == 0 {
+				setRows(e, []dateRow{legacyRow("", "", false, false)})
 			}
-			from := len(rowArena)
-			rowArena = append(rowArena, rows...)
-			e.rows = rowArena[from:len(rowArena):len(rowArena)]
 		}
-		if k.noIDs {
-			e.noIDs = true
-			continue
+	}
+	if k.noIDs {
+		return
+	}
+	var idArena []int64
+	k.eachIDs(func(id int64, l *[idKinds][]int64) {
+		if e := out[id]; e != nil {
+			e.setIDs(&idArena, l[idCats], l[idTags], l[idVenues], l[idOrgs])
 		}
-		cats, tags, venues, orgs := k.idsOf(id)
-		e.setIDs(&idArena, cats, tags, venues, orgs)
+	})
+}
+
+// The kinds of ID an event lists, in the order Event.ids holds them.
+const (
+	idCats = iota
+	idTags
+	idVenues
+	idOrgs
+	idKinds
+)
+
+// eachIDs calls fn with the IDs of each post that has any (or was read again, Replace), in
+// ascending post order, each kind in the order read. The lists are reused after fn returns.
+func (k *Keys) eachIDs(fn func(id int64, lists *[idKinds][]int64)) {
+	var at [idKinds]idCursor
+	for kind := range k.cols {
+		at[kind] = k.cols[kind].cursor()
+	}
+	fresh := make([]int64, 0, len(k.fresh))
+	for id := range k.fresh {
+		fresh = append(fresh, id)
+	}
+	slices.Sort(fresh)
+	var lists [idKinds][]int64
+	for {
+		id, any := int64(0), false
+		for kind := range at {
+			if p, ok := at[kind].post(); ok && (!any || p < id) {
+				id, any = p, true
+			}
+		}
+		if len(fresh) > 0 && (!any || fresh[0] <= id) {
+			id, any = fresh[0], true
+		}
+		if !any {
+			return
+		}
+		for kind := range at {
+			lists[kind] = at[kind].take(id, lists[kind][:0])
+		}
+		if len(fresh) > 0 && fresh[0] == id {
+			fresh = fresh[1:]
+			f := k.fresh[id]
+			lists[idVenues], lists[idOrgs] = f[idVenues], f[idOrgs]
+			if !k.termsApart {
+				lists[idCats], lists[idTags] = f[idCats], f[idTags]
+			}
+		}
+		fn(id, &lists)
 	}
 }
 
-// idsOf is the event's categories, tags, venues and organizers as read.
-func (k *Keys) idsOf(id int64) (cats, tags, venues, orgs []int64) {
-	l, t := k.lists[id], k.lists[id]
-	if k.termLists != nil {
-		t = k.termLists[id]
-	}
-	if l != nil {
-		venues, orgs = l.venues, l.orgs
-	}
-	if t != nil {
-		cats, tags = t.cats, t.tags
-	}
-	return cats, tags, venues, orgs
+// postPair is one value of a post: an ID, or a date row.
+type postPair[T any] struct {
+	post int64
+	v    T
 }
 
-// idLists collects an event's IDs while the build reads them.
-type idLists struct{ cats, tags, venues, orgs []int64 }
-
-type idListsByEvent map[int64]*idLists
-
-// listsOf is k.lists.of(id), remembering the last one.
-func (k *Keys) listsOf(id int64) *idLists {
-	if k.last == nil || k.lastID != id {
-		k.last, k.lastID = k.lists.of(id), id
-	}
-	return k.last
+// column holds (post, value) rows in the order read, in chunks of at most idChunk rows: a large
+// read grows by whole chunks instead of copying everything read so far.
+type column[T any] struct {
+	chunks   [][]postPair[T]
+	n        int
+	last     int64
+	unsorted bool // some post came after a greater one
 }
 
-func (m idListsByEvent) of(id int64) *idLists {
-	l := m[id]
-	if l == nil {
-		l = &idLists{}
-		m[id] = l
+// idColumn holds the IDs of one kind (Keys.cols).
+type idColumn = column[int64]
+
+const idChunk = 1 << 15
+
+func (c *column[T]) add(post int64, v T) {
+	if c.n > 0 && post < c.last {
+		c.unsorted = true
 	}
-	return l
+	c.last, c.n = post, c.n+1
+	if len(c.chunks) == 0 || len(c.chunks[len(c.chunks)-1]) == idChunk {
+		c.chunks = append(c.chunks, nil)
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, postPair[T]{post, v})
+}
+
+// cursor walks c in post order; rows of one post keep the order they were read in. A column read
+// out of post order is sorted (once) first.
+func (c *column[T]) cursor() cursor[T] {
+	if c.unsorted {
+		all := make([]postPair[T], 0, c.n)
+		for _, ch := range c.chunks {
+			all = append(all, ch...)
+		}
+		slices.SortStableFunc(all, func(a, b postPair[T]) int { return cmp.Compare(a.post, b.post) })
+		c.chunks, c.unsorted = [][]postPair[T]{all}, false
+	}
+	return cursor[T]{chunks: c.chunks}
+}
+
+// each calls fn with each post's values, in post order (the list is reused after fn returns).
+func (c *column[T]) each(fn func(post int64, vs []T)) {
+	at := c.cursor()
+	var vs []T
+	for {
+		p, ok := at.post()
+		if !ok {
+			return
+		}
+		vs = at.take(p, vs[:0])
+		fn(p, vs)
+	}
+}
+
+type cursor[T any] struct {
+	chunks [][]postPair[T]
+	i      int // the position in chunks[0]
+}
+
+type idCursor = cursor[int64]
+
+// post is the post of the next row (ok false: none left).
+func (c *cursor[T]) post() (int64, bool) {
+	for len(c.chunks) > 0 && c.i == len(c.chunks[0]) {
+		c.chunks, c.i = c.chunks[1:], 0
+	}
+	if len(c.chunks) == 0 {
+		return 0, false
+	}
+	return c.chunks[0][c.i].post, true
+}
+
+// take appends the values of the next rows of post to dst.
+func (c *cursor[T]) take(post int64, dst []T) []T {
+	for {
+		p, ok := c.post()
+		if !ok || p != post {
+			return dst
+		}
+		dst = append(dst, c.chunks[0][c.i].v)
+		c.i++
+	}
 }
 
 // addMeta folds one meta row (its key made canonical) into k.
@@ -233,13 +373,11 @@ func (k *Keys) addMeta(id int64, key string, v sql.NullString) {
 		k.featured[id] = true
 	case metaVenue:
 		if v.Valid { // CAST(NULL) is NULL, never IN (...)
-			l := k.listsOf(id)
-			l.venues = append(l.venues, mysqlcast.Signed(v.String))
+			k.cols[idVenues].add(id, mysqlcast.Signed(v.String))
 		}
 	case metaOrganizer:
 		if v.Valid {
-			l := k.listsOf(id)
-			l.orgs = append(l.orgs, mysqlcast.Signed(v.String))
+			k.cols[idOrgs].add(id, mysqlcast.Signed(v.String))
 		}
 	case k.startKey:
 		if v.Valid {
