@@ -201,7 +201,7 @@ func TestIndexFileRejectsAnyDamage(t *testing.T) {
 func TestIndexFileOrderIsChecked(t *testing.T) {
 	path := writeTestFile(t, fileTestEvents(200, false), Mode{CustomTables: true})
 	for _, c := range []struct {
-		name  string
+		name   string
 		break_ func(l *loaded)
 	}{
 		{"two main events swapped", func(l *loaded) { l.events[3], l.events[4] = l.events[4], l.events[3] }},
