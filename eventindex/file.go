@@ -52,13 +52,26 @@ type image struct {
 // build there (a few seconds after it, the newest of a burst).
 func (x *Index) UseFile(path string) {
 	x.file = &file{path: path, log: x.log}
+	if _, err := os.Stat(path); err == nil {
+		x.loading.Store(true) // until LoadFile has run
+	}
+}
+
+// Loading reports whether an index file is there to be loaded and LoadFile has not finished
+// with it: a list then waits for the load (WaitLoaded) rather than read the whole calendar.
+func (x *Index) Loading() bool { return x.loading.Load() }
+
+// WaitLoaded waits until a snapshot exists, no file is being loaded (Loading) or ctx ends.
+func (x *Index) WaitLoaded(ctx context.Context) bool {
+	return x.wait(ctx, func() bool { return x.Ready() || !x.Loading() })
 }
 
 // LoadFile installs the snapshot kept in the index file when it holds the database's current
 // state; it reports whether it did. Nothing is loaded from a file of another database, mode or
-// format.
+// format. A nil site (its settings could not be read) loads nothing.
 func (x *Index) LoadFile(ctx context.Context, site *calendard.Site) bool {
-	if x.file == nil {
+	defer x.loading.Store(false)
+	if x.file == nil || site == nil {
 		return false
 	}
 	// The database's mark is read while the file is: at a million events on MariaDB with a cold

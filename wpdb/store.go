@@ -113,6 +113,11 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 		if s.sqlTooSlow.Load() && s.index.IDsReady() && s.index.TextReady() {
 			s.sqlTooSlow.Store(false)
 		}
+		if !s.index.Ready() && s.index.Loading() {
+			// A restart is reading the index file: far sooner than a list over a large calendar
+			// through SQL, which would compete with it for the cores and the database.
+			waitIndex(ctx, s.index.WaitLoaded)
+		}
 		if s.dialect == SQLite || s.sqlTooSlow.Load() {
 			// On SQLite the first build answers sooner than one list over the whole calendar
 			// through SQL; on MariaDB the SQL list is the sooner (firstBuildGrace), so it answers
@@ -238,7 +243,8 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 		}
 		followFeed(s.index, s.feed, s.Site)
 		go func() {
-			if site, err := s.Site(ctx); err == nil && s.index.LoadFile(ctx, site) {
+			site, _ := s.Site(ctx) // nil on an error: LoadFile then ends the wait for the file
+			if s.index.LoadFile(ctx, site) {
 				return
 			}
 			if s.dialect != SQLite {
