@@ -69,13 +69,16 @@ func (x *Index) WaitLoaded(ctx context.Context) bool {
 // LoadFile installs the snapshot kept in the index file when it holds the database's current
 // state; it reports whether it did. Nothing is loaded from a file of another database, mode or
 // format. A nil site (its settings could not be read) loads nothing.
-func (x *Index) LoadFile(ctx context.Context, site *calendard.Site) bool {
+//
+// The database's mark is read once after is closed (nil: at once), while the file is read: the
+// caller's own first reading of the database's state (the change feed's) must come first, or a
+// change between the two readings would be neither in the file nor news to the feed. At a million
+// events on MariaDB with a cold buffer pool either reading takes seconds, as did the file.
+func (x *Index) LoadFile(ctx context.Context, site *calendard.Site, after <-chan struct{}) bool {
 	defer x.loading.Store(false)
 	if x.file == nil || site == nil {
 		return false
 	}
-	// The database's mark is read while the file is: at a million events on MariaDB with a cold
-	// buffer pool the mark's counts take seconds, as does the file.
 	type markResult struct {
 		mark Mark
 		err  error
@@ -85,6 +88,14 @@ func (x *Index) LoadFile(ctx context.Context, site *calendard.Site) bool {
 	}
 	marked := make(chan markResult, 1)
 	go func() {
+		if after != nil {
+			select {
+			case <-after:
+			case <-ctx.Done():
+				marked <- markResult{err: ctx.Err()}
+				return
+			}
+		}
 		m, err := x.src.Mark(ctx)
 		marked <- markResult{m, err}
 	}()
