@@ -721,10 +721,10 @@ func (r *fileReader) rows(rows []dateRow) error {
 		delta := d.uint()
 		legacy := d.byte()
 		start, end := d.str(), d.str()
-		row += delta
-		if d.err != nil || (n > 0 && delta == 0) || row >= uint64(len(rows)) || legacy > 1 {
+		if d.err != nil || (n > 0 && delta == 0) || delta >= uint64(len(rows)) || row+delta >= uint64(len(rows)) || legacy > 1 {
 			return errors.New("bad irregular rows")
 		}
+		row += delta
 		rows[row].irr = &rowText{start: start, end: end, legacy: legacy == 1}
 	}
 	return nil
