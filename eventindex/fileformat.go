@@ -179,24 +179,37 @@ func (d *varints) bytes(n uint64) []byte {
 func (d *varints) str() string { return string(d.bytes(d.uint())) }
 
 // fileOrder is the order the file keeps events in: the main list in list order (as compile sorts
-// it), the irregular events by ID, then the events no list shows, by ID.
+// it), the irregular events by ID, then the events no list shows, by ID. It runs beside a live
+// index, often at the first build's peak, so it sorts the pointers in place (no copies of the keys
+// as sortMain makes: the write is in the background, memory is the scarcer).
 func fileOrder(events map[int64]*Event) (order []*Event, nMain, nSlow int) {
-	var main, slow, rest []*Event
 	for _, e := range events {
 		if m, ok := listable(e); ok && m {
-			main = append(main, e)
+			nMain++
 		} else if ok {
-			slow = append(slow, e)
-		} else {
-			rest = append(rest, e)
+			nSlow++
 		}
 	}
-	sortMain(main)
+	order = make([]*Event, len(events))
+	m, sl, r := 0, nMain, nMain+nSlow
+	for _, e := range events {
+		switch main, ok := listable(e); {
+		case ok && main:
+			order[m] = e
+			m++
+		case ok:
+			order[sl] = e
+			sl++
+		default:
+			order[r] = e
+			r++
+		}
+	}
 	byID := func(a, b *Event) int { return cmp.Compare(a.id, b.id) }
-	slices.SortFunc(slow, byID)
-	slices.SortFunc(rest, byID)
-	order = append(append(append(make([]*Event, 0, len(events)), main...), slow...), rest...)
-	return order, len(main), len(slow)
+	slices.SortFunc(order[:nMain], mainOrder)
+	slices.SortFunc(order[nMain:nMain+nSlow], byID)
+	slices.SortFunc(order[nMain+nSlow:], byID)
+	return order, nMain, nSlow
 }
 
 // writeIndexFile writes img to a temporary file next to path and renames it into place, so a
