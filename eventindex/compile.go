@@ -177,13 +177,20 @@ func (s *snapshot) postAll() {
 // fillKeys lays main's keys out side by side. The byte pairs of an event's text are kept there
 // only, not on the event: grams gives them for position i (the caller knows which it can copy).
 func (s *snapshot) fillKeys(grams func(i int, e *Event) gramMask) {
+	s.grams = make([]gramMask, len(s.main))
+	for i, e := range s.main {
+		s.grams[i] = grams(i, e)
+	}
+	s.fillColumns()
+}
+
+// fillColumns lays main's keys other than the byte pairs out side by side, with their blocks.
+func (s *snapshot) fillColumns() {
 	s.starts = make([]int64, len(s.main))
 	s.ends = make([]int64, len(s.main))
 	s.statuses = make([]uint8, len(s.main))
 	s.featured = make([]bool, len(s.main))
-	s.grams = make([]gramMask, len(s.main))
 	for i, e := range s.main {
-		s.grams[i] = grams(i, e)
 		s.starts[i], s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].startN, e.rows[0].endN, e.statusID, e.featured
 	}
 	s.blocks = s.summarize(len(s.main), func(k int) int { return k })
@@ -273,7 +280,8 @@ func compileLoaded(l *loaded, blockLen int) (*snapshot, error) {
 	})
 	err := s.takeOrder(l)
 	if err == nil {
-		s.fillKeys(func(i int, _ *Event) gramMask { return l.grams[i] })
+		s.grams = l.grams // read into their own array: taken, not copied
+		s.fillColumns()
 		s.postAll()
 	}
 	wg.Wait()
