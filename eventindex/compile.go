@@ -2,6 +2,8 @@ package eventindex
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -178,10 +180,6 @@ func (s *snapshot) postAll() {
 // A textless snapshot answers no search, so it has no byte pairs (grams nil): 32 bytes an event
 // that a first build would otherwise hold, all zero, beside the ones its text pass makes.
 func (s *snapshot) fillKeys(grams func(i int, e *Event) gramMask) {
-	s.starts = make([]int64, len(s.main))
-	s.ends = make([]int64, len(s.main))
-	s.statuses = make([]uint8, len(s.main))
-	s.featured = make([]bool, len(s.main))
 	s.grams = nil
 	if !s.textless {
 		s.grams = make([]gramMask, len(s.main))
@@ -189,6 +187,15 @@ func (s *snapshot) fillKeys(grams func(i int, e *Event) gramMask) {
 			s.grams[i] = grams(i, e)
 		}
 	}
+	s.fillColumns()
+}
+
+// fillColumns lays main's keys other than the byte pairs out side by side, with their blocks.
+func (s *snapshot) fillColumns() {
+	s.starts = make([]int64, len(s.main))
+	s.ends = make([]int64, len(s.main))
+	s.statuses = make([]uint8, len(s.main))
+	s.featured = make([]bool, len(s.main))
 	for i, e := range s.main {
 		s.starts[i], s.ends[i], s.statuses[i], s.featured[i] = e.rows[0].startN, e.rows[0].endN, e.statusID, e.featured
 	}
@@ -259,4 +266,70 @@ func (s *snapshot) postingBlocks(pos []int32) []block {
 type postingKey struct {
 	first *int32
 	n     int
+}
+
+// compileLoaded is compile for the events an index file holds, in the file's order (fileOrder):
+// the main list and the irregular events are taken as they lie, after checking that they are
+// exactly what compile would make of them, and the byte pairs as stored. The ID map fills on a
+// second goroutine beside the key columns and posting lists.
+func compileLoaded(l *loaded, blockLen int) (*snapshot, error) {
+	s := &snapshot{mode: l.mode, blockLen: blockLen, textless: l.textless, idless: l.idless}
+	n := len(l.events)
+	var dup bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		s.byID = make(map[int64]*Event, n)
+		for i := range l.events {
+			s.byID[l.events[i].id] = &l.events[i]
+		}
+		dup = len(s.byID) != n
+	})
+	err := s.takeOrder(l)
+	if err == nil {
+		s.grams = l.grams // read into their own array: taken, not copied
+		s.fillColumns()
+		s.postAll()
+	}
+	wg.Wait()
+	if err == nil && dup {
+		err = errors.New("an event ID repeats")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !s.textless {
+		s.tix = startTextIndex(s.main)
+	}
+	return s, nil
+}
+
+// takeOrder sets main and slow from the file's order, checking it: the main list sorted as
+// sortMain sorts it, the irregular events by ID, and no other event listable.
+func (s *snapshot) takeOrder(l *loaded) error {
+	if l.nMain > 0 {
+		s.main = make([]*Event, l.nMain)
+	}
+	if l.nSlow > 0 {
+		s.slow = make([]*Event, l.nSlow)
+	}
+	for i := range l.events {
+		e := &l.events[i]
+		main, ok := listable(e)
+		switch {
+		case i < l.nMain:
+			if !ok || !main || (i > 0 && mainOrder(s.main[i-1], e) >= 0) {
+				return fmt.Errorf("event %d is out of the main list's order", e.id)
+			}
+			s.main[i] = e
+		case i < l.nMain+l.nSlow:
+			k := i - l.nMain
+			if !ok || main || (k > 0 && s.slow[k-1].id >= e.id) {
+				return fmt.Errorf("event %d is out of the irregular events' order", e.id)
+			}
+			s.slow[k] = e
+		case ok:
+			return fmt.Errorf("event %d is listable but in no list", e.id)
+		}
+	}
+	return nil
 }

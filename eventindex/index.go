@@ -45,6 +45,7 @@ type Index struct {
 	allSeen, allBuilt atomic.Uint64
 	file              *file       // nil: builds are not kept on disk (UseFile)
 	fromFile          atomic.Bool // the first snapshot came from the file
+	loading           atomic.Bool // a file is there and LoadFile has not finished (Loading)
 	patches           int         // Patch calls, under mu: a build saves only what no patch changed
 }
 

@@ -113,6 +113,11 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 		if s.sqlTooSlow.Load() && s.index.IDsReady() && s.index.TextReady() {
 			s.sqlTooSlow.Store(false)
 		}
+		if !s.index.Ready() && s.index.Loading() {
+			// A restart is reading the index file: far sooner than a list over a large calendar
+			// through SQL, which would compete with it for the cores and the database.
+			waitIndex(ctx, s.index.WaitLoaded)
+		}
 		if s.dialect == SQLite || s.sqlTooSlow.Load() {
 			// On SQLite the first build answers sooner than one list over the whole calendar
 			// through SQL; on MariaDB the SQL list is the sooner (firstBuildGrace), so it answers
@@ -224,21 +229,24 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 			s.memos.InvalidateAll()
 		})
 	}
-	if o.WatchInterval > 0 {
-		s.startSync(ctx, o)
-		// The first poll records the watermark the index build starts from; what changes after it
-		// shows in the next poll.
-		_, _ = s.feed.Poll(ctx)
-		go s.feed.Watch(ctx, o.WatchInterval, o.Reconcile, o.OnError)
-	}
+	// A restart reads the index file while the change feed takes its first reading (at a million
+	// events on MariaDB each takes a second or more); the file is used only if the database's mark,
+	// read after that reading, is still the file's. A build starts after the reading.
+	polled := make(chan struct{})
 	if !o.NoIndex {
 		s.index = NewEventIndex(s.DB, eventindex.Options{OnError: o.OnError})
 		if o.IndexFile != "" {
 			s.index.UseFile(o.IndexFile)
 		}
-		followFeed(s.index, s.feed, s.Site)
 		go func() {
-			if site, err := s.Site(ctx); err == nil && s.index.LoadFile(ctx, site) {
+			// Read apart from Site's cache, which must not keep settings read before the first poll.
+			site, _ := s.LoadSite(ctx, s.overrides) // nil on an error: LoadFile then ends the wait for the file
+			if s.index.LoadFile(ctx, site, polled) {
+				return
+			}
+			select {
+			case <-polled:
+			case <-ctx.Done():
 				return
 			}
 			if s.dialect != SQLite {
@@ -250,6 +258,17 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 			}
 			s.index.BuildUntilReady(ctx, s.Site)
 		}()
+	}
+	if o.WatchInterval > 0 {
+		s.startSync(ctx, o)
+		// The first poll records the watermark the index build starts from; what changes after it
+		// shows in the next poll.
+		_, _ = s.feed.Poll(ctx)
+		go s.feed.Watch(ctx, o.WatchInterval, o.Reconcile, o.OnError)
+	}
+	close(polled)
+	if s.index != nil {
+		followFeed(s.index, s.feed, s.Site)
 	}
 }
 
