@@ -47,6 +47,9 @@ type Index struct {
 	fromFile          atomic.Bool // the first snapshot came from the file
 	loading           atomic.Bool // a file is there and LoadFile has not finished (Loading)
 	patches           int         // Patch calls, under mu: a build saves only what no patch changed
+	// filePatches is patches when the file was last given a snapshot, fileSaved when (under mu).
+	filePatches int
+	fileSaved   time.Time
 }
 
 // Stale reports whether a rebuild asked for by a change is still to finish: answers from the
@@ -215,6 +218,7 @@ func (x *Index) Build(ctx context.Context, site *calendard.Site) error {
 		} else if x.file != nil && !first {
 			// The events are exactly the database at mark: worth keeping for the next start.
 			x.file.save(&image{mode: mode, mark: mark, events: events})
+			x.filePatches, x.fileSaved = x.patches, time.Now()
 		}
 		x.snap.Store(compile(mode, events, x.blockLen))
 		if target > x.allBuilt.Load() {
@@ -290,7 +294,31 @@ func (x *Index) addTexts(texts []Text, mode Mode, mark Mark, patches int) {
 	x.snap.Store(n)
 	if x.file != nil && !n.textless && patches == x.patches {
 		x.file.save(&image{mode: mode, mark: mark, events: n.byID})
+		x.filePatches, x.fileSaved = x.patches, time.Now()
 	}
+}
+
+// PatchSaveEvery is how often, at most, SaveCurrent writes a snapshot that patches changed (a
+// full build is written at once): at a million events a write is a 180 MB file.
+var PatchSaveEvery = 5 * time.Minute
+
+// SaveCurrent gives the index file the current snapshot under mark when patches changed it since
+// the file was last written, at most every PatchSaveEvery: without it, a calendar that is only
+// ever patched would leave the file at its last full build, and every restart would build again.
+// The caller vouches that the snapshot reflects every change the database held at mark (the change
+// feed's reading, every change it and calendard's writes published applied, no rebuild pending).
+func (x *Index) SaveCurrent(mark Mark) {
+	if x.file == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	s := x.snap.Load()
+	if x.building || s == nil || s.textless || x.Stale() || x.patches == x.filePatches || time.Since(x.fileSaved) < PatchSaveEvery {
+		return
+	}
+	x.filePatches, x.fileSaved = x.patches, time.Now()
+	x.file.save(&image{mode: s.mode, mark: mark, events: s.byID})
 }
 
 // addIDs swaps in a snapshot whose events have their terms, venues and organizers (the first

@@ -68,6 +68,9 @@ type Feed struct {
 	// beforePoll, when set, runs before each poll's reading; what it returns runs once the poll
 	// has read the watermark and published what it found (the sync journal's safe head).
 	beforePoll func(context.Context) func()
+	// afterPoll, when set, runs after a poll whose reading no write of calendard's was under way
+	// around, once it has published what it found, with that reading.
+	afterPoll atomic.Pointer[func(watermark)]
 	// reconciler, when set, is the reconcile's comparison (the sync journal's): it runs tick once
 	// it goes ahead, and publishes what it found itself. An error makes the reconcile publish
 	// Change{All} instead (tick run), except errReconcileLater (tick not run), which puts it off
@@ -263,13 +266,15 @@ func (f *Feed) Poll(ctx context.Context) (bool, error) {
 	// write as a change from outside (published twice): such a reading is taken again, a few
 	// times at most, so that a stream of writes cannot hold the poll back.
 	start := time.Now()
+	clean := false // no write of calendard's between its commit and its publishing around the reading
 	for try := 0; try < 3; try++ {
 		seq := f.ownSeq.Load()
 		busy := f.ownCommits.Load() > 0
 		// The primary's: the poll's readings must not go back in time, nor miss what a
 		// replica has not applied yet (Publish then makes the reloads wait for it).
 		w, err = f.db.readWatermark(ctx, f.db.sql.primary())
-		if err != nil || (!busy && f.ownCommits.Load() == 0 && f.ownSeq.Load() == seq) {
+		clean = !busy && f.ownCommits.Load() == 0 && f.ownSeq.Load() == seq
+		if err != nil || clean {
 			break
 		}
 	}
@@ -294,6 +299,9 @@ func (f *Feed) Poll(ctx context.Context) (bool, error) {
 		f.Publish(c)
 	}
 	done()
+	if fn := f.afterPoll.Load(); fn != nil && clean {
+		(*fn)(w)
+	}
 	return changed, nil
 }
 

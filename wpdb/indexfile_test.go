@@ -212,3 +212,71 @@ func TestListsWaitForTheIndexFileOnMariaDB(t *testing.T) {
 	default:
 	}
 }
+
+// A calendar that is only patched (calendard's writes, the reconcile's findings) still gets its
+// index file refreshed: after a poll that finds every change applied, the patched snapshot is
+// written under that poll's reading, and the next start loads it and shows the write. Before, the
+// file kept the last full build, which any write made stale, so every restart built again.
+func TestPatchedIndexIsWrittenForTheNextStart(t *testing.T) {
+	savedDelay, savedEvery := eventindex.FileSaveDelay, eventindex.PatchSaveEvery
+	eventindex.FileSaveDelay, eventindex.PatchSaveEvery = 0, 0
+	defer func() { eventindex.FileSaveDelay, eventindex.PatchSaveEvery = savedDelay, savedEvery }()
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		file := t.TempDir() + "/index"
+		first := NewStore(s.DB, SiteOverrides{})
+		first.Start(ctx, StartOptions{IndexFile: file, WatchInterval: time.Hour})
+		t.Cleanup(first.Index().CloseFile)
+		if !first.Index().WaitTextReady(ctxTimeout(t, 20*time.Second)) {
+			t.Fatal("index never ready")
+		}
+		waitWrites := func(n uint64) {
+			t.Helper()
+			for wait := time.Now(); first.Index().Stats().FileWrites < n; time.Sleep(20 * time.Millisecond) {
+				if time.Since(wait) > 20*time.Second {
+					t.Fatalf("the index file was written %d times, want %d", first.Index().Stats().FileWrites, n)
+				}
+			}
+		}
+		waitWrites(1)
+		var id int64
+		if err := s.sql.QueryRowContext(ctx, "SELECT ID FROM wp_posts WHERE post_type = 'tribe_events' AND post_status = 'publish' ORDER BY ID LIMIT 1").Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		const title = "Patched into the index file"
+		if err := first.Write(ctx, nil, func(tx calendard.WriteTx) error {
+			p, err := tx.LockPost(ctx, id)
+			if err != nil {
+				return err
+			}
+			p.Title = title
+			return tx.UpdatePost(ctx, p)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := first.feed.Sync(ctx); err != nil { // the poll after the write
+			t.Fatal(err)
+		}
+		waitWrites(2)
+		first.Index().CloseFile()
+
+		next := NewStore(s.DB, SiteOverrides{})
+		next.Start(ctx, StartOptions{IndexFile: file, WatchInterval: time.Hour})
+		t.Cleanup(next.Index().CloseFile)
+		if !next.Index().WaitTextReady(ctxTimeout(t, 20*time.Second)) {
+			t.Fatal("index never ready")
+		}
+		if !next.Index().Stats().FromFile {
+			t.Fatal("the next start built again: the patched snapshot was not written, or not taken as current")
+		}
+		site, err := next.Site(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, _, ok := next.Index().FindEvents(site, &calendard.EventFilter{Statuses: []string{"publish"}, Search: calendard.ParseSearch(title), Limit: 5})
+		if !ok || len(ids) != 1 || ids[0] != id {
+			t.Errorf("a search for the new title from the loaded file: %v (ok %v), want [%d]", ids, ok, id)
+		}
+	})
+}

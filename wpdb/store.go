@@ -269,6 +269,18 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 	close(polled)
 	if s.index != nil {
 		followFeed(s.index, s.feed, s.Site)
+		if o.IndexFile != "" {
+			// A snapshot reflects a poll's reading when every change published by then is applied:
+			// no write of calendard's still between its commit and its publishing, none being
+			// published, no rebuild pending. Writes committed after the reading are newer than the
+			// mark the file gets, so a restart finds the database moved on and builds.
+			save := func(w watermark) {
+				if s.feed.ownCommits.Load() == 0 && s.feed.Settled() && !s.index.Stale() {
+					s.index.SaveCurrent(s.indexMark(w))
+				}
+			}
+			s.feed.afterPoll.Store(&save)
+		}
 	}
 }
 
