@@ -1,0 +1,63 @@
+package gen_test
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/calendard/calendard/bench/gen"
+	"github.com/calendard/calendard/wpdb"
+)
+
+// The SQLite load drops the written tables' secondary indexes and creates them again after the
+// rows: the schema it leaves is the one calendard migrate made (sqlite_master's every index and
+// table with its statement; a user's own index too), the database is back in WAL mode, and the
+// indexes hold the rows (integrity_check compares every index with its table). Once on a freshly
+// migrated store, once over that calendar (Replace, with rows already in the tables).
+func TestSQLiteLoadKeepsTheSchema(t *testing.T) {
+	ctx := context.Background()
+	spec := "sqlite://" + filepath.Join(t.TempDir(), "schema.db")
+	w, err := wpdb.Open(spec, "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.Migrate(ctx, wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "UTC", SiteName: "Calendar",
+		AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, store, err := gen.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE INDEX site_own_index ON wp_postmeta (meta_value) WHERE meta_key = '_site_key'"); err != nil {
+		t.Fatal(err)
+	}
+	const schemaQ = "SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name"
+	migrated := dump(t, db, schemaQ)
+	if len(migrated) < 40 {
+		t.Fatalf("the migrated schema has %d entries:\n%v", len(migrated), migrated)
+	}
+	for i, replace := range []bool{false, true} {
+		if _, err := gen.Generate(ctx, db, store, gen.Options{Events: 300, Seed: 5, Now: anchor, Replace: replace}); err != nil {
+			t.Fatal(err)
+		}
+		if got := dump(t, db, schemaQ); !reflect.DeepEqual(got, migrated) {
+			t.Errorf("generation %d: the schema is\n%v\nwant migrate's\n%v", i+1, got, migrated)
+		}
+		for q, want := range map[string]string{"PRAGMA journal_mode": "wal", "PRAGMA integrity_check": "ok",
+			"SELECT COUNT(*) >= 300 FROM wp_postmeta INDEXED BY wp_postmeta_meta_key WHERE meta_key = '_EventStartDate'": "1"} {
+			var got string
+			if err := db.QueryRowContext(ctx, q).Scan(&got); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+			if got != want {
+				t.Errorf("generation %d: %s = %q, want %q", i+1, q, got, want)
+			}
+		}
+	}
+}
