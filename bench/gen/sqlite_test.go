@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func TestSQLiteLoadKeepsTheSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := dump(t, db, schemaQ); !reflect.DeepEqual(got, migrated) {
-			t.Errorf("generation %d: the schema is\n%v\nwant migrate's\n%v", i+1, got, migrated)
+			t.Errorf("generation %d: the schema is not migrate's:\nlost %q\nnew %q", i+1, minus(migrated, got), minus(got, migrated))
 		}
 		for q, want := range map[string]string{"PRAGMA journal_mode": "wal", "PRAGMA integrity_check": "ok",
 			"SELECT COUNT(*) >= 300 FROM wp_postmeta INDEXED BY wp_postmeta_meta_key WHERE meta_key = '_EventStartDate'": "1"} {
@@ -60,4 +61,15 @@ func TestSQLiteLoadKeepsTheSchema(t *testing.T) {
 			}
 		}
 	}
+}
+
+// minus is what a holds and b does not.
+func minus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
