@@ -63,6 +63,46 @@ func TestSQLiteLoadKeepsTheSchema(t *testing.T) {
 	}
 }
 
+// With another connection open on the database (a server reading it), the load cannot leave WAL
+// mode for its in-memory journal: it writes in WAL mode instead of failing.
+func TestSQLiteLoadBesideAnotherConnection(t *testing.T) {
+	ctx := context.Background()
+	spec := "sqlite://" + filepath.Join(t.TempDir(), "shared.db")
+	w, err := wpdb.Open(spec, "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Migrate(ctx, wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "UTC", SiteName: "Calendar",
+		AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := gen.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var n int
+	if err := other.QueryRowContext(ctx, "SELECT COUNT(*) FROM wp_posts").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	db, store, err := gen.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := gen.Generate(ctx, db, store, gen.Options{Events: 100, Seed: 5, Now: anchor}); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.QueryRowContext(ctx, "SELECT COUNT(*) FROM wp_posts WHERE post_type = 'tribe_events'").Scan(&n); err != nil || n != 100 {
+		t.Errorf("the other connection reads %d events (%v), want 100", n, err)
+	}
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode %q (%v), want wal", mode, err)
+	}
+}
+
 // minus is what a holds and b does not.
 func minus(a, b []string) []string {
 	var out []string
