@@ -613,7 +613,7 @@ func (w *writer) inTx(ctx context.Context, fn func(context.Context, execer) (map
 // writeSQLite writes the calendar in one transaction while it is built: the builder runs on its
 // own goroutine, a couple of batches ahead, so that building and writing share the two cores.
 // The load runs with the bulk settings of sqliteBulk, and with the written tables' secondary
-// indexes dropped and created again afterwards from their own DDL (deferIndexes), in the same
+// indexes dropped and created again afterwards from their own DDL (dropIndexes), in the same
 // transaction.
 func (w *writer) writeSQLite(ctx context.Context, o Options, b *base, rows map[string]int64) (*calendar, error) {
 	conn, err := w.db.Conn(ctx)
@@ -635,6 +635,8 @@ func (w *writer) writeSQLite(ctx context.Context, o Options, b *base, rows map[s
 		began := time.Now()
 		err = tx.Commit()
 		w.timed("commit", began)
+	} else {
+		_ = tx.Rollback() // before the restore: the journal mode does not change inside a transaction
 	}
 	return cal, errors.Join(err, restore())
 }

@@ -2,9 +2,11 @@ package gen_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,6 +102,58 @@ func TestSQLiteLoadBesideAnotherConnection(t *testing.T) {
 	var mode string
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode %q (%v), want wal", mode, err)
+	}
+}
+
+// A load that fails (here the occurrences' unique hash index, created again after the rows, finds a
+// duplicate) leaves the database as it was: no event, the schema whole, WAL mode.
+func TestSQLiteLoadFailureRollsBack(t *testing.T) {
+	ctx := context.Background()
+	migrate := func(name string) (*sql.DB, gen.Store, []string) {
+		spec := "sqlite://" + filepath.Join(t.TempDir(), name)
+		w, err := wpdb.Open(spec, "wp_")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = w.Migrate(ctx, wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "UTC", SiteName: "Calendar",
+			AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, store, err := gen.Open(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db, store, dump(t, db, "SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name")
+	}
+	opts := gen.Options{Events: 50, Seed: 5, Now: anchor}
+	first, store, _ := migrate("first.db")
+	if _, err := gen.Generate(ctx, first, store, opts); err != nil {
+		t.Fatal(err)
+	}
+	var hash string
+	if err := first.QueryRowContext(ctx, "SELECT hash FROM wp_tec_occurrences ORDER BY occurrence_id DESC LIMIT 1").Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
+	db, store, migrated := migrate("second.db")
+	if _, err := db.ExecContext(ctx, "INSERT INTO wp_tec_occurrences (occurrence_id, event_id, post_id, start_date, start_date_utc, end_date, end_date_utc, hash) "+
+		"VALUES (900000, 900000, 900000, '2020-01-01 00:00:00', '2020-01-01 00:00:00', '2020-01-01 01:00:00', '2020-01-01 01:00:00', ?)", hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.Generate(ctx, db, store, opts); err == nil || !strings.Contains(err.Error(), "UNIQUE") {
+		t.Fatalf("generating over a duplicate occurrence hash: %v, want the unique index's error", err)
+	}
+	if got := dump(t, db, "SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name"); !reflect.DeepEqual(got, migrated) {
+		t.Errorf("after the failure the schema is not migrate's:\nlost %q\nnew %q", minus(migrated, got), minus(got, migrated))
+	}
+	for q, want := range map[string]string{"PRAGMA journal_mode": "wal", "PRAGMA integrity_check": "ok",
+		"SELECT COUNT(*) FROM wp_posts WHERE post_type = 'tribe_events'": "0", "SELECT COUNT(*) FROM wp_tec_occurrences": "1"} {
+		var got string
+		if err := db.QueryRowContext(ctx, q).Scan(&got); err != nil || got != want {
+			t.Errorf("after the failure %s = %q (%v), want %q", q, got, err, want)
+		}
 	}
 }
 
