@@ -127,7 +127,8 @@ func Generate(ctx context.Context, db *sql.DB, store Store, o Options) (*Result,
 		o.Now = time.Now().UTC().Truncate(24 * time.Hour)
 	}
 	o.Now = o.Now.UTC().Truncate(time.Second)
-	w := &writer{db: db, store: store, p: o.Prefix, phases: map[string]time.Duration{}, noLoadData: os.Getenv("GEN_NO_LOAD_DATA") == "1"}
+	w := &writer{db: db, store: store, p: o.Prefix, phases: map[string]time.Duration{}, noLoadData: os.Getenv("GEN_NO_LOAD_DATA") == "1",
+		keepIndexes: os.Getenv("GEN_SQLITE_KEEP_INDEXES") == "1"}
 	mark := time.Now()
 	phase := func(name string) {
 		w.mu.Lock()
@@ -197,6 +198,9 @@ type writer struct {
 	phases map[string]time.Duration
 	// noLoadData writes MySQL tables with INSERTs too (GEN_NO_LOAD_DATA=1, for comparison).
 	noLoadData bool
+	// keepIndexes loads SQLite with its secondary indexes in place (GEN_SQLITE_KEEP_INDEXES=1, for
+	// comparison).
+	keepIndexes bool
 }
 
 func (w *writer) timed(name string, began time.Time) {
@@ -349,6 +353,7 @@ func (w *writer) ids(ctx context.Context, q string) ([]int64, error) {
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
 // bulk is a multi-row INSERT builder: rows accumulate until a batch is full (rows or bytes).
@@ -360,6 +365,11 @@ type bulk struct {
 	args      []any
 	n, size   int
 	written   int64
+	// sqlite: a batch is full at maxRows alone (bound values do not count in SQLite's statement
+	// size), so every batch but the last has the same statement, prepared once in full (parsing
+	// a thousand-row INSERT was a tenth of the load).
+	sqlite bool
+	full   *sql.Stmt
 }
 
 // sqliteMaxVars is SQLite's limit on parameters per statement.
@@ -370,17 +380,19 @@ func (w *writer) bulk(ctx context.Context, ex execer, table string, cols ...stri
 	if w.store == SQLite {
 		maxRows = min(1000, sqliteMaxVars/len(cols))
 	}
-	return &bulk{ctx: ctx, ex: ex, maxRows: maxRows,
+	return &bulk{ctx: ctx, ex: ex, maxRows: maxRows, sqlite: w.store == SQLite,
 		head: "INSERT INTO " + w.t(table) + " (" + strings.Join(cols, ", ") + ") VALUES ",
 		row:  "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"}
 }
 
 func (b *bulk) add(vals ...any) error {
-	for _, v := range vals {
-		if s, ok := v.(string); ok {
-			b.size += len(s)
-		} else {
-			b.size += 8
+	if !b.sqlite {
+		for _, v := range vals {
+			if s, ok := v.(string); ok {
+				b.size += len(s)
+			} else {
+				b.size += 8
+			}
 		}
 	}
 	b.args = append(b.args, vals...)
@@ -391,25 +403,49 @@ func (b *bulk) add(vals ...any) error {
 	return nil
 }
 
-func (b *bulk) flush() error {
-	if b.n == 0 {
-		return nil
-	}
+// query is the INSERT of n rows.
+func (b *bulk) query(n int) string {
 	var q strings.Builder
-	q.Grow(len(b.head) + b.n*(len(b.row)+1))
+	q.Grow(len(b.head) + n*(len(b.row)+1))
 	q.WriteString(b.head)
-	for i := 0; i < b.n; i++ {
+	for i := 0; i < n; i++ {
 		if i > 0 {
 			q.WriteByte(',')
 		}
 		q.WriteString(b.row)
 	}
-	if _, err := b.ex.ExecContext(b.ctx, q.String(), b.args...); err != nil {
+	return q.String()
+}
+
+func (b *bulk) flush() error {
+	if b.n == 0 {
+		return nil
+	}
+	var err error
+	if b.sqlite && b.n == b.maxRows {
+		if b.full == nil {
+			if b.full, err = b.ex.PrepareContext(b.ctx, b.query(b.n)); err != nil {
+				return err
+			}
+		}
+		_, err = b.full.ExecContext(b.ctx, b.args...)
+	} else {
+		_, err = b.ex.ExecContext(b.ctx, b.query(b.n), b.args...)
+	}
+	if err != nil {
 		return err
 	}
 	b.written += int64(b.n)
+	clear(b.args) // the rows' strings are garbage now
 	b.args, b.n, b.size = b.args[:0], 0, 0
 	return nil
+}
+
+// close releases the prepared statement.
+func (b *bulk) close() {
+	if b.full != nil {
+		b.full.Close()
+	}
 }
 
 // stream is one of the tables whose rows come in batches while the calendar is built.
@@ -474,9 +510,7 @@ var streams = []stream{
 // generator's memory does not grow with the calendar (a million events built whole took over
 // 6 GB): on MySQL each streamed table is loaded on its own connection in its own transaction,
 // side by side; on SQLite one transaction writes everything. The terms, whose counts are known
-// only at the end, follow. (Dropping SQLite's indexes and building them afterwards is slower: its
-// text indexes compare through the Go collation either way, and rows inserted in ID order keep most
-// index inserts near the end of the index.)
+// only at the end, follow. SQLite's secondary indexes are created after the rows (sqlite.go).
 func (w *writer) write(ctx context.Context, o Options, b *base) (*calendar, map[string]int64, error) {
 	rows := map[string]int64{}
 	if w.store == SQLite {
@@ -578,22 +612,43 @@ func (w *writer) inTx(ctx context.Context, fn func(context.Context, execer) (map
 
 // writeSQLite writes the calendar in one transaction while it is built: the builder runs on its
 // own goroutine, a couple of batches ahead, so that building and writing share the two cores.
+// The load runs with the bulk settings of sqliteBulk, and with the written tables' secondary
+// indexes dropped and created again afterwards from their own DDL (dropIndexes), in the same
+// transaction.
 func (w *writer) writeSQLite(ctx context.Context, o Options, b *base, rows map[string]int64) (*calendar, error) {
 	conn, err := w.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	for _, p := range []string{"PRAGMA cache_size = -262144", "PRAGMA synchronous = OFF"} {
-		if _, err := conn.ExecContext(ctx, p); err != nil {
-			return nil, err
-		}
-	}
-	tx, err := conn.BeginTx(ctx, nil)
+	restore, err := sqliteBulk(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, errors.Join(err, restore())
+	}
 	defer tx.Rollback()
+	cal, err := w.writeSQLiteTx(ctx, tx, o, b, rows)
+	if err == nil {
+		began := time.Now()
+		err = tx.Commit()
+		w.timed("commit", began)
+	} else {
+		_ = tx.Rollback() // before the restore: the journal mode does not change inside a transaction
+	}
+	return cal, errors.Join(err, restore())
+}
+
+func (w *writer) writeSQLiteTx(ctx context.Context, tx *sql.Tx, o Options, b *base, rows map[string]int64) (*calendar, error) {
+	var indexes []sqliteIndex
+	if !w.keepIndexes {
+		var err error
+		if indexes, err = w.dropIndexes(ctx, tx); err != nil {
+			return nil, err
+		}
+	}
 	began := time.Now()
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -614,6 +669,7 @@ func (w *writer) writeSQLite(ctx context.Context, o Options, b *base, rows map[s
 	bulks := make([]*bulk, len(streams))
 	for i, st := range streams {
 		bulks[i] = w.bulk(ctx, tx, st.table, st.cols...)
+		defer bulks[i].close()
 	}
 	var writeErr error
 	for bt := range batches {
@@ -642,19 +698,22 @@ func (w *writer) writeSQLite(ctx context.Context, o Options, b *base, rows map[s
 	if buildErr != nil {
 		return nil, buildErr
 	}
-	w.timed("build and write", began)
+	w.timed("rows", began) // Generate times the whole as "build and write"
 	began = time.Now()
 	n, err := w.writeTables(ctx, tx, termRows(cal)...)
 	if err != nil {
 		return nil, err
 	}
 	maps.Copy(rows, n)
-	if err := tx.Commit(); err != nil {
-		return nil, err
+	w.timed("terms", began)
+	began = time.Now()
+	for _, ix := range indexes {
+		if _, err := tx.ExecContext(ctx, ix.ddl); err != nil {
+			return nil, fmt.Errorf("creating index %s: %w", ix.name, err)
+		}
 	}
-	w.timed("terms and commit", began)
-	_, err = conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL")
-	return cal, err
+	w.timed("indexes", began)
+	return cal, nil
 }
 
 // tableRows is one table's generated rows: each feeds them, in order, to add.
@@ -691,6 +750,7 @@ func termRows(cal *calendar) []tableRows {
 func (w *writer) load(ctx context.Context, ex execer, tr tableRows) (int64, error) {
 	if w.store == SQLite || w.noLoadData {
 		b := w.bulk(ctx, ex, tr.table, tr.cols...)
+		defer b.close()
 		if err := tr.each(b.add); err != nil {
 			return 0, err
 		}

@@ -9,3 +9,15 @@ func BenchmarkLikeFold(b *testing.B) {
 		LikeFold(text)
 	}
 }
+
+func BenchmarkCompare(b *testing.B) {
+	keys := []string{"_EventStartDate", "_EventStartDateUTC", "_EventEndDate", "_EventVenueID", "Café Müller", "cafe muller", "event-slug-12345", "event-slug-12346"}
+	Compare("a", "b") // reads the table
+	for b.Loop() {
+		for _, x := range keys {
+			for _, y := range keys {
+				Compare(x, y)
+			}
+		}
+	}
+}

@@ -42,10 +42,13 @@ type ucaRange struct {
 // Here the bulk holds no pointers for the collector to follow (bmp comes last, after every pointer
 // field, so it is not even scanned).
 type ucaTable struct {
-	ascii    [utf8.RuneSelf][]uint16 // the weights of ASCII, most of any text, one load away
-	sup      []ucaSup                // listed code points above U+FFFF, sorted
-	pool     []uint16                // the weights the entries point into
-	implicit []ucaRange              // base weights of implicit ranges other than the default 0xFBC0, sorted
+	ascii [utf8.RuneSelf][]uint16 // the weights of ASCII, most of any text, one load away
+	// ascii1 is an ASCII character's weight when it has exactly one, non-zero (0: it has none or
+	// several): Compare's fast path, which needs neither the scanner nor a slice.
+	ascii1   [utf8.RuneSelf]uint16
+	sup      []ucaSup   // listed code points above U+FFFF, sorted
+	pool     []uint16   // the weights the entries point into
+	implicit []ucaRange // base weights of implicit ranges other than the default 0xFBC0, sorted
 	bmp      [0x10000]ucaEntry
 }
 
@@ -159,6 +162,9 @@ func parseUCATable(text string) (*ucaTable, error) {
 	for r := range t.ascii {
 		if w, listed := t.weightsOf(rune(r), &buf); listed {
 			t.ascii[r] = w
+			if len(w) == 1 {
+				t.ascii1[r] = w[0]
+			}
 		}
 	}
 	sort.Slice(t.implicit, func(i, j int) bool { return t.implicit[i].first < t.implicit[j].first })
@@ -246,8 +252,40 @@ func (sc *ucaScanner) next() int {
 // Compare compares two strings as utf8mb4_unicode_520_ci does (my_strnncollsp_uca, PAD SPACE):
 // weight by weight; when one string ends, the rest of the other compares against the space weight,
 // so trailing spaces never matter. The result is negative, zero or positive.
+//
+// It is SQLite's collation of every indexed text column, so it runs for nearly every key
+// comparison of an index seek: equal strings and ASCII, most keys, take a fast path that gives
+// the scan's result without it. The scan has no contractions (one character's weights never depend
+// on its neighbours), so an identical prefix ending on a character boundary compares equal and can
+// be skipped.
 func Compare(a, b string) int {
+	if a == b {
+		return 0
+	}
 	t := uca520()
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] && a[i] < utf8.RuneSelf {
+		i++
+	}
+	for ; i < n; i++ {
+		ca, cb := a[i], b[i]
+		if ca >= utf8.RuneSelf || cb >= utf8.RuneSelf {
+			break
+		}
+		wa, wb := t.ascii1[ca], t.ascii1[cb]
+		if wa == 0 || wb == 0 {
+			break
+		}
+		if wa != wb {
+			return int(wa) - int(wb)
+		}
+	}
+	return t.compareScan(a[i:], b[i:])
+}
+
+// compareScan is Compare weight by weight through the scanners.
+func (t *ucaTable) compareScan(a, b string) int {
 	sa, sb := ucaScanner{t: t, s: a}, ucaScanner{t: t, s: b}
 	x, y := sa.next(), sb.next()
 	for x == y && x > 0 {
