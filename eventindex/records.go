@@ -208,20 +208,6 @@ func appendSearchHead(dst []byte, title, excerpt string) []byte {
 	return append(dst, searchSep...)
 }
 
-// splitSearchText splits the search text as the index file keeps it (Event.text then Event.body)
-// at the end of its second column.
-func splitSearchText(b []byte) (head, body []byte) {
-	n := 0
-	for i, c := range b {
-		if c == searchSep[0] {
-			if n++; n == 2 {
-				return b[:i+1], b[i+1:]
-			}
-		}
-	}
-	return b, nil
-}
-
 // textPacker stores many short texts as substrings of a few large strings (textBlock bytes each):
 // the search text of a whole calendar is then a few dozen objects instead of one per event, so the
 // collector has that many fewer to mark and no text pays its size class's rounding. A substring
