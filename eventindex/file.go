@@ -126,6 +126,15 @@ func (x *Index) LoadFile(ctx context.Context, site *calendard.Site, after <-chan
 	if x.snap.Load() != nil || x.building {
 		return false // a build got there first
 	}
+	if len(x.patched) > 0 {
+		// Changes published while the file was read (the feed polls meanwhile): the file holds
+		// the state before them.
+		fresh, err := x.src.Events(ctx, snap.mode, x.patched, nil, true)
+		if err != nil {
+			return false
+		}
+		snap, x.patched = snap.patched(x.patched, fresh), nil
+	}
 	x.snap.Store(snap)
 	x.fromFile.Store(true)
 	return true

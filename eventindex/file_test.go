@@ -2,11 +2,13 @@ package eventindex
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/calendard/calendard"
@@ -224,5 +226,55 @@ func TestIndexFileOrderIsChecked(t *testing.T) {
 				t.Fatal("loaded")
 			}
 		})
+	}
+}
+
+// dropSource is synthSource whose events are gone once dropped is set (a deletion committed while
+// a restart reads the file), with the file's mark.
+type dropSource struct {
+	synthSource
+	dropped atomic.Bool
+}
+
+func (s *dropSource) Events(ctx context.Context, mode Mode, ids []int64, mark *Mark, withText bool) (map[int64]*Event, error) {
+	if s.dropped.Load() {
+		return map[int64]*Event{}, nil
+	}
+	return s.synthSource.Events(ctx, mode, ids, mark, withText)
+}
+
+func (s *dropSource) Mark(ctx context.Context) (Mark, error) { return "mark-1", nil }
+
+// A change published while the file is being read (the change feed polls meanwhile) is not lost:
+// the snapshot installed from the file has it applied. It was dropped before (no snapshot to
+// patch yet), and the index kept the file's state until that event changed again.
+func TestIndexFileLoadKeepsTheChangesPublishedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	mode := Mode{CustomTables: true}
+	site := &calendard.Site{UseCustomTables: true}
+	src := &dropSource{synthSource: synthSource{n: 50}}
+	events, err := src.Events(ctx, mode, nil, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeTestFile(t, events, mode)
+	x := New(src, Options{BlockLen: 4})
+	x.UseFile(path)
+	after := make(chan struct{})
+	loaded := make(chan bool, 1)
+	go func() { loaded <- x.LoadFile(ctx, site, after) }()
+	src.dropped.Store(true)
+	if err := x.Patch(ctx, []int64{1000}); err != nil {
+		t.Fatal(err)
+	}
+	close(after)
+	if !<-loaded {
+		t.Fatal("the file was not loaded")
+	}
+	if _, ok := x.snap.Load().byID[1000]; ok {
+		t.Error("event 1000, deleted while the file was read, is in the loaded index")
+	}
+	if _, ok := x.snap.Load().byID[1001]; !ok {
+		t.Error("event 1001 is missing from the loaded index")
 	}
 }

@@ -372,6 +372,10 @@ func (x *Index) Patch(ctx context.Context, ids []int64) error {
 	}
 	cur := x.snap.Load()
 	if cur == nil {
+		if x.loading.Load() && !x.building {
+			// The file being loaded holds the state before this change: LoadFile applies it.
+			x.patched = append(x.patched, ids...)
+		}
 		return nil
 	}
 	fresh, err := x.src.Events(ctx, cur.mode, ids, nil, true)

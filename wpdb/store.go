@@ -259,15 +259,9 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 			s.index.BuildUntilReady(ctx, s.Site)
 		}()
 	}
-	if o.WatchInterval > 0 {
-		s.startSync(ctx, o)
-		// The first poll records the watermark the index build starts from; what changes after it
-		// shows in the next poll.
-		_, _ = s.feed.Poll(ctx)
-		go s.feed.Watch(ctx, o.WatchInterval, o.Reconcile, o.OnError)
-	}
-	close(polled)
 	if s.index != nil {
+		// Before the polls: the watch's first poll runs at once, and a change it publishes must
+		// reach the index (a patch while the file loads is applied to what it loads).
 		followFeed(s.index, s.feed, s.Site)
 		if o.IndexFile != "" {
 			// A snapshot reflects a poll's reading when every change published by then is applied:
@@ -282,6 +276,14 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 			s.feed.afterPoll.Store(&save)
 		}
 	}
+	if o.WatchInterval > 0 {
+		s.startSync(ctx, o)
+		// The first poll records the watermark the index build starts from; what changes after it
+		// shows in the next poll.
+		_, _ = s.feed.Poll(ctx)
+		go s.feed.Watch(ctx, o.WatchInterval, o.Reconcile, o.OnError)
+	}
+	close(polled)
 }
 
 // Generation is the change feed's generation while the store keeps state (Start ran with a
