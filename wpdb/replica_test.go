@@ -90,23 +90,9 @@ func (p *stallProxy) stall() {
 // (ReplicaOptions.MaxLag, at most 1s): the read then goes to the primary and succeeds, well within
 // its own deadline, instead of waiting on the replica until that deadline and failing.
 func TestReplicaThatStopsAnsweringCostsAReadTheWaitBoundOnly(t *testing.T) {
-	rep := testenv.NewReplication(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := rep.Primary.CreateDatabase(ctx, "wp"); err != nil {
-		t.Fatal(err)
-	}
-	db, err := OpenMySQL(rep.Primary.DSN("wp"), "wp_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.CreateTables(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WaitReplicated(ctx, time.Minute); err != nil {
-		t.Fatal(err)
-	}
+	rep, db := replicatedTables(t, ctx)
 	proxy := newStallProxy(t, rep.Replica.Addr)
 	replica := rep.Replica.Server
 	replica.Addr = proxy.l.Addr().String()
@@ -121,7 +107,7 @@ func TestReplicaThatStopsAnsweringCostsAReadTheWaitBoundOnly(t *testing.T) {
 	rctx, rcancel := context.WithTimeout(ctx, deadline)
 	defer rcancel()
 	start := time.Now()
-	_, err = db.Options(rctx, "siteurl")
+	_, err := db.Options(rctx, "siteurl")
 	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("a read right after the replica stopped answering: %v after %s (deadline %s)", err, took.Round(time.Millisecond), deadline)
@@ -157,23 +143,9 @@ type requestKey struct{}
 // though the DSN allows a connection 30 s. Once the replica is marked down, no call made for a
 // request dials it at all (only the health checker does, in the background).
 func TestReplicaWhoseNameStopsResolvingCostsAWriteRequestTheWaitBoundOnly(t *testing.T) {
-	rep := testenv.NewReplication(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := rep.Primary.CreateDatabase(ctx, "wp"); err != nil {
-		t.Fatal(err)
-	}
-	db, err := OpenMySQL(rep.Primary.DSN("wp"), "wp_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.CreateTables(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WaitReplicated(ctx, time.Minute); err != nil {
-		t.Fatal(err)
-	}
+	rep, db := replicatedTables(t, ctx)
 
 	// The replica's connections go through dial: to its address while it "runs"; once stopped, its
 	// connections are closed (as a stopped server's are) and its name no longer resolves in time.
@@ -284,23 +256,9 @@ func replicaServesReads(t *testing.T, ctx context.Context, db *DB) {
 // Reads that arrive together after a change wait for it on the replica in one MASTER_GTID_WAIT,
 // not one each (each would hold a replica connection for up to the wait bound).
 func TestReadsWaitingForOnePositionShareOneWait(t *testing.T) {
-	rep := testenv.NewReplication(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := rep.Primary.CreateDatabase(ctx, "wp"); err != nil {
-		t.Fatal(err)
-	}
-	db, err := OpenMySQL(rep.Primary.DSN("wp"), "wp_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.CreateTables(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WaitReplicated(ctx, time.Minute); err != nil {
-		t.Fatal(err)
-	}
+	rep, db := replicatedTables(t, ctx)
 	if err := db.UseReplicas([]string{rep.Replica.DSN("wp")}, ReplicaOptions{MaxLag: 5 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
@@ -358,4 +316,26 @@ func TestReadsWaitingForOnePositionShareOneWait(t *testing.T) {
 	if n := waits() - before; n < 1 || n > 2 {
 		t.Errorf("%d reads waited in %d MASTER_GTID_WAIT calls, want 1", readers, n)
 	}
+}
+
+// replicatedTables starts a primary and a replica, creates the calendar's tables on the primary
+// and waits until the replica has them; db is the primary's.
+func replicatedTables(t *testing.T, ctx context.Context) (*testenv.Replication, *DB) {
+	t.Helper()
+	rep := testenv.NewReplication(t)
+	if err := rep.Primary.CreateDatabase(ctx, "wp"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := OpenMySQL(rep.Primary.DSN("wp"), "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.CreateTables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WaitReplicated(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	return rep, db
 }

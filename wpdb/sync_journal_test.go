@@ -158,14 +158,7 @@ func TestSyncJournalRecordsWritesDirectChangesAndReconciles(t *testing.T) {
 // list tokens) move past the entry.
 func TestSyncForeignEntriesReloadTheOtherInstance(t *testing.T) {
 	dsn := testenv.FixtureDB(t, fixtureFile, testenv.DBName("wpdbsync", t))
-	open := func() *Store {
-		db, err := OpenMySQL(dsn, "wp_")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return NewStore(db, SiteOverrides{})
-	}
+	open := func() *Store { return mysqlStore(t, dsn) }
 	a, b := open(), open()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -206,14 +199,7 @@ func TestSyncForeignEntriesReloadTheOtherInstance(t *testing.T) {
 // neither sent entries it has nor told its token expired.
 func TestSyncOpeningOnAJournalWithEntries(t *testing.T) {
 	dsn := testenv.FixtureDB(t, fixtureFile, testenv.DBName("wpdbsyncre", t))
-	open := func() *Store {
-		db, err := OpenMySQL(dsn, "wp_")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return NewStore(db, SiteOverrides{})
-	}
+	open := func() *Store { return mysqlStore(t, dsn) }
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a := open()
@@ -281,4 +267,15 @@ func TestSyncJournalsNoRemoteChange(t *testing.T) {
 			t.Errorf("after a local change: head %d (%v), want 1", head, err)
 		}
 	})
+}
+
+// mysqlStore is a store of its own on the MariaDB database dsn (one instance of a fleet).
+func mysqlStore(t *testing.T, dsn string) *Store {
+	t.Helper()
+	db, err := OpenMySQL(dsn, "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return NewStore(db, SiteOverrides{})
 }
