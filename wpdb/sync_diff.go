@@ -174,15 +174,14 @@ func (db *DB) syncEmbedding(ctx context.Context, tx *sql.Tx, changes []syncChang
 		}
 		return rows.Err()
 	}
-	for start := 0; start < len(linked); start += 500 {
-		batch := linked[start:min(len(linked), start+500)]
-		vals := make([]any, len(batch))
-		for i, id := range batch {
-			vals[i] = strconv.FormatInt(id, 10)
-		}
-		if err := add("SELECT DISTINCT post_id FROM "+db.t("postmeta")+" WHERE meta_key IN ('_EventVenueID', '_EventOrganizerID') AND meta_value IN ("+
-			placeholders(len(batch))+")", vals); err != nil {
-			return nil, err
+	linking, err := db.eventsLinkingTo(ctx, tx, linked)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range linking {
+		if !have[id] {
+			have[id] = true
+			events = append(events, id)
 		}
 	}
 	for start := 0; start < len(terms); start += 500 {
@@ -205,6 +204,53 @@ func (db *DB) syncEmbedding(ctx context.Context, tx *sql.Tx, changes []syncChang
 		}
 	}
 	return changes, nil
+}
+
+// eventsLinkingTo returns the posts whose venue or organizer meta names one of linked. Up to one
+// batch is looked up by value; more (a reconcile after a bulk import of venues) are found in one
+// pass over every venue and organizer row rather than one such pass per batch (the meta_value
+// condition cannot use the meta_key index).
+func (db *DB) eventsLinkingTo(ctx context.Context, tx *sql.Tx, linked []int64) ([]int64, error) {
+	const keys = "meta_key IN ('_EventVenueID', '_EventOrganizerID')"
+	if len(linked) == 0 {
+		return nil, nil
+	}
+	if len(linked) <= syncIDBatch {
+		vals := make([]any, len(linked))
+		for i, id := range linked {
+			vals[i] = strconv.FormatInt(id, 10)
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT DISTINCT post_id FROM "+db.t("postmeta")+" WHERE "+keys+
+			" AND meta_value IN ("+placeholders(len(vals))+")", vals...)
+		if err != nil {
+			return nil, err
+		}
+		return scanIDs(rows)
+	}
+	want := make(map[string]bool, len(linked))
+	for _, id := range linked {
+		want[strconv.FormatInt(id, 10)] = true
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT post_id, meta_value FROM "+db.t("postmeta")+" WHERE "+keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	seen := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		var v sql.NullString
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, err
+		}
+		// The collation's PAD SPACE: '12 ' equals '12' in the IN list above.
+		if want[strings.TrimRight(v.String, " ")] && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, rows.Err()
 }
 
 // syncPostDiff returns the posts (all, or ids) whose row (and, full, whole) fingerprint differs

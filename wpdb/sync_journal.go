@@ -160,8 +160,11 @@ func (db *DB) ensureSyncJournal(ctx context.Context) (created bool, err error) {
 	if n > 0 {
 		return false, nil
 	}
+	// syncMoved, not syncDiff: with no fingerprint stored every event is in the baseline already,
+	// so the events embedding a venue, organizer or term would add none (at a million events
+	// that search alone took minutes).
 	return true, db.journalTx(ctx, time.Now(), true, func(ctx context.Context, tx *sql.Tx) ([]syncChange, error) {
-		return db.syncDiff(ctx, tx, syncScope{all: true, full: true, terms: true})
+		return db.syncMoved(ctx, tx, syncScope{all: true, full: true, terms: true})
 	}, nil)
 }
 

@@ -279,3 +279,56 @@ func mysqlStore(t *testing.T, dsn string) *Store {
 	t.Cleanup(func() { db.Close() })
 	return NewStore(db, SiteOverrides{})
 }
+
+// The events embedding a changed venue or organizer are found the same way whether the changed
+// ones fit one lookup by value or, more of them (a bulk import), one pass over every link.
+func TestSyncEventsLinkingToManyLinkedPosts(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		var linked []int64
+		rows, err := s.sql.QueryContext(ctx, "SELECT ID FROM wp_posts WHERE post_type IN ('tribe_venue', 'tribe_organizer') ORDER BY ID")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if linked, err = scanIDs(rows); err != nil || len(linked) < 2 {
+			t.Fatalf("fixture venues and organizers: %v %v", linked, err)
+		}
+		tx, err := s.sql.primary().BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		want := map[int64]bool{}
+		for _, id := range linked {
+			got, err := s.eventsLinkingTo(ctx, tx, []int64{id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range got {
+				want[e] = true
+			}
+		}
+		if len(want) == 0 {
+			t.Fatal("no event links a venue or organizer: the test is too weak")
+		}
+		// Past one batch: the fixture's posts and IDs no post has.
+		many := append([]int64{}, linked...)
+		for id := int64(90_000_000); len(many) <= syncIDBatch; id++ {
+			many = append(many, id)
+		}
+		got, err := s.eventsLinkingTo(ctx, tx, many)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int64]bool{}
+		for _, id := range got {
+			if seen[id] || !want[id] {
+				t.Errorf("event %d: returned twice, or links none of them", id)
+			}
+			seen[id] = true
+		}
+		if len(seen) != len(want) {
+			t.Errorf("one pass found %d events, the lookups by value %d", len(seen), len(want))
+		}
+	})
+}
