@@ -70,11 +70,12 @@ func (x *Index) WaitLoaded(ctx context.Context) bool {
 // state; it reports whether it did. Nothing is loaded from a file of another database, mode or
 // format. A nil site (its settings could not be read) loads nothing.
 //
-// The database's mark is read once after is closed (nil: at once), while the file is read: the
-// caller's own first reading of the database's state (the change feed's) must come first, or a
-// change between the two readings would be neither in the file nor news to the feed. At a million
-// events on MariaDB with a cold buffer pool either reading takes seconds, as did the file.
-func (x *Index) LoadFile(ctx context.Context, site *calendard.Site, after <-chan struct{}) bool {
+// mark gives the database's mark (nil: Source.Mark), called once while the file is read. It must
+// be the caller's own reading of the database's state (the change feed's first poll) or one taken
+// after it, or a change between the two readings would be neither in the file nor news to the
+// feed. At a million events on MariaDB with a cold buffer pool a reading takes a second or more,
+// which is why the feed's own reading is worth passing rather than a second one.
+func (x *Index) LoadFile(ctx context.Context, site *calendard.Site, mark func(context.Context) (Mark, error)) bool {
 	defer x.loading.Store(false)
 	if x.file == nil || site == nil {
 		return false
@@ -86,17 +87,12 @@ func (x *Index) LoadFile(ctx context.Context, site *calendard.Site, after <-chan
 	if _, err := os.Stat(x.file.path); errors.Is(err, os.ErrNotExist) {
 		return false // a first start: no mark to read
 	}
+	if mark == nil {
+		mark = x.src.Mark
+	}
 	marked := make(chan markResult, 1)
 	go func() {
-		if after != nil {
-			select {
-			case <-after:
-			case <-ctx.Done():
-				marked <- markResult{err: ctx.Err()}
-				return
-			}
-		}
-		m, err := x.src.Mark(ctx)
+		m, err := mark(ctx)
 		marked <- markResult{m, err}
 	}()
 	l, err := readIndexFile(x.file.path)

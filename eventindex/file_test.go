@@ -262,7 +262,11 @@ func TestIndexFileLoadKeepsTheChangesPublishedMeanwhile(t *testing.T) {
 	x.UseFile(path)
 	after := make(chan struct{})
 	loaded := make(chan bool, 1)
-	go func() { loaded <- x.LoadFile(ctx, site, after) }()
+	mark := func(ctx context.Context) (Mark, error) {
+		<-after
+		return src.Mark(ctx)
+	}
+	go func() { loaded <- x.LoadFile(ctx, site, mark) }()
 	src.dropped.Store(true)
 	if err := x.Patch(ctx, []int64{1000}); err != nil {
 		t.Fatal(err)

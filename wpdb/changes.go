@@ -248,6 +248,13 @@ func (f *Feed) absorb(before, end watermark) {
 	}
 }
 
+// reading is the watermark of the latest poll, if one has succeeded.
+func (f *Feed) reading() (watermark, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last, f.seen
+}
+
 // Poll reads the watermark once and publishes what changed since the last poll: the writes the
 // changelog names when they account for the whole move, else Change{All}. The first poll only
 // records the watermark. It reports whether it published.

@@ -129,7 +129,7 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 			if !s.index.Ready() {
 				waitIndex(ctx, s.index.WaitReady)
 			}
-			if s.index.Ready() && eventindex.FiltersByIDs(&f) && !s.index.IDsReady() {
+			if s.index.Ready() && eventindex.NeedsIDs(&f) && !s.index.IDsReady() {
 				waitIndex(ctx, s.index.WaitIDsReady)
 			}
 			if s.index.Ready() && len(f.Search) > 0 && !s.index.TextReady() {
@@ -230,9 +230,20 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 		})
 	}
 	// A restart reads the index file while the change feed takes its first reading (at a million
-	// events on MariaDB each takes a second or more); the file is used only if the database's mark,
-	// read after that reading, is still the file's. A build starts after the reading.
+	// events on MariaDB each takes a second or more); the file is used only if that reading is
+	// the file's mark. A build starts after the reading.
 	polled := make(chan struct{})
+	fileMark := func(ctx context.Context) (eventindex.Mark, error) {
+		select {
+		case <-polled:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		if w, ok := s.feed.reading(); ok {
+			return s.indexMark(w), nil
+		}
+		return indexSource{s.DB}.Mark(ctx) // no watch, or its first poll failed
+	}
 	if !o.NoIndex {
 		s.index = NewEventIndex(s.DB, eventindex.Options{OnError: o.OnError})
 		if o.IndexFile != "" {
@@ -241,7 +252,7 @@ func (s *Store) Start(ctx context.Context, o StartOptions) {
 		go func() {
 			// Read apart from Site's cache, which must not keep settings read before the first poll.
 			site, _ := s.LoadSite(ctx, s.overrides) // nil on an error: LoadFile then ends the wait for the file
-			if s.index.LoadFile(ctx, site, polled) {
+			if s.index.LoadFile(ctx, site, fileMark) {
 				return
 			}
 			select {
