@@ -176,7 +176,7 @@ func (x *Index) wait(ctx context.Context, ready func() bool) bool {
 // are applied to the result before the swap, so no write is lost.
 //
 // The first build, which every list waits for, runs in three passes: the keys a plain list needs
-// (dates, status, flags), then the terms, venues and organizers, then the search text (the title,
+// (dates, status, the hidden flag), then the featured flag, terms, venues and organizers, then the search text (the title,
 // excerpt and content, folded), which is the larger part of the work. Lists filtered by IDs and
 // searches are answered from SQL, or wait, until their pass is in, so that on a large embedded
 // calendar the first list waits for the first pass only.
@@ -321,15 +321,20 @@ func (x *Index) SaveCurrent(mark Mark) {
 	x.file.save(&image{mode: s.mode, mark: mark, events: s.byID})
 }
 
-// addIDs swaps in a snapshot whose events have their terms, venues and organizers (the first
-// build's second pass); x.mu is held. As with addTexts the IDs are written into the events in
-// place: no reader looks at an event's IDs in a snapshot that is idless (prepare declines the lists
-// filtered by them, and matchEvent reads them only for those), and the new snapshot is published
-// after the writes. Events patched meanwhile have theirs already.
+// addIDs swaps in a snapshot whose events have their featured flag, terms, venues and organizers
+// (the first build's second pass); x.mu is held. As with addTexts these are written into the
+// events in place: no reader looks at them in a snapshot that is idless (prepare declines the
+// lists filtered by them, and matchEvent reads them only for those), and the new snapshot, with
+// its own columns, is published after the writes. Events patched meanwhile have theirs already.
 func (x *Index) addIDs(k *Keys, mode Mode) {
 	cur := x.snap.Load()
 	if cur == nil || cur.mode != mode || !cur.idless {
 		return
+	}
+	for id, e := range cur.byID {
+		if e.noIDs {
+			e.featured = k.featured[id]
+		}
 	}
 	var arena []int64
 	k.eachIDs(func(id int64, l *[idKinds][]int64) {
@@ -345,6 +350,7 @@ func (x *Index) addIDs(k *Keys, mode Mode) {
 	}
 	n := cur.clone()
 	n.idless = false
+	n.fillColumns() // the featured column and its block counts
 	n.postAll()
 	x.snap.Store(n)
 }

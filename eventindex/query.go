@@ -47,11 +47,17 @@ func FiltersByIDs(f *calendard.EventFilter) bool {
 	return f.CategoryIDs != nil || f.TagIDs != nil || f.VenueIDs != nil || f.OrganizerIDs != nil
 }
 
+// NeedsIDs reports whether f filters by what a first build's second pass reads: terms, venues,
+// organizers or the featured flag (IDsReady).
+func NeedsIDs(f *calendard.EventFilter) bool {
+	return FiltersByIDs(f) || f.Featured != nil
+}
+
 // prepare checks the filter is one the index answers and packs it.
 func (s *snapshot) prepare(site *calendard.Site, f *calendard.EventFilter) (*query, bool) {
 	// Strict reads (ReadableBy) filter by author as well: those lists are answered by SQL.
 	// post_modified is not kept: modified_after/modified_before lists are answered by SQL.
-	if ModeOf(site) != s.mode || f.ReadableBy != nil || f.ModifiedAfter != nil || f.ModifiedBefore != nil || (s.textless && len(f.Search) > 0) || (s.idless && FiltersByIDs(f)) {
+	if ModeOf(site) != s.mode || f.ReadableBy != nil || f.ModifiedAfter != nil || f.ModifiedBefore != nil || (s.textless && len(f.Search) > 0) || (s.idless && NeedsIDs(f)) {
 		return nil, false
 	}
 	q := &query{f: f, legacy: !s.mode.CustomTables}

@@ -592,8 +592,8 @@ func TestSearchMatchesAreTheListsSubstringMatches(t *testing.T) {
 	})
 }
 
-// A first build answers plain lists after its first pass, lists filtered by terms, venues or
-// organizers after its second (declined before: they go to SQL) and searches after its third.
+// A first build answers plain lists after its first pass, lists filtered by terms, venues,
+// organizers or the featured flag after its second (declined before: they go to SQL) and searches after its third.
 func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
@@ -632,12 +632,16 @@ func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 		}
 		list := calendard.EventFilter{Statuses: []string{"publish"}, Limit: 10}
 		search := calendard.EventFilter{Statuses: []string{"publish"}, Search: calendard.ParseSearch("a"), Limit: 10}
+		yes, no := true, false
 		values := collectFilterValues(t, s)
 		byIDs := []calendard.EventFilter{
 			{Statuses: []string{"publish"}, VenueIDs: values.venues[:1], Limit: 50},
 			{Statuses: []string{"publish"}, OrganizerIDs: values.orgs[:1], Limit: 50},
 			{CategoryIDs: values.cats[:1], Limit: 50},
 			{TagIDs: values.tags[:1], Limit: 50},
+			// The featured flag comes with the second pass too (its rows are spread over postmeta).
+			{Statuses: []string{"publish"}, Featured: &yes, Limit: 50},
+			{Statuses: []string{"publish"}, Featured: &no, Limit: 50},
 		}
 		if !x.Ready() || x.IDsReady() || x.TextReady() {
 			t.Fatalf("after the first pass: ready %v, IDs ready %v, text ready %v", x.Ready(), x.IDsReady(), x.TextReady())
