@@ -927,7 +927,8 @@ func (f *failingIDsSource) IDs(ctx context.Context, mode eventindex.Mode) (*even
 // to SQL until one of them passes its deadline (a calendar too large for SQL to answer in time);
 // from then on they wait for the index's pass as on the embedded store instead of starting full
 // scans that the server goes on running after the request gave up, and SQL is asked again once
-// the index is complete.
+// the index is complete. A list whose deadline passes meanwhile waits for the index's pass, up to
+// firstBuildPatience, rather than fail.
 func TestListsWaitForTheIndexOnceSQLIsTooSlow(t *testing.T) {
 	s, _ := fixtureStore(t)
 	ctx := context.Background()
@@ -957,22 +958,43 @@ func TestListsWaitForTheIndexOnceSQLIsTooSlow(t *testing.T) {
 	if _, _, err := s.FindEvents(ctx, site, byCat); err != nil {
 		t.Fatalf("a category list from SQL while the IDs pass is out: %v", err)
 	}
+	defer func(p time.Duration) { firstBuildPatience = p }(firstBuildPatience)
+	firstBuildPatience = 200 * time.Millisecond
 	expired, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
 	cancel()
 	if _, _, err := s.FindEvents(expired, site, byCat); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("a list past its deadline: %v, want context.DeadlineExceeded", err)
+		t.Fatalf("a list past its deadline, IDs pass held back past the patience: %v, want context.DeadlineExceeded", err)
 	}
 	// The next list waits for the IDs pass (still held back) rather than asking SQL: it passes its
 	// own deadline.
 	if _, _, err := s.FindEvents(ctxTimeout(t, 300*time.Millisecond), site, byCat); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a category list after SQL passed a deadline, IDs pass held back: %v, want it to wait for the pass and pass its deadline", err)
 	}
-	close(src.ids)
+	// Past its deadline, a list waits for the pass it needs (within the patience) rather than
+	// fail: a starting instance answers late, not 503.
+	firstBuildPatience = 20 * time.Second
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		close(src.ids)
+	}()
+	expired, cancel = context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	cancel()
+	got, total, err := s.FindEvents(expired, site, byCat)
+	if err != nil || total != wantTotal || !reflect.DeepEqual(eventIDs(got), eventIDs(want)) {
+		t.Fatalf("a list past its deadline, answered once the IDs pass is in: %d %v (%v), SQL %d %v", total, eventIDs(got), err, wantTotal, eventIDs(want))
+	}
+	// A caller's own cancel is not waited out.
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	search := calendard.EventFilter{Search: calendard.ParseSearch("a"), Limit: 10}
+	if _, _, err := s.FindEvents(canceled, site, search); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a canceled search while the text pass is held back: %v, want context.Canceled", err)
+	}
 	close(src.texts)
 	if !s.index.WaitTextReady(ctxTimeout(t, 20*time.Second)) {
 		t.Fatal("the build did not finish")
 	}
-	got, total, err := s.FindEvents(ctx, site, byCat)
+	got, total, err = s.FindEvents(ctx, site, byCat)
 	if err != nil || total != wantTotal || !reflect.DeepEqual(eventIDs(got), eventIDs(want)) {
 		t.Fatalf("after the build: %d %v (%v), SQL %d %v", total, eventIDs(got), err, wantTotal, eventIDs(want))
 	}

@@ -146,10 +146,44 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 		events, total, err := s.DB.FindEvents(ctx, site, f)
 		if errors.Is(err, context.DeadlineExceeded) && !(s.index.IDsReady() && s.index.TextReady()) {
 			s.sqlTooSlow.Store(true)
+			if events, total, ok, err := s.findAfterFirstBuild(ctx, site, f); ok {
+				return events, total, err
+			}
 		}
 		return events, total, err
 	}
 	return s.DB.FindEvents(ctx, site, f)
+}
+
+// firstBuildPatience bounds how long a list asked during the event index's first build may wait
+// for it once the request's database deadline has passed: neither SQL nor the index answered in
+// time (a calendar too large for SQL, at a million events on MariaDB a first pass of several
+// seconds), and the build is the instance's own work. The database statements keep their
+// deadline; only this wait is longer, so a starting instance answers late rather than 503.
+var firstBuildPatience = 30 * time.Second
+
+// findAfterFirstBuild answers f from the index once the pass it needs is in, waiting up to
+// firstBuildPatience from now; ok is false when ctx was canceled by the caller rather than its
+// deadline, when no first build is under way, or when the pass is not in by then.
+func (s *Store) findAfterFirstBuild(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, bool, error) {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || !s.index.Building() {
+		return nil, 0, false, nil
+	}
+	w, cancel := context.WithTimeout(context.WithoutCancel(ctx), firstBuildPatience)
+	defer cancel()
+	s.index.WaitReady(w)
+	if eventindex.NeedsIDs(&f) {
+		s.index.WaitIDsReady(w)
+	}
+	if len(f.Search) > 0 {
+		s.index.WaitTextReady(w)
+	}
+	ids, total, ok := s.index.FindEvents(site, &f)
+	if !ok {
+		return nil, 0, false, nil
+	}
+	events, err := s.events(w, ids)
+	return events, total, true, err
 }
 
 // EventByID loads one event with everything it embeds, from the record cache when it is current.
