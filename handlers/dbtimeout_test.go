@@ -213,6 +213,7 @@ func TestStalledDatabaseAnswers503InTime(t *testing.T) {
 // that has always passed, on both stores, for reads and writes.
 func TestPassedDeadlineIs503OnBothStores(t *testing.T) {
 	for store, srv := range bothStores(t, handlers.Config{DBTimeout: time.Nanosecond}) {
+		indexBuilt(t, srv)
 		for _, rq := range []struct{ method, path, user string }{
 			{"GET", eventsPath, ""}, {"GET", eventsPath + "/34", ""}, {"GET", "/wp-json/tribe/events/v1/venues", ""},
 			{"GET", "/wp-json/tribe/events/v1/tags", ""}, {"POST", eventsPath, "admin"},

@@ -134,6 +134,26 @@ func settle(t testing.TB, srv *httptest.Server) {
 	}
 }
 
+// indexBuilt waits until the event index of srv (a server of serveLive) has its first build
+// complete, every pass in: a list whose database deadline passes during that build waits for it
+// instead of failing, so a test of the deadline itself waits first.
+func indexBuilt(t testing.TB, srv *httptest.Server) {
+	t.Helper()
+	v, ok := liveStores.Load(srv)
+	if !ok {
+		t.Fatal("indexBuilt: not a server of serveLive")
+	}
+	x := v.(*wpdb.Store).Index()
+	if x == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !x.WaitTextReady(ctx) {
+		t.Fatal("indexBuilt: the event index's first build did not finish within 30 s")
+	}
+}
+
 // call sends a request as user ("" for anonymous). body is nil or "" (none), another string (sent
 // as is, JSON) or a value to encode as JSON. It may run in a test's goroutines, so a failure to
 // send is reported with t.Error (t.Fatal must not leave another goroutine) and answers status 0.

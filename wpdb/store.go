@@ -158,13 +158,15 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 // firstBuildPatience bounds how long a list asked during the event index's first build may wait
 // for it once the request's database deadline has passed: neither SQL nor the index answered in
 // time (a calendar too large for SQL, at a million events on MariaDB a first pass of several
-// seconds), and the build is the instance's own work. The database statements keep their
-// deadline; only this wait is longer, so a starting instance answers late rather than 503.
+// seconds), and the build is the instance's own work: a starting instance answers late rather
+// than 503. The list's own statements kept their deadline; the page's records, loaded once the
+// index answers, are bounded by this wait.
 var firstBuildPatience = 30 * time.Second
 
 // findAfterFirstBuild answers f from the index once the pass it needs is in, waiting up to
-// firstBuildPatience from now; ok is false when ctx was canceled by the caller rather than its
-// deadline, when no first build is under way, or when the pass is not in by then.
+// firstBuildPatience from now, and loads the page's records within that time too; ok is false
+// when ctx was canceled by the caller rather than by its deadline, when no first build is under
+// way, or when the pass is not in by then.
 func (s *Store) findAfterFirstBuild(ctx context.Context, site *calendard.Site, f calendard.EventFilter) ([]*calendard.Event, int, bool, error) {
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || !s.index.Building() {
 		return nil, 0, false, nil
