@@ -255,6 +255,16 @@ func (f *Feed) reading() (watermark, bool) {
 	return f.last, f.seen
 }
 
+// PollTook is how long the latest watermark reading took (0 before the first).
+func (f *Feed) PollTook() time.Duration { return time.Duration(f.readTook.Load()) }
+
+// PollWait is how long Watch waits between polls at interval after that reading: the interval, or
+// longer when readings are slow (pollDuty). With the reading it bounds how late a change made
+// directly in the database shows.
+func (f *Feed) PollWait(interval time.Duration) time.Duration {
+	return pollWait(interval, f.PollTook())
+}
+
 // Poll reads the watermark once and publishes what changed since the last poll: the writes the
 // changelog names when they account for the whole move, else Change{All}. The first poll only
 // records the watermark. It reports whether it published.

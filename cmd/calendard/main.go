@@ -217,6 +217,7 @@ func serve(args []string) error {
 	if err := useReplicas(cfg, db, log, metrics); err != nil {
 		return err
 	}
+	watchMetrics(cfg, db.Changes(), metrics)
 	found := searchServices(ctx, cfg, db, store, log, metrics)
 	stopMetrics, err := serveMetrics(cfg, metrics)
 	if err != nil {
