@@ -973,10 +973,9 @@ func TestListsWaitForTheIndexOnceSQLIsTooSlow(t *testing.T) {
 	// Past its deadline, a list waits for the pass it needs (within the patience) rather than
 	// fail: a starting instance answers late, not 503.
 	firstBuildPatience = 20 * time.Second
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		close(src.ids)
-	}()
+	// The list waits already when the pass comes in.
+	testHookFirstBuildWait = func() { testHookFirstBuildWait = nil; close(src.ids) }
+	defer func() { testHookFirstBuildWait = nil }()
 	expired, cancel = context.WithDeadline(ctx, time.Now().Add(-time.Second))
 	cancel()
 	got, total, err := s.FindEvents(expired, site, byCat)

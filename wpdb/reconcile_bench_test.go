@@ -23,15 +23,7 @@ func benchReconcile(s *Store) error {
 // process's CPU, the peak RSS during the reconcile (VmHWM, reset before each) and the RSS before
 // it, and with CALENDAR_BENCH_SERVER_PID the database server's CPU. CALENDAR_BENCH_IDLE=1: nothing changed; else one bare meta UPDATE before each.
 func BenchmarkReconcileStore(b *testing.B) {
-	spec := os.Getenv("CALENDAR_BENCH_DB")
-	if spec == "" {
-		b.Skip("CALENDAR_BENCH_DB names no calendar")
-	}
-	db, err := Open(spec, "wp_")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := benchCalendar(b)
 	s := NewStore(db, SiteOverrides{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -163,6 +163,9 @@ func (s *Store) FindEvents(ctx context.Context, site *calendard.Site, f calendar
 // index answers, are bounded by this wait.
 var firstBuildPatience = 30 * time.Second
 
+// testHookFirstBuildWait, when set, runs as a list starts waiting out firstBuildPatience.
+var testHookFirstBuildWait func()
+
 // findAfterFirstBuild answers f from the index once the pass it needs is in, waiting up to
 // firstBuildPatience from now, and loads the page's records within that time too; ok is false
 // when ctx was canceled by the caller rather than by its deadline, when no first build is under
@@ -173,6 +176,9 @@ func (s *Store) findAfterFirstBuild(ctx context.Context, site *calendard.Site, f
 	}
 	w, cancel := context.WithTimeout(context.WithoutCancel(ctx), firstBuildPatience)
 	defer cancel()
+	if testHookFirstBuildWait != nil {
+		testHookFirstBuildWait()
+	}
 	s.index.WaitReady(w)
 	if eventindex.NeedsIDs(&f) {
 		s.index.WaitIDsReady(w)

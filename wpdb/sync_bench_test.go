@@ -8,11 +8,9 @@ import (
 	"time"
 )
 
-// The journal's diffs over an existing calendar (CALENDAR_BENCH_DB, e.g. sqlite:///tmp/cal.db made
-// by `calendard demo --events 20000`; skipped without it): what a watermark poll that saw
-// WordPress write costs (the post rows' cheap fingerprints), and what a reconcile costs (meta and
-// term relationships too), with nothing changed.
-func benchSyncStore(b *testing.B) *DB {
+// benchCalendar opens the calendar CALENDAR_BENCH_DB names until the benchmark ends (skipped
+// without it).
+func benchCalendar(b *testing.B) *DB {
 	spec := os.Getenv("CALENDAR_BENCH_DB")
 	if spec == "" {
 		b.Skip("CALENDAR_BENCH_DB names no calendar")
@@ -22,6 +20,15 @@ func benchSyncStore(b *testing.B) *DB {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+// The journal's diffs over an existing calendar (CALENDAR_BENCH_DB, e.g. sqlite:///tmp/cal.db made
+// by `calendard demo --events 20000`; skipped without it): what a watermark poll that saw
+// WordPress write costs (the post rows' cheap fingerprints), and what a reconcile costs (meta and
+// term relationships too), with nothing changed.
+func benchSyncStore(b *testing.B) *DB {
+	db := benchCalendar(b)
 	start := time.Now()
 	if err := db.EnsureSyncJournal(context.Background()); err != nil {
 		b.Fatal(err)

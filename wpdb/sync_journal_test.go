@@ -66,18 +66,12 @@ func TestSyncJournalRecordsWritesDirectChangesAndReconciles(t *testing.T) {
 		if st := s.SyncStats(); st.State != "on" || st.Epoch != epoch {
 			t.Errorf("opened: SyncStats %+v, want on in epoch %q", st, epoch)
 		}
-		var ids []int64
 		rows, err := s.sql.QueryContext(ctx, "SELECT ID FROM wp_posts WHERE post_type = 'tribe_events' AND post_status = 'publish' ORDER BY ID LIMIT 3")
 		if err != nil {
 			t.Fatal(err)
 		}
-		for rows.Next() {
-			var id int64
-			_ = rows.Scan(&id)
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if len(ids) < 3 {
+		ids, err := scanIDs(rows)
+		if err != nil || len(ids) < 3 {
 			t.Fatalf("fixture events: %v", ids)
 		}
 

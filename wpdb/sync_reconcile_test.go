@@ -169,19 +169,13 @@ func TestReconcilePublishesWhatTheJournalFound(t *testing.T) {
 func TestReconcileJournalsAConcurrentWriteOnce(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx, _ := reconcileFixture(t, s)
-		var ids []int64
 		rows, err := s.sql.QueryContext(ctx, "SELECT p.ID FROM wp_posts p JOIN wp_postmeta m ON m.post_id = p.ID AND m.meta_key = '_EventCost' "+
 			"WHERE p.post_type = 'tribe_events' AND p.post_status = 'publish' ORDER BY p.ID LIMIT 2")
 		if err != nil {
 			t.Fatal(err)
 		}
-		for rows.Next() {
-			var id int64
-			_ = rows.Scan(&id)
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if len(ids) < 2 {
+		ids, err := scanIDs(rows)
+		if err != nil || len(ids) < 2 {
 			t.Fatalf("fixture events: %v", ids)
 		}
 		bare, written := ids[0], ids[1]

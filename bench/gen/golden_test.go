@@ -5,13 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/calendard/calendard/bench/gen"
-	"github.com/calendard/calendard/wpdb"
 )
 
 // goldenSum is the digest of the rows TestGenerateGolden's calendar writes. The generator's output
@@ -36,19 +33,7 @@ func TestGenerateGolden(t *testing.T) {
 
 func generateGolden(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "golden.db")
-	spec := "sqlite://" + path
-	w, err := wpdb.Open(spec, "wp_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = w.Migrate(ctx, wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "Europe/Berlin", SiteName: "Calendar",
-		AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, store, err := gen.Open(spec)
+	db, store, err := gen.Open(migratedSQLite(t, "golden.db", "Europe/Berlin"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,23 @@ import (
 	"github.com/calendard/calendard/wpdb"
 )
 
+// migratedSQLite makes a SQLite file named name in a temporary directory, migrated as `calendard
+// migrate` does for a site in timezone, and returns its store spec.
+func migratedSQLite(t *testing.T, name, timezone string) string {
+	t.Helper()
+	spec := "sqlite://" + filepath.Join(t.TempDir(), name)
+	w, err := wpdb.Open(spec, "wp_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Migrate(context.Background(), wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: timezone, SiteName: "Calendar",
+		AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
 // The SQLite load drops the written tables' secondary indexes and creates them again after the
 // rows: the schema it leaves is the one calendard migrate made (sqlite_master's every index and
 // table with its statement; a user's own index too), the database is back in WAL mode, and the
@@ -21,17 +38,7 @@ import (
 // migrated store, once over that calendar (Replace, with rows already in the tables).
 func TestSQLiteLoadKeepsTheSchema(t *testing.T) {
 	ctx := context.Background()
-	spec := "sqlite://" + filepath.Join(t.TempDir(), "schema.db")
-	w, err := wpdb.Open(spec, "wp_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = w.Migrate(ctx, wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "UTC", SiteName: "Calendar",
-		AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	w.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := migratedSQLite(t, "schema.db", "UTC")
 	db, store, err := gen.Open(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -110,18 +117,7 @@ func TestSQLiteLoadBesideAnotherConnection(t *testing.T) {
 func TestSQLiteLoadFailureRollsBack(t *testing.T) {
 	ctx := context.Background()
 	migrate := func(name string) (*sql.DB, gen.Store, []string) {
-		spec := "sqlite://" + filepath.Join(t.TempDir(), name)
-		w, err := wpdb.Open(spec, "wp_")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = w.Migrate(ctx, wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "UTC", SiteName: "Calendar",
-			AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-		w.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, store, err := gen.Open(spec)
+		db, store, err := gen.Open(migratedSQLite(t, name, "UTC"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,19 +61,27 @@ func TestDebugListener(t *testing.T) {
 	}
 }
 
-// /debug/vars shows the served event index's state as event_index: calendard-bench waits on it for
-// a first build to finish and be written to the index file.
-func TestDebugVarsShowTheEventIndex(t *testing.T) {
-	ctx := context.Background()
+// migratedSQLite is an empty site on a SQLite file, migrated as `calendard migrate` does, closed
+// when the test ends.
+func migratedSQLite(t *testing.T) *wpdb.DB {
+	t.Helper()
 	db, err := wpdb.Open("sqlite://"+filepath.Join(t.TempDir(), "wp.db"), "wp_")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if _, err := db.Migrate(ctx, wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "UTC", SiteName: "Calendar",
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Migrate(context.Background(), wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "UTC", SiteName: "Calendar",
 		AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	return db
+}
+
+// /debug/vars shows the served event index's state as event_index: calendard-bench waits on it for
+// a first build to finish and be written to the index file.
+func TestDebugVarsShowTheEventIndex(t *testing.T) {
+	ctx := context.Background()
+	db := migratedSQLite(t)
 	store := wpdb.NewStore(db, wpdb.SiteOverrides{})
 	x := wpdb.NewEventIndex(db, eventindex.Options{})
 	site, err := store.Site(ctx)

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/calendard/calendard/wpdb"
 )
 
 // /metrics shows how long the change feed's watermark reading took and how long it waits between
@@ -16,15 +13,7 @@ import (
 func TestWatchMetricsShowThePollAndItsInterval(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	db, err := wpdb.Open("sqlite://"+filepath.Join(t.TempDir(), "wp.db"), "wp_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Migrate(ctx, wpdb.MigrateOptions{SiteURL: "http://127.0.0.1:8080", Timezone: "UTC", SiteName: "Calendar",
-		AdminLogin: "admin", AdminEmail: "admin@example.com"}, time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedSQLite(t)
 	cfg := &Config{Metrics: true, WatchInterval: time.Nanosecond}
 	// One poll, as the watch makes them (a running watch could poll again between the two reads).
 	if _, err := db.Changes().Poll(ctx); err != nil {
