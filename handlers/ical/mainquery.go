@@ -106,21 +106,40 @@ func (h *Handler) guessRedirect(ctx context.Context, site *calendard.Site, pr *r
 	// permalink's own arguments (plain permalinks) name the post found.
 	dropped := map[string]bool{"page": true, "feed": true, "p": true, "page_id": true, "attachment_id": true,
 		"pagename": true, "name": true, "post_type": true, calendard.PostTypeEvent: true}
-	var rest []string
-	for _, kv := range pr.order {
-		if dropped[kv[0]] || own.Has(kv[0]) {
-			continue
-		}
-		rest = append(rest, rawURLEncode(kv[0])+"="+rawURLEncode(kv[1]))
-	}
-	if len(rest) > 0 {
+	if rest := queryTail(pr.order, func(name string) bool { return !dropped[name] && !own.Has(name) }); rest != "" {
 		sep := "?"
 		if strings.Contains(loc, "?") {
 			sep = "&"
 		}
-		loc += sep + strings.Join(rest, "&")
+		loc += sep + rest
 	}
 	return loc, true, nil
+}
+
+// queryTail is the query redirect_canonical puts on its target from the request's pairs that keep
+// names: parsed as parse_str does (a repeated name keeps its first place and its last value), each
+// name and value raw-URL-encoded (a space is %20), and a name with an empty value left bare
+// (add_query_arg drops its "=").
+func queryTail(pairs [][2]string, keep func(name string) bool) string {
+	var names []string
+	last := map[string]string{}
+	for _, kv := range pairs {
+		if !keep(kv[0]) {
+			continue
+		}
+		if _, seen := last[kv[0]]; !seen {
+			names = append(names, kv[0])
+		}
+		last[kv[0]] = kv[1]
+	}
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = rawURLEncode(name)
+		if v := last[name]; v != "" {
+			parts[i] += "=" + rawURLEncode(v)
+		}
+	}
+	return strings.Join(parts, "&")
 }
 
 // rawURLEncode is PHP's rawurlencode (RFC 3986: a space is %20).

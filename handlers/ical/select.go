@@ -2,7 +2,6 @@ package ical
 
 import (
 	"context"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -36,15 +35,9 @@ func (h *Handler) resolve(ctx context.Context, site *calendard.Site, user *calen
 	}
 	if len(pr.segs) == 0 && pg.taxonomy == "tribe_events_cat" && pr.query.Get("tribe_events_cat") != "" {
 		// redirect_canonical: the category query variable becomes the category's archive path.
-		var rest []string
-		for _, kv := range pr.order {
-			if kv[0] != "tribe_events_cat" {
-				rest = append(rest, url.QueryEscape(kv[0])+"="+url.QueryEscape(kv[1]))
-			}
-		}
 		loc := site.HomeURL + "/" + strings.Trim(site.CategoryBase, "/") + "/" + pg.term + "/"
-		if len(rest) > 0 {
-			loc += "?" + strings.Join(rest, "&")
+		if rest := queryTail(pr.order, func(name string) bool { return name != "tribe_events_cat" }); rest != "" {
+			loc += "?" + rest
 		}
 		return &answer{status: 301, location: loc}, nil
 	}

@@ -1,0 +1,28 @@
+package ical
+
+import "testing"
+
+// The query redirect_canonical keeps on its target: parse_str of what is left, rawurlencode_deep
+// of names and values, then add_query_arg, which drops the "=" of an empty value.
+func TestQueryTailIsRedirectCanonicals(t *testing.T) {
+	notCategory := func(name string) bool { return name != "tribe_events_cat" }
+	for _, tc := range []struct {
+		pairs [][2]string
+		want  string
+	}{
+		{[][2]string{{"post_type", "tribe_events"}, {"ical", "1"}, {"eventDisplay", "list"}, {"tribe_events_cat", "music"}},
+			"post_type=tribe_events&ical=1&eventDisplay=list"},
+		// A space is %20 (rawurlencode), not "+"; a plus sign is %2B; "~" stays.
+		{[][2]string{{"tribe_events_cat", "music"}, {"s", "jazz night"}, {"x y", "a+b~c"}}, "s=jazz%20night&x%20y=a%2Bb~c"},
+		// A repeated name keeps its first place and its last value.
+		{[][2]string{{"a", "1"}, {"b", "2"}, {"a", "3"}}, "a=3&b=2"},
+		// An empty value leaves the name bare, and the name asked without "=" too.
+		{[][2]string{{"ical", ""}, {"b", "2"}}, "ical&b=2"},
+		{[][2]string{{"é", "ü/&="}}, "%C3%A9=%C3%BC%2F%26%3D"},
+		{[][2]string{{"tribe_events_cat", "music"}}, ""},
+	} {
+		if got := queryTail(tc.pairs, notCategory); got != tc.want {
+			t.Errorf("queryTail(%q) = %q, want %q", tc.pairs, got, tc.want)
+		}
+	}
+}
