@@ -31,6 +31,12 @@ p=$(port)
 ids+=("$(docker run -d --network host -e MEILI_HTTP_ADDR="127.0.0.1:$p" -e MEILI_MASTER_KEY="smoke-$(date +%s%N)" \
   -e MEILI_ENV=development "${MEILI_IMAGE:-getmeili/meilisearch:v1.21}")")
 probe "${MEILI_IMAGE:-getmeili/meilisearch:v1.21} /health" "${ids[-1]}" curl -fsS "http://127.0.0.1:$p/health"
+# A stop must reach the server (the image's init passes SIGTERM on; as PID 1 alone Meilisearch
+# ignores it, and docker stop kills it after the timeout: exit 137).
+docker stop -t 5 "${ids[-1]}" >/dev/null
+code=$(docker inspect -f '{{.State.ExitCode}}' "${ids[-1]}")
+if [ "$code" = 137 ]; then echo "${MEILI_IMAGE:-getmeili/meilisearch:v1.21} ignored SIGTERM and was killed" >&2; exit 1; fi
+echo "${MEILI_IMAGE:-getmeili/meilisearch:v1.21} stopped on SIGTERM (exit $code)"
 
 # HAProxy's own check of the fleet's configuration (docker/compose.fleet.yaml mounts it).
 docker run --rm --network none -v "$PWD/docker/haproxy/fleet.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" \
