@@ -26,7 +26,16 @@ func (s synthSource) each(fn func(i int, r *rand.Rand)) {
 	}
 }
 
-func (s synthSource) Events(ctx context.Context, mode Mode, ids []int64, mark *Mark, withText bool) (map[int64]*Event, error) {
+func (s synthSource) Events(ctx context.Context, mode Mode, ids []int64, mark *Mark) (map[int64]*Event, error) {
+	return s.events(mode, true), nil
+}
+
+func (s synthSource) FirstPass(ctx context.Context, mode Mode, mark *Mark) (map[int64]*Event, func() (*Keys, error), error) {
+	return s.events(mode, false), func() (*Keys, error) { return s.IDs(mode), nil }, nil
+}
+
+// events is every event, withText with its search text and IDs, else as a first pass has them.
+func (s synthSource) events(mode Mode, withText bool) map[int64]*Event {
 	base := time.Date(2024, 11, 25, 0, 0, 0, 0, time.UTC)
 	p := NewPosts(withText)
 	k := NewKeys(mode, ListKeys)
@@ -51,7 +60,7 @@ func (s synthSource) Events(ctx context.Context, mode Mode, ids []int64, mark *M
 	}
 	out := p.Events()
 	k.ApplyTo(out)
-	return out, nil
+	return out
 }
 
 // ids adds every event's venue, organizers, category and tag, as the second pass reads them.
@@ -70,10 +79,11 @@ func (s synthSource) ids(k *Keys) {
 	})
 }
 
-func (s synthSource) IDs(ctx context.Context, mode Mode) (*Keys, error) {
+// IDs is every event's featured flag, terms, venues and organizers, as a second pass reads them.
+func (s synthSource) IDs(mode Mode) *Keys {
 	k := NewKeys(mode, IDKeys)
 	s.ids(k)
-	return k, nil
+	return k
 }
 
 func (s synthSource) text(i int) (title, content string) {
@@ -148,12 +158,12 @@ func BenchmarkIDsPass100k(b *testing.B) {
 	var held int64
 	for b.Loop() {
 		b.StopTimer()
-		events, _ := src.Events(context.Background(), mode, nil, nil, false)
+		events := src.events(mode, false)
 		x := &Index{}
 		x.snap.Store(compile(mode, events, defaultBlockLen))
 		base := liveHeap()
 		b.StartTimer()
-		k, _ := src.IDs(context.Background(), mode)
+		k := src.IDs(mode)
 		b.StopTimer()
 		held = liveHeap() - base
 		b.StartTimer()

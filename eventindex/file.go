@@ -125,7 +125,7 @@ func (x *Index) LoadFile(ctx context.Context, site *calendard.Site, mark func(co
 	if len(x.patched) > 0 {
 		// Changes published while the file was read (the feed polls meanwhile): the file holds
 		// the state before them.
-		fresh, err := x.src.Events(ctx, snap.mode, x.patched, nil, true)
+		fresh, err := x.src.Events(ctx, snap.mode, x.patched, nil)
 		if err != nil {
 			return false
 		}

@@ -236,11 +236,11 @@ type dropSource struct {
 	dropped atomic.Bool
 }
 
-func (s *dropSource) Events(ctx context.Context, mode Mode, ids []int64, mark *Mark, withText bool) (map[int64]*Event, error) {
+func (s *dropSource) Events(ctx context.Context, mode Mode, ids []int64, mark *Mark) (map[int64]*Event, error) {
 	if s.dropped.Load() {
 		return map[int64]*Event{}, nil
 	}
-	return s.synthSource.Events(ctx, mode, ids, mark, withText)
+	return s.synthSource.Events(ctx, mode, ids, mark)
 }
 
 func (s *dropSource) Mark(ctx context.Context) (Mark, error) { return "mark-1", nil }
@@ -253,7 +253,7 @@ func TestIndexFileLoadKeepsTheChangesPublishedMeanwhile(t *testing.T) {
 	mode := Mode{CustomTables: true}
 	site := &calendard.Site{UseCustomTables: true}
 	src := &dropSource{synthSource: synthSource{n: 50}}
-	events, err := src.Events(ctx, mode, nil, nil, true)
+	events, err := src.Events(ctx, mode, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

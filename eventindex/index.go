@@ -65,16 +65,19 @@ func (x *Index) Building() bool {
 }
 
 // Source is where an index reads the events' keys: the database, through three loaders. A build
-// reads Events (the posts, their dates and flags, and withText their search text, terms, venues and
-// organizers); a first build reads Events without the text, then IDs and Texts, so that plain lists
-// are answered sooner. The events' keys are filled through Posts, Keys and Texts.
+// reads Events (the posts, their dates and flags, their search text, terms, venues and organizers);
+// a first build reads FirstPass instead, then Texts, so that plain lists are answered sooner. The
+// events' keys are filled through Posts, Keys and Texts.
 type Source interface {
 	// Events reads the keys of every event (ids nil) or of those of the given posts that are
 	// events. mark, when not nil, gets the state the events were read in (for the index file).
-	Events(ctx context.Context, mode Mode, ids []int64, mark *Mark, withText bool) (map[int64]*Event, error)
-	// IDs reads the categories, tags, venues and organizers of every event (a first build's second
-	// pass).
-	IDs(ctx context.Context, mode Mode) (*Keys, error)
+	Events(ctx context.Context, mode Mode, ids []int64, mark *Mark) (map[int64]*Event, error)
+	// FirstPass reads what a plain list needs of every event: Events without the search text,
+	// the featured flag, terms, venues and organizers (noText, noIDs). Beside it, it reads those
+	// IDs (the second pass) in a read whose snapshot is the first's or later, so that a change
+	// it misses is one the change feed delivers after mark; ids waits for that read. When err is
+	// nil, ids must be called once (cancel ctx first to abandon the read).
+	FirstPass(ctx context.Context, mode Mode, mark *Mark) (events map[int64]*Event, ids func() (*Keys, error), err error)
 	// Texts reads the search text of every event (a first build's third pass).
 	Texts(ctx context.Context) ([]Text, error)
 	// Mark is the database's current state (LoadFile compares it with the file's).
@@ -183,11 +186,11 @@ func (x *Index) wait(ctx context.Context, ready func() bool) bool {
 // are applied to the result before the swap, so no write is lost.
 //
 // The first build, which every list waits for, runs in three passes: the keys a plain list needs
-// (dates, status, the hidden flag), then the featured flag, terms, venues and organizers, then the
-// search text (the title, excerpt and content, folded), the larger part of the work. Lists filtered
-// by IDs and searches are answered from SQL, or wait, until their pass is in, so that on a large
-// calendar the first list waits for the first pass only. (The search text read beside the second
-// pass saved a few seconds at a million events and raised the peak RSS by 200 MB.)
+// (dates, status, the hidden flag), and beside it the featured flag, terms, venues and organizers,
+// then the search text (the title, excerpt and content, folded), the larger part of the work. Lists
+// filtered by IDs and searches are answered from SQL, or wait, until their pass is in, so that on a
+// large calendar the first list waits for the first pass only. (The search text read beside the
+// second pass saved a few seconds at a million events and raised the peak RSS by 200 MB.)
 func (x *Index) Build(ctx context.Context, site *calendard.Site) error {
 	x.mu.Lock()
 	if x.building {
@@ -198,69 +201,90 @@ func (x *Index) Build(ctx context.Context, site *calendard.Site) error {
 	x.building, x.patched = true, nil
 	x.mu.Unlock()
 	for {
-		mode := ModeOf(site)
-		target := x.allSeen.Load() // read before loading: what changes later is not in this build
-		var mark Mark
-		markp := &mark
-		if x.file == nil {
-			markp = nil
-		}
-		first := x.snap.Load() == nil
-		events, err := x.src.Events(ctx, mode, nil, markp, !first)
+		err := x.buildOnce(ctx, site)
 		x.mu.Lock()
-		if err != nil {
+		if err != nil || !x.again {
 			x.building, x.again = false, false
 			x.mu.Unlock()
 			return err
 		}
-		patches := x.patches
-		if len(x.patched) > 0 {
-			fresh, err := x.src.Events(ctx, mode, x.patched, nil, true)
-			if err != nil {
-				x.building, x.again = false, false
-				x.mu.Unlock()
-				return err
-			}
-			mergeEvents(events, x.patched, fresh)
-			patches = -1
-		} else if x.file != nil && !first {
-			// The events are exactly the database at mark: worth keeping for the next start.
-			x.file.save(&image{mode: mode, mark: mark, events: events})
-			x.filePatches, x.fileSaved = x.patches, time.Now()
-		}
-		x.snap.Store(compile(mode, events, x.blockLen))
-		if target > x.allBuilt.Load() {
-			x.allBuilt.Store(target)
-		}
-		x.patched = nil
-		if first {
-			x.mu.Unlock()
-			keys, err := x.src.IDs(ctx, mode)
-			x.mu.Lock()
-			if err != nil {
-				x.building, x.again = false, false
-				x.mu.Unlock()
-				return err
-			}
-			x.addIDs(keys, mode)
-			x.mu.Unlock()
-			texts, err := x.src.Texts(ctx)
-			x.mu.Lock()
-			if err != nil {
-				x.building, x.again = false, false
-				x.mu.Unlock()
-				return err
-			}
-			x.addTexts(texts, mode, mark, patches)
-		}
-		if !x.again {
-			x.building = false
-			x.mu.Unlock()
-			return nil
-		}
 		x.again = false
 		x.mu.Unlock()
 	}
+}
+
+// buildOnce is one full build (Build); x.mu is not held.
+func (x *Index) buildOnce(ctx context.Context, site *calendard.Site) error {
+	mode := ModeOf(site)
+	target := x.allSeen.Load() // read before loading: what changes later is not in this build
+	var mark Mark
+	markp := &mark
+	if x.file == nil {
+		markp = nil
+	}
+	first := x.snap.Load() == nil
+	var events map[int64]*Event
+	var ids func() (*Keys, error)
+	var err error
+	if first {
+		// The second pass is read beside the first: it waits on the database's pages where the
+		// first pass and its compile keep calendard busy.
+		passCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		if events, ids, err = x.src.FirstPass(passCtx, mode, markp); err == nil {
+			defer func() {
+				if ids != nil { // abandoned by an error before it was applied
+					stop()
+					_, _ = ids()
+				}
+			}()
+		}
+	} else {
+		events, err = x.src.Events(ctx, mode, nil, markp)
+	}
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	patches := x.patches
+	if len(x.patched) > 0 {
+		fresh, err := x.src.Events(ctx, mode, x.patched, nil)
+		if err != nil {
+			x.mu.Unlock()
+			return err
+		}
+		mergeEvents(events, x.patched, fresh)
+		patches = -1
+	} else if x.file != nil && !first {
+		// The events are exactly the database at mark: worth keeping for the next start.
+		x.file.save(&image{mode: mode, mark: mark, events: events})
+		x.filePatches, x.fileSaved = x.patches, time.Now()
+	}
+	x.snap.Store(compile(mode, events, x.blockLen))
+	if target > x.allBuilt.Load() {
+		x.allBuilt.Store(target)
+	}
+	x.patched = nil
+	x.mu.Unlock()
+	if !first {
+		return nil
+	}
+	keys, err := ids()
+	ids = nil
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	x.addIDs(keys, mode)
+	x.mu.Unlock()
+	texts, err := x.src.Texts(ctx)
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	x.addTexts(texts, mode, mark, patches)
+	x.mu.Unlock()
+	return nil
 }
 
 // addTexts swaps in a snapshot whose events have their search text; x.mu is held. Events patched
@@ -392,7 +416,7 @@ func (x *Index) Patch(ctx context.Context, ids []int64) error {
 		}
 		return nil
 	}
-	fresh, err := x.src.Events(ctx, cur.mode, ids, nil, true)
+	fresh, err := x.src.Events(ctx, cur.mode, ids, nil)
 	if err != nil {
 		// The snapshot can no longer be trusted: answer from SQL until a rebuild.
 		x.snap.Store(nil)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -679,17 +680,23 @@ func TestFirstBuildListsBeforeItsSearchTextAndSearchesAfter(t *testing.T) {
 	})
 }
 
-// gatedSource is a database's index source whose IDs and Texts wait for the test to close ids and
-// texts, so that a first build's passes can be looked at one by one.
+// gatedSource is a database's index source whose second pass (FirstPass' ids) and Texts wait for
+// the test to close ids and texts, so that a first build's passes can be looked at one by one.
 type gatedSource struct {
 	eventindex.Source
 	ids, texts chan struct{}
 	once       sync.Once
 }
 
-func (g *gatedSource) IDs(ctx context.Context, mode eventindex.Mode) (*eventindex.Keys, error) {
-	<-g.ids
-	return g.Source.IDs(ctx, mode)
+func (g *gatedSource) FirstPass(ctx context.Context, mode eventindex.Mode, mark *eventindex.Mark) (map[int64]*eventindex.Event, func() (*eventindex.Keys, error), error) {
+	events, ids, err := g.Source.FirstPass(ctx, mode, mark)
+	if err != nil {
+		return nil, nil, err
+	}
+	return events, func() (*eventindex.Keys, error) {
+		<-g.ids
+		return ids()
+	}, nil
 }
 
 func (g *gatedSource) Texts(ctx context.Context) ([]eventindex.Text, error) {
@@ -848,7 +855,7 @@ func TestFirstPassReadsTheListpostsIndexOnlyWhereItExists(t *testing.T) {
 			t.Fatalf("plan %q: uses listposts %v, want %v", plan.String(), used, wantIndex)
 		}
 		var mark eventindex.Mark
-		events, err := s.DB.loadIndexEvents(ctx, mode, nil, &mark, false)
+		events, err := s.DB.loadIndexEvents(ctx, mode, nil, &mark, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -909,18 +916,90 @@ func TestFirstBuildRetriesAFailedLaterPass(t *testing.T) {
 	})
 }
 
-// failingIDsSource is a database's index source whose first IDs read fails, as a deadline passing
-// in a first build's second pass does.
+// TestSecondPassReadsTheFirstPassStateOrLater: a first build reads its second pass (venues,
+// organizers, terms) beside its first, in a transaction begun once the first holds its snapshot. A
+// change committed at that moment is not in the first pass and is in the second, so the second never
+// reads a state older than the one the build's mark names (the change feed delivers what is later).
+func TestSecondPassReadsTheFirstPassStateOrLater(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		for _, withFile := range []bool{false, true} {
+			t.Run(fmt.Sprintf("index file %v", withFile), func(t *testing.T) {
+				ctx := context.Background()
+				var event, from, to int64
+				if err := s.sql.QueryRowContext(ctx, "SELECT p.ID, m.meta_value FROM wp_posts p JOIN wp_postmeta m ON m.post_id = p.ID AND m.meta_key = '_EventVenueID'"+
+					" WHERE p.post_type = 'tribe_events' AND p.post_status = 'publish' AND m.meta_value > 0 ORDER BY p.ID LIMIT 1").Scan(&event, &from); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.sql.QueryRowContext(ctx, "SELECT MIN(ID) FROM wp_posts WHERE post_type = 'tribe_venue' AND ID <> ?", from).Scan(&to); err != nil {
+					t.Fatal(err)
+				}
+				restore := func() {
+					if _, err := s.sql.ExecContext(ctx, "UPDATE wp_posts SET post_status = 'publish' WHERE ID = ?", event); err != nil {
+						t.Error(err)
+					}
+					if _, err := s.sql.ExecContext(ctx, "UPDATE wp_postmeta SET meta_value = ? WHERE post_id = ? AND meta_key = '_EventVenueID'", from, event); err != nil {
+						t.Error(err)
+					}
+				}
+				defer restore()
+				testHookFirstPassHeld = func() {
+					testHookFirstPassHeld = nil
+					if _, err := s.sql.ExecContext(ctx, "UPDATE wp_posts SET post_status = 'draft' WHERE ID = ?", event); err != nil {
+						t.Error(err)
+					}
+					if _, err := s.sql.ExecContext(ctx, "UPDATE wp_postmeta SET meta_value = ? WHERE post_id = ? AND meta_key = '_EventVenueID'", to, event); err != nil {
+						t.Error(err)
+					}
+				}
+				defer func() { testHookFirstPassHeld = nil }()
+				x := eventindex.New(indexSource{s.DB}, eventindex.Options{})
+				if withFile {
+					x.UseFile(filepath.Join(t.TempDir(), "index"))
+					defer x.CloseFile()
+				}
+				site, err := s.Site(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := x.Build(ctxTimeout(t, 60*time.Second), site); err != nil {
+					t.Fatal(err)
+				}
+				if testHookFirstPassHeld != nil {
+					t.Fatal("the first pass never held its snapshot")
+				}
+				has := func(venue int64) bool {
+					ids, _, ok := x.FindEvents(site, &calendard.EventFilter{Statuses: []string{"publish"}, VenueIDs: []int64{venue}, Limit: 1000})
+					if !ok {
+						t.Fatalf("the index declined the venue %d list", venue)
+					}
+					return slices.Contains(ids, event)
+				}
+				if !has(to) || has(from) {
+					t.Fatalf("event %d, published with venue %d when the first pass held its snapshot and then made a draft with venue %d: "+
+						"listed as published with the new venue %v, with the old %v; want the first pass's status and the later venue",
+						event, from, to, has(to), has(from))
+				}
+			})
+		}
+	})
+}
+
+// failingIDsSource is a database's index source whose first second pass fails, as a deadline
+// passing in a first build's second pass does.
 type failingIDsSource struct {
 	eventindex.Source
 	calls atomic.Int32
 }
 
-func (f *failingIDsSource) IDs(ctx context.Context, mode eventindex.Mode) (*eventindex.Keys, error) {
-	if f.calls.Add(1) == 1 {
-		return nil, context.DeadlineExceeded
+func (f *failingIDsSource) FirstPass(ctx context.Context, mode eventindex.Mode, mark *eventindex.Mark) (map[int64]*eventindex.Event, func() (*eventindex.Keys, error), error) {
+	events, ids, err := f.Source.FirstPass(ctx, mode, mark)
+	if err != nil || f.calls.Add(1) != 1 {
+		return events, ids, err
 	}
-	return f.Source.IDs(ctx, mode)
+	return events, func() (*eventindex.Keys, error) {
+		_, _ = ids()
+		return nil, context.DeadlineExceeded
+	}, nil
 }
 
 // TestListsWaitForTheIndexOnceSQLIsTooSlow: on MariaDB the lists asked during a first build go
