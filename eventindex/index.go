@@ -73,10 +73,11 @@ type Source interface {
 	// events. mark, when not nil, gets the state the events were read in (for the index file).
 	Events(ctx context.Context, mode Mode, ids []int64, mark *Mark) (map[int64]*Event, error)
 	// FirstPass reads what a plain list needs of every event: Events without the search text,
-	// the featured flag, terms, venues and organizers (noText, noIDs). Beside it, it reads those
-	// IDs (the second pass) in a read whose snapshot is the first's or later, so that a change
-	// it misses is one the change feed delivers after mark; ids waits for that read. When err is
-	// nil, ids must be called once (cancel ctx first to abandon the read).
+	// the featured flag, terms, venues and organizers (noText, noIDs). ids reads those IDs (the
+	// second pass), or waits for their read, which a source may start beside the first pass; its
+	// snapshot is the first's or later, so that a change it misses is one the change feed
+	// delivers after mark. When err is nil, ids must be called once (cancel ctx first to abandon
+	// the read).
 	FirstPass(ctx context.Context, mode Mode, mark *Mark) (events map[int64]*Event, ids func() (*Keys, error), err error)
 	// Texts reads the search text of every event (a first build's third pass).
 	Texts(ctx context.Context) ([]Text, error)
@@ -186,10 +187,10 @@ func (x *Index) wait(ctx context.Context, ready func() bool) bool {
 // are applied to the result before the swap, so no write is lost.
 //
 // The first build, which every list waits for, runs in three passes: the keys a plain list needs
-// (dates, status, the hidden flag), and beside it the featured flag, terms, venues and organizers,
-// then the search text (the title, excerpt and content, folded), the larger part of the work. Lists
-// filtered by IDs and searches are answered from SQL, or wait, until their pass is in, so that on a
-// large calendar the first list waits for the first pass only. (The search text read beside the
+// (dates, status, the hidden flag), then (beside it, on MariaDB) the featured flag, terms, venues
+// and organizers, then the search text (the title, excerpt and content, folded), the larger part
+// of the work. Lists filtered by IDs and searches are answered from SQL, or wait, until their pass
+// is in, so that on a large calendar the first list waits for the first pass only. (The search text read beside the
 // second pass saved a few seconds at a million events and raised the peak RSS by 200 MB.)
 func (x *Index) Build(ctx context.Context, site *calendard.Site) error {
 	x.mu.Lock()
@@ -227,8 +228,7 @@ func (x *Index) buildOnce(ctx context.Context, site *calendard.Site) error {
 	var ids func() (*Keys, error)
 	var err error
 	if first {
-		// The second pass is read beside the first: it waits on the database's pages where the
-		// first pass and its compile keep calendard busy.
+		// The source may read the second pass beside the first (FirstPass).
 		passCtx, stop := context.WithCancel(ctx)
 		defer stop()
 		if events, ids, err = x.src.FirstPass(passCtx, mode, markp); err == nil {
