@@ -96,6 +96,22 @@ func BenchmarkCompileIndex100k(b *testing.B) {
 	}
 }
 
+// BenchmarkTextIndex100k builds the search's trigram index of 100k events in one pass and in a
+// range of slots per core (buildTextIndex on a machine of more than one).
+func BenchmarkTextIndex100k(b *testing.B) {
+	snap := syntheticIndex(100_000)
+	text := func(i int) (string, string) { return snap.main[i].text, snap.main[i].body }
+	for _, parts := range []int{1, min(runtime.GOMAXPROCS(0), 4)} {
+		b.Run(fmt.Sprintf("ranges=%d", parts), func(b *testing.B) {
+			cpu0 := cpuTime()
+			for b.Loop() {
+				buildTextIndexParts(len(snap.main), parts, text)
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
 // BenchmarkPatch100k is what a calendard write costs the index at 100k events: one event reloaded
 // and put in its new place.
 func BenchmarkPatch100k(b *testing.B) {

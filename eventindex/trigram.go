@@ -3,7 +3,9 @@ package eventindex
 import (
 	"encoding/binary"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 )
 
@@ -40,28 +42,65 @@ func (x *textIndex) isDense(b uint32) bool { return x.dense[b>>6]&(1<<(b&63)) !=
 // buildTextIndex indexes the texts of n slots (text(i) is slot i's). Two passes over the texts:
 // the first counts each bucket's slots and list bytes, the second writes the lists into one array
 // of exactly that size. The buckets scale with n (two to four per slot, 4096 to 1<<20), so a small
-// calendar's index is small.
+// calendar's index is small. A large calendar's slots are split into ranges, one per core, each
+// counted and then written by a goroutine of its own into its place in every bucket's list: the
+// bytes are those of one pass over all slots.
 func buildTextIndex(n int, text func(i int) (head, body string)) *textIndex {
+	parts := 1
+	if n >= parallelTextIndexMin {
+		parts = min(runtime.GOMAXPROCS(0), 4)
+	}
+	return buildTextIndexParts(n, parts, text)
+}
+
+// parallelTextIndexMin is the number of slots from which buildTextIndex splits the work.
+const parallelTextIndexMin = 1 << 15
+
+// textIndexPart is one range of slots of a build (buildTextIndexParts), per bucket: the slot+1
+// that last and first added to it in the range (0: none), and how many slots and list bytes it
+// adds. For the writing pass, last becomes the bucket's last slot+1 in the ranges before (the base
+// of the range's first delta; skip for a dense bucket) and cnt the offset where the range writes.
+type textIndexPart struct {
+	from, to    int
+	last, first []int32
+	cnt, size   []uint32
+}
+
+func buildTextIndexParts(n, parts int, text func(i int) (head, body string)) *textIndex {
 	b := min(max(bits.Len(uint(n))+1, 12), 20)
 	x := &textIndex{slots: n, shift: uint8(32 - b)}
 	nb := 1 << b
-	last := make([]int32, nb) // slot+1 that last added to the bucket (0: none)
-	cnt := make([]uint32, nb)
-	size := make([]uint32, nb)
-	for i := 0; i < n; i++ {
-		head, body := text(i)
-		s1 := int32(i + 1)
-		for _, t := range [2]string{head, body} {
-			for k := 0; k+2 < len(t); k++ {
-				bk := x.bucket(t[k], t[k+1], t[k+2])
-				if l := last[bk]; l != s1 {
-					size[bk] += uint32(uvarintLen(uint32(s1 - l)))
-					last[bk] = s1
-					cnt[bk]++
+	ps := make([]*textIndexPart, parts)
+	for p := range ps {
+		ps[p] = &textIndexPart{from: n * p / parts, to: n * (p + 1) / parts,
+			last: make([]int32, nb), first: make([]int32, nb), cnt: make([]uint32, nb), size: make([]uint32, nb)}
+	}
+	each := func(fn func(pt *textIndexPart)) {
+		var wg sync.WaitGroup
+		for _, pt := range ps {
+			wg.Go(func() { fn(pt) })
+		}
+		wg.Wait()
+	}
+	each(func(pt *textIndexPart) {
+		for i := pt.from; i < pt.to; i++ {
+			head, body := text(i)
+			s1 := int32(i + 1)
+			for _, t := range [2]string{head, body} {
+				for k := 0; k+2 < len(t); k++ {
+					bk := x.bucket(t[k], t[k+1], t[k+2])
+					if l := pt.last[bk]; l != s1 {
+						pt.size[bk] += uint32(uvarintLen(uint32(s1 - l)))
+						if l == 0 {
+							pt.first[bk] = s1
+						}
+						pt.last[bk] = s1
+						pt.cnt[bk]++
+					}
 				}
 			}
 		}
-	}
+	})
 	limit := uint32(max(n/denseShare, minDense))
 	x.off = make([]uint32, nb+1)
 	x.dense = make([]uint64, (nb+63)/64)
@@ -69,30 +108,51 @@ func buildTextIndex(n int, text func(i int) (head, body string)) *textIndex {
 	const skip = -1 // last of a dense bucket: never a slot
 	for bk := range nb {
 		x.off[bk] = total
-		last[bk] = 0
-		if cnt[bk] > limit {
+		count := uint32(0)
+		for _, pt := range ps {
+			count += pt.cnt[bk]
+		}
+		if count > limit {
 			x.dense[bk>>6] |= 1 << (bk & 63)
-			last[bk] = skip
+			for _, pt := range ps {
+				pt.last[bk] = skip
+			}
 			continue
 		}
-		cnt[bk] = total // from here on: where the bucket's next byte goes
-		total += size[bk]
-	}
-	x.off[nb] = total
-	x.data = make([]byte, total)
-	for i := 0; i < n; i++ {
-		head, body := text(i)
-		s1 := int32(i + 1)
-		for _, t := range [2]string{head, body} {
-			for k := 0; k+2 < len(t); k++ {
-				bk := x.bucket(t[k], t[k+1], t[k+2])
-				if l := last[bk]; l != s1 && l != skip {
-					cnt[bk] += uint32(binary.PutUvarint(x.data[cnt[bk]:], uint64(s1-l)))
-					last[bk] = s1
-				}
+		prev := int32(0)
+		for _, pt := range ps {
+			// A range's first delta counts from the bucket's last slot in the ranges before.
+			size := pt.size[bk]
+			if f := pt.first[bk]; f != 0 && prev != 0 {
+				size += uint32(uvarintLen(uint32(f-prev))) - uint32(uvarintLen(uint32(f)))
+			}
+			pt.cnt[bk] = total // from here on: where the range's next byte goes
+			total += size
+			last := pt.last[bk]
+			pt.last[bk] = prev
+			if last != 0 {
+				prev = last
 			}
 		}
 	}
+	x.off[nb] = total
+	x.data = make([]byte, total)
+	each(func(pt *textIndexPart) {
+		pt.first, pt.size = nil, nil
+		for i := pt.from; i < pt.to; i++ {
+			head, body := text(i)
+			s1 := int32(i + 1)
+			for _, t := range [2]string{head, body} {
+				for k := 0; k+2 < len(t); k++ {
+					bk := x.bucket(t[k], t[k+1], t[k+2])
+					if l := pt.last[bk]; l != s1 && l != skip {
+						pt.cnt[bk] += uint32(binary.PutUvarint(x.data[pt.cnt[bk]:], uint64(s1-l)))
+						pt.last[bk] = s1
+					}
+				}
+			}
+		}
+	})
 	return x
 }
 

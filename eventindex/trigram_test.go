@@ -1,6 +1,7 @@
 package eventindex
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"math/rand/v2"
@@ -268,6 +269,39 @@ func TestTextIndexListsAreExact(t *testing.T) {
 	}
 	if _, ok := x.candidates([]string{"ab"}); ok {
 		t.Error("a term of two bytes narrowed")
+	}
+}
+
+// A build split into ranges of slots, one goroutine each, writes the bytes of one pass over all
+// slots: the lists' deltas run across the ranges' edges, and a bucket is dense by its whole count.
+func TestTextIndexInRangesIsTheSameIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	for _, n := range []int{0, 1, 5, 300, 5000} {
+		texts := make([][2]string, n)
+		for i := range texts {
+			for j := range texts[i] {
+				b := make([]byte, r.IntN(40))
+				for k := range b {
+					const alphabet = "abcdefgh ,;\xe9"
+					b[k] = alphabet[r.IntN(len(alphabet))]
+				}
+				texts[i][j] = string(b)
+			}
+			if r.IntN(50) == 0 {
+				texts[i][0] += strings.Repeat("q", 300) // a long gap before its next slot
+			}
+		}
+		text := func(i int) (string, string) { return texts[i][0], texts[i][1] }
+		one := buildTextIndexParts(n, 1, text)
+		for _, parts := range []int{2, 3, 7} {
+			got := buildTextIndexParts(n, parts, text)
+			if !slices.Equal(got.off, one.off) || !slices.Equal(got.dense, one.dense) || !bytes.Equal(got.data, one.data) || got.shift != one.shift {
+				t.Fatalf("%d slots in %d ranges: an index unlike the one-pass build (%d bytes against %d)", n, parts, len(got.data), len(one.data))
+			}
+		}
+		if n > 0 && len(one.data) == 0 {
+			t.Fatalf("%d slots: an empty index", n)
+		}
 	}
 }
 
