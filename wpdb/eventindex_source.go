@@ -245,9 +245,9 @@ var testHookFirstPassHeld func()
 
 // loadIndexFirstPass is a first build's first pass (loadIndexEvents without the text) and its
 // second (loadIndexIDs). On MariaDB the second runs beside the first, begun once the first pass
-// holds its snapshot: it waits on postmeta's pages while the first keeps calendard busy (a 1M
-// first build 13 s sooner). The embedded store reads both in this process, so there the second
-// pass would only take cores from the first, which plain lists wait for: it runs when asked.
+// holds its snapshot: it waits on postmeta's pages while the first keeps calendard busy. The
+// embedded store reads both in this process, so there the second pass would only take cores from
+// the first, which plain lists wait for: it runs when asked.
 func (db *DB) loadIndexFirstPass(ctx context.Context, mode eventindex.Mode, mark *eventindex.Mark) (map[int64]*eventindex.Event, func() (*eventindex.Keys, error), error) {
 	if db.dialect == SQLite {
 		events, err := db.loadIndexEvents(ctx, mode, nil, mark, false, testHookFirstPassHeld)
