@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/calendard/calendard"
+	"github.com/calendard/calendard/internal/php"
 )
 
 // This file holds what WordPress decides about a front-end page before the plugin's export runs
@@ -134,17 +135,12 @@ func queryTail(pairs [][2]string, keep func(name string) bool) string {
 	}
 	parts := make([]string, len(names))
 	for i, name := range names {
-		parts[i] = rawURLEncode(name)
+		parts[i] = php.RawURLEncode(name)
 		if v := last[name]; v != "" {
-			parts[i] += "=" + rawURLEncode(v)
+			parts[i] += "=" + php.RawURLEncode(v)
 		}
 	}
 	return strings.Join(parts, "&")
-}
-
-// rawURLEncode is PHP's rawurlencode (RFC 3986: a space is %20).
-func rawURLEncode(s string) string {
-	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20")
 }
 
 // pingbackOpen is handle_404's X-Pingback condition: the main query is singular, found its post

@@ -1,6 +1,10 @@
 package ical
 
-import "testing"
+import (
+	"net/url"
+	"slices"
+	"testing"
+)
 
 // The query redirect_canonical keeps on its target: parse_str of what is left, rawurlencode_deep
 // of names and values, then add_query_arg, which drops the "=" of an empty value.
@@ -24,5 +28,18 @@ func TestQueryTailIsRedirectCanonicals(t *testing.T) {
 		if got := queryTail(tc.pairs, notCategory); got != tc.want {
 			t.Errorf("queryTail(%q) = %q, want %q", tc.pairs, got, tc.want)
 		}
+	}
+}
+
+// The query is decoded as PHP decodes it: "+" and %20 are spaces, a malformed escape stays as
+// written (url.QueryUnescape would fail and leave the name or value empty).
+func TestRequestQueryDecodesAsPHP(t *testing.T) {
+	r := parseRequest(&url.URL{Path: "/events/", RawQuery: "s=jazz+night%21&bad=%zz&half=50%&%7Ename=x%2"})
+	want := [][2]string{{"s", "jazz night!"}, {"bad", "%zz"}, {"half", "50%"}, {"~name", "x%2"}}
+	if !slices.Equal(r.order, want) {
+		t.Fatalf("pairs %q, want %q", r.order, want)
+	}
+	if got := queryTail(r.order, func(string) bool { return true }); got != "s=jazz%20night%21&bad=%25zz&half=50%25&~name=x%252" {
+		t.Errorf("their redirect tail %q", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/calendard/calendard/internal/php"
 )
 
 // request is what an export URL asks for: the page (view, taxonomy term, date, single event) and
@@ -36,8 +38,9 @@ func parseRequest(u *url.URL) *request {
 			continue
 		}
 		k, v, _ := strings.Cut(part, "=")
-		k, _ = url.QueryUnescape(k)
-		v, _ = url.QueryUnescape(v)
+		// As PHP decodes its query: a malformed escape stays as written, where url.QueryUnescape
+		// fails and gives "".
+		k, v = php.URLDecode(k), php.URLDecode(v)
 		r.order = append(r.order, [2]string{k, v})
 		r.query[k] = append(r.query[k], v)
 	}

@@ -38,7 +38,7 @@ func (l *lookups) validSlugOf(postType string) func(*handlers.Request, any) erro
 // non-hierarchical type: the slug is normalized like sanitize_title_for_query, and a post with a
 // parent does not match a one-segment path.
 func (l *lookups) postBySlugPath(r *handlers.Request, path, postType string) (int64, error) {
-	p := rawURLEncode(php.URLDecode(path))
+	p := php.RawURLEncode(php.URLDecode(path))
 	p = strings.ReplaceAll(strings.ReplaceAll(p, "%2F", "/"), "%20", " ")
 	parts := strings.Split(strings.Trim(p, "/"), "/")
 	if len(parts) != 1 {
@@ -60,22 +60,6 @@ func (l *lookups) postBySlugPath(r *handlers.Request, path, postType string) (in
 		}
 	}
 	return 0, nil
-}
-
-// rawURLEncode is PHP's rawurlencode (RFC 3986: only A-Z a-z 0-9 - _ . ~ stay).
-func rawURLEncode(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~' {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte("0123456789ABCDEF"[c>>4])
-		b.WriteByte("0123456789ABCDEF"[c&15])
-	}
-	return b.String()
 }
 
 // get is GET /events/{id} (Single_Event::get, TEC 6.17.2 decision sequence).

@@ -6,6 +6,7 @@ package php
 import (
 	"encoding/json"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -387,6 +388,12 @@ func ListToArray(v any) []any {
 		out = append(out, it)
 	}
 	return out
+}
+
+// RawURLEncode is PHP's rawurlencode (RFC 3986): only A-Z a-z 0-9 - _ . ~ stay, every other byte
+// is %XX in upper case, a space %20.
+func RawURLEncode(s string) string {
+	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") // QueryEscape's "+" is only ever a space
 }
 
 // URLDecode is PHP's urldecode: "+" is a space, bad escapes are kept literally.

@@ -102,6 +102,15 @@ func TestListToArray(t *testing.T) {
 	}
 }
 
+func TestRawURLEncode(t *testing.T) {
+	for in, want := range map[string]string{"a b": "a%20b", "a+b": "a%2Bb", "-_.~AZaz09": "-_.~AZaz09",
+		"café/?&=#%": "caf%C3%A9%2F%3F%26%3D%23%25", "\x00\xff": "%00%FF", "": ""} {
+		if got := RawURLEncode(in); got != want {
+			t.Errorf("RawURLEncode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestURLDecode(t *testing.T) {
 	for in, want := range map[string]string{"a+b": "a b", "%41%62": "Ab", "%zz": "%zz", "%4": "%4", "caf%C3%A9": "café"} {
 		if got := URLDecode(in); got != want {
