@@ -239,9 +239,9 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode eventindex.Mode, ids []i
 	return out, nil
 }
 
-// testHookFirstPassHeld, when set (tests), runs as the first pass holds its snapshot, before the
-// second pass begins.
-var testHookFirstPassHeld func()
+// testHookFirstPassHeld, when set (tests), runs with the database as a first pass holds its
+// snapshot, before the second pass begins.
+var testHookFirstPassHeld func(*DB)
 
 // loadIndexFirstPass is a first build's first pass (loadIndexEvents without the text) and its
 // second (loadIndexIDs). On MariaDB the second runs beside the first, begun once the first pass
@@ -249,8 +249,13 @@ var testHookFirstPassHeld func()
 // embedded store reads both in this process, so there the second pass would only take cores from
 // the first, which plain lists wait for: it runs when asked.
 func (db *DB) loadIndexFirstPass(ctx context.Context, mode eventindex.Mode, mark *eventindex.Mark) (map[int64]*eventindex.Event, func() (*eventindex.Keys, error), error) {
+	hook := func() {
+		if h := testHookFirstPassHeld; h != nil {
+			h(db)
+		}
+	}
 	if db.dialect == SQLite {
-		events, err := db.loadIndexEvents(ctx, mode, nil, mark, false, testHookFirstPassHeld)
+		events, err := db.loadIndexEvents(ctx, mode, nil, mark, false, hook)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -262,9 +267,7 @@ func (db *DB) loadIndexFirstPass(ctx context.Context, mode eventindex.Mode, mark
 	started := false
 	held := func() {
 		started = true
-		if testHookFirstPassHeld != nil {
-			testHookFirstPassHeld()
-		}
+		hook()
 		go func() {
 			defer close(done)
 			keys, err = db.loadIndexIDs(ctx, mode)
