@@ -15,6 +15,9 @@ import (
 	"github.com/calendard/calendard/internal/testenv"
 )
 
+// The shared MariaDB is stopped, and its directory removed, once the tests are done.
+func TestMain(m *testing.M) { testenv.Main(m) }
+
 var updateCollation = flag.Bool("update-collation", false, "rewrite uca520.txt from MariaDB's utf8mb4_unicode_520_ci weights")
 
 // mariadbWeights reads MariaDB's primary weights of every code point (WEIGHT_STRING), hex per code
