@@ -81,7 +81,7 @@ func OpenMySQL(dsn, prefix string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := sql.OpenDB(deadlineConnector{conn})
+	db := sql.OpenDB(deadlineConnector{wpSessionConnector{conn}})
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(16)
 	db.SetConnMaxLifetime(5 * time.Minute)

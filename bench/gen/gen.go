@@ -87,7 +87,7 @@ func Open(spec string) (*sql.DB, Store, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		conn, err := mysql.NewConnector(cfg)
+		conn, err := wpdb.MySQLConnector(cfg)
 		if err != nil {
 			return nil, "", err
 		}
