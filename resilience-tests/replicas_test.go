@@ -16,15 +16,23 @@ import (
 	"github.com/calendard/calendard/internal/testenv"
 )
 
-// Two instances share a Redis and read a MariaDB replica (CALENDAR_DB_REPLICAS); A answers lists
+// Two instances share a Redis and read a replica (CALENDAR_DB_REPLICAS); A answers lists
 // from its event index, B from SQL on every request (no index, no record cache), so both read
 // paths are on the replica. A write through either is read back at once through the other: while
 // the replica replicates, while its SQL thread is stopped (it lags: reads wait for it, bounded,
 // then go to the primary, and it is left out), and while it is killed (reads go to the primary,
-// no 5xx); once it is back it serves reads again.
+// no 5xx); once it is back it serves reads again. On MariaDB and on MySQL.
 func TestReplicasReadYourWritesAcrossInstances(t *testing.T) {
 	calendardBin(t)
-	rep := testenv.NewReplication(t)
+	replicasReadYourWrites(t, testenv.NewReplication(t))
+}
+
+func TestMySQLReplicasReadYourWritesAcrossInstances(t *testing.T) {
+	calendardBin(t)
+	replicasReadYourWrites(t, testenv.NewMySQLReplication(t))
+}
+
+func replicasReadYourWrites(t *testing.T, rep *testenv.Replication) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := rep.Primary.CreateDatabase(ctx, "wp"); err != nil {
@@ -88,7 +96,7 @@ func TestReplicasReadYourWritesAcrossInstances(t *testing.T) {
 	}
 
 	// Lag: the replica receives the writes but does not apply them.
-	if err := rep.Replica.Exec(ctx, "STOP SLAVE SQL_THREAD"); err != nil {
+	if err := rep.StopApplying(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// An application password created in WordPress (here by the CLI, on the primary) works at once:
@@ -116,7 +124,7 @@ func TestReplicasReadYourWritesAcrossInstances(t *testing.T) {
 		waitMetric(t, s, "calendard_db_replica_up", 0, time.Minute)
 	}
 	roundTrips("left out", 2)
-	if err := rep.Replica.Exec(ctx, "START SLAVE SQL_THREAD"); err != nil {
+	if err := rep.StartApplying(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []*server{a, b} {

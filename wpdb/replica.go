@@ -17,15 +17,18 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// Read replicas (MariaDB, GTID replication). Every statement outside a write transaction that is
+// Read replicas (MariaDB or MySQL, GTID replication). Every statement outside a write transaction that is
 // not an authentication read may go to a replica; the pool type below decides per statement, so
 // the queries themselves do not know. A replica is used only when it has applied every primary
 // position this instance knows of (its own writes' commits, the positions other instances
 // announce with their changes, and the primary's position read whenever the change feed publishes
 // a change it did not make): the first read after such a change waits for it on the replica
-// (MASTER_GTID_WAIT), for a bounded time, then reads the primary and sets the replica aside until
-// it has caught up. A health checker reads every replica's @@gtid_slave_pos and leaves out the
-// ones that cannot be reached or have not applied, after MaxLag, a position the primary had.
+// (MASTER_GTID_WAIT on MariaDB, WAIT_FOR_EXECUTED_GTID_SET on MySQL), for a bounded time, then
+// reads the primary and sets the replica aside until it has caught up. A health checker reads every
+// replica's applied position (@@gtid_slave_pos, @@gtid_executed) and leaves out the ones that
+// cannot be reached or have not applied, after MaxLag, a position the primary had. The primary's
+// family is read at the first check; until then, and on a MySQL primary without gtid_mode=ON,
+// reads go to the primary.
 
 // ReplicaOptions configure read replicas.
 type ReplicaOptions struct {
@@ -139,12 +142,12 @@ type replica struct {
 	up    atomic.Bool // state == stateUp, for the read path
 	// Guarded by replicaSet.mu.
 	state   replicaState
-	applied gtidPos
+	applied position
 	// pending is the oldest primary position seen that the replica had not applied, since when.
-	pending      gtidPos
+	pending      position
 	pendingSince time.Time
 	// stuck is a position a read waited for in vain: the replica stays out until it has it.
-	stuck gtidPos
+	stuck position
 }
 
 type replicaSet struct {
@@ -154,8 +157,10 @@ type replicaSet struct {
 	check        time.Duration
 	log          *slog.Logger
 	primaryReads atomic.Uint64
+	// flavor is the primary's family, nil until the health checker has read it.
+	flavor atomic.Pointer[flavor]
 	// waits merges the reads that wait for the same position on the same replica into one
-	// MASTER_GTID_WAIT: after a change, every request of the moment would otherwise hold a replica
+	// wait: after a change, every request of the moment would otherwise hold a replica
 	// connection of its own in the same wait.
 	waits singleflight.Group
 
@@ -163,14 +168,14 @@ type replicaSet struct {
 	// need is the highest primary position this instance knows of; known says it was learned
 	// since the start or since a write's position could not be read (until then, reads go to
 	// the primary).
-	need  gtidPos
+	need  position
 	known bool
 
 	stop context.CancelFunc
 	done chan struct{}
 }
 
-// UseReplicas makes reads go to the MariaDB read replicas the DSNs name (same form as OpenMySQL's,
+// UseReplicas makes reads go to the MariaDB or MySQL read replicas the DSNs name (same form as OpenMySQL's,
 // without "mysql://"), from the first health check on. It starts the health checker, which Close
 // stops. It is for a MySQL/MariaDB store only, and must be called before the store is used.
 func (db *DB) UseReplicas(dsns []string, o ReplicaOptions) error {
@@ -202,7 +207,7 @@ func (db *DB) UseReplicas(dsns []string, o ReplicaOptions) error {
 			rs.closeReplicas()
 			return err
 		}
-		pool := sql.OpenDB(boundedConnector{Connector: conn, limit: rs.wait})
+		pool := sql.OpenDB(boundedConnector{Connector: wpSessionConnector{conn}, limit: rs.wait})
 		pool.SetMaxOpenConns(32)
 		pool.SetMaxIdleConns(16)
 		pool.SetConnMaxLifetime(5 * time.Minute)
@@ -278,7 +283,7 @@ func (rs *replicaSet) pick(ctx context.Context) *replica {
 		if !r.up.Load() {
 			continue
 		}
-		if r.applied.covers(need) {
+		if covers(r.applied, need) {
 			rs.mu.Unlock()
 			return r
 		}
@@ -298,14 +303,18 @@ func (rs *replicaSet) pick(ctx context.Context) *replica {
 
 // waitFor waits, at most rs.wait, for r to apply need. A replica that does not is set aside until
 // it has (the health checker sees it), so that the reads after this one do not wait for it too.
-func (rs *replicaSet) waitFor(ctx context.Context, r *replica, need gtidPos) bool {
+func (rs *replicaSet) waitFor(ctx context.Context, r *replica, need position) bool {
+	fl := rs.flavor.Load()
+	if fl == nil {
+		return false
+	}
 	pos := need.String()
 	flight := rs.waits.DoChan(r.addr+" "+pos, func() (any, error) {
 		// Not bound to the request that started it (the others joined it): to the wait bound.
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rs.wait+2*time.Second)
 		defer cancel()
 		var res sql.NullInt64
-		err := r.db.QueryRowContext(wctx, "SELECT MASTER_GTID_WAIT(?, ?)", pos, rs.wait.Seconds()).Scan(&res)
+		err := r.db.QueryRowContext(wctx, fl.waitSQL, pos, rs.wait.Seconds()).Scan(&res)
 		return res, err
 	})
 	var res sql.NullInt64
@@ -321,7 +330,7 @@ func (rs *replicaSet) waitFor(ctx context.Context, r *replica, need gtidPos) boo
 	defer rs.mu.Unlock()
 	switch {
 	case err == nil && res.Valid && res.Int64 == 0:
-		r.applied = r.applied.merge(need)
+		r.applied = merged(r.applied, need)
 		return true
 	case err != nil && ctx.Err() != nil:
 		return false // the request ended: nothing learned about the replica
@@ -338,9 +347,9 @@ func (rs *replicaSet) waitFor(ctx context.Context, r *replica, need gtidPos) boo
 }
 
 // advance records a primary position this instance must not read behind of.
-func (rs *replicaSet) advance(p gtidPos) {
+func (rs *replicaSet) advance(p position) {
 	rs.mu.Lock()
-	rs.need = rs.need.merge(p)
+	rs.need = merged(rs.need, p)
 	rs.known = true
 	rs.mu.Unlock()
 }
@@ -376,19 +385,6 @@ func (rs *replicaSet) setStateLocked(r *replica, s replicaState, err error) {
 	}
 }
 
-// readPos reads a GTID position variable.
-func readPos(ctx context.Context, q queryer, variable string) (gtidPos, error) {
-	var s sql.NullString
-	if err := q.QueryRowContext(ctx, "SELECT @@GLOBAL."+variable).Scan(&s); err != nil {
-		return nil, err
-	}
-	p, ok := parseGTIDPos(s.String)
-	if !ok {
-		return nil, fmt.Errorf("unreadable %s %q", variable, s.String)
-	}
-	return p, nil
-}
-
 // run checks the replicas every rs.check until ctx ends.
 func (rs *replicaSet) run(ctx context.Context) {
 	defer close(rs.done)
@@ -406,23 +402,37 @@ func (rs *replicaSet) run(ctx context.Context) {
 func (rs *replicaSet) checkAll(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, max(rs.check, 2*time.Second))
 	defer cancel()
-	primary, perr := readPos(cctx, rs.primary, "gtid_binlog_pos")
+	fl := rs.flavor.Load()
+	if fl == nil {
+		var err error
+		if fl, err = detectFlavor(cctx, rs.primary); err != nil {
+			if _, ok := errors.AsType[unsupportedPrimaryError](err); ok {
+				for _, r := range rs.list {
+					rs.update(r, nil, err, nil, false)
+				}
+			}
+			return // the primary is unreachable: the replicas' readings could not be compared
+		}
+		rs.flavor.Store(fl)
+		rs.log.Info("read replicas: the primary is "+fl.name, "position", "@@"+fl.primaryVar, "applied", "@@"+fl.appliedVar)
+	}
+	primary, perr := fl.read(cctx, rs.primary, fl.primaryVar)
 	if perr == nil {
 		rs.mu.Lock()
 		if !rs.known {
-			rs.need, rs.known = rs.need.merge(primary), true
+			rs.need, rs.known = merged(rs.need, primary), true
 		}
 		rs.mu.Unlock()
 	}
 	var wg sync.WaitGroup
 	for _, r := range rs.list {
 		wg.Go(func() {
-			applied, err := readPos(cctx, r.db, "gtid_slave_pos")
+			applied, err := fl.read(cctx, r.db, fl.appliedVar)
 			if err != nil && ctx.Err() != nil {
 				return
 			}
 			if err != nil && strings.Contains(err.Error(), "Unknown system variable") {
-				err = fmt.Errorf("not a MariaDB replica (only MariaDB GTID replication is supported): %w", err)
+				err = fmt.Errorf("not a %s replica (the primary is %s; replicas must be of its family): %w", fl.name, fl.name, err)
 			}
 			rs.update(r, applied, err, primary, perr == nil)
 		})
@@ -431,23 +441,23 @@ func (rs *replicaSet) checkAll(ctx context.Context) {
 }
 
 // update applies one health reading of r.
-func (rs *replicaSet) update(r *replica, applied gtidPos, err error, primary gtidPos, primaryKnown bool) {
+func (rs *replicaSet) update(r *replica, applied position, err error, primary position, primaryKnown bool) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if err != nil {
 		rs.setStateLocked(r, stateDown, err)
 		return
 	}
-	r.applied = r.applied.merge(applied)
+	r.applied = merged(r.applied, applied)
 	now := time.Now()
-	if r.stuck != nil && r.applied.covers(r.stuck) {
+	if r.stuck != nil && covers(r.applied, r.stuck) {
 		r.stuck = nil
 	}
 	if primaryKnown {
 		switch {
-		case r.applied.covers(primary):
+		case covers(r.applied, primary):
 			r.pending = nil
-		case r.pending == nil || r.applied.covers(r.pending):
+		case r.pending == nil || covers(r.applied, r.pending):
 			r.pending, r.pendingSince = primary, now
 		}
 	}
@@ -471,9 +481,14 @@ func (db *DB) learnPosition(q queryer) string {
 	if rs == nil {
 		return ""
 	}
+	fl := rs.flavor.Load()
+	if fl == nil {
+		rs.forget()
+		return ""
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	p, err := readPos(ctx, q, "gtid_binlog_pos")
+	p, err := fl.read(ctx, q, fl.primaryVar)
 	if err != nil {
 		rs.forget()
 		return ""
@@ -488,7 +503,11 @@ func (db *DB) notePosition(s string) bool {
 	if rs == nil {
 		return true
 	}
-	p, ok := parseGTIDPos(s)
+	fl := rs.flavor.Load()
+	if fl == nil {
+		return false
+	}
+	p, ok := fl.parse(s)
 	if ok {
 		rs.advance(p)
 	}

@@ -274,7 +274,7 @@ func TestReadsWaitingForOnePositionShareOneWait(t *testing.T) {
 	}
 
 	// The replica lags: a change on the primary it has not applied.
-	if err := rep.Replica.Exec(ctx, "STOP SLAVE SQL_THREAD"); err != nil {
+	if err := rep.StopApplying(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := rep.Primary.Exec(ctx, "INSERT INTO wp.wp_options (option_name, option_value, autoload) VALUES ('lagging', 'x', 'no')"); err != nil {
@@ -306,7 +306,7 @@ func TestReadsWaitingForOnePositionShareOneWait(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	if err := rep.Replica.Exec(ctx, "START SLAVE SQL_THREAD"); err != nil {
+	if err := rep.StartApplying(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := failed.Load(); n > 0 {

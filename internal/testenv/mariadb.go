@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,6 +45,7 @@ type MariaDB struct {
 	client string
 	server []string // the server's command line, for Restart
 	extra  []string // more server options (replication.go)
+	mysql  bool     // Oracle's MySQL, not MariaDB (mysql.go)
 }
 
 // lookPath finds a binary on PATH or in the sbin directories Debian uses for servers.
@@ -112,6 +114,9 @@ func (m *MariaDB) startOn(port int) error {
 		"--bind-address=127.0.0.1", "--socket=" + m.Socket, "--tmpdir=" + m.tmp, "--pid-file=" + filepath.Join(m.Dir, "mysqld.pid"),
 		"--log-error=" + filepath.Join(m.Dir, "err.log"), "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
 		"--innodb-flush-log-at-trx-commit=2", "--max-connections=500"}
+	if m.mysql {
+		m.server = append(m.server, m.mysqlOptions()...)
+	}
 	m.server = append(m.server, m.extra...)
 	return m.start()
 }
@@ -233,8 +238,12 @@ func runningThreads(tasks string) (int, error) {
 	return running, nil
 }
 
-// Stop terminates the server.
+// Stop terminates the server (MySQL ignores SIGINT: it is sent SIGTERM).
 func (m *MariaDB) Stop() {
+	if m.mysql {
+		m.p.stopWith(syscall.SIGTERM, 10*time.Second)
+		return
+	}
 	m.p.stop(10 * time.Second)
 }
 

@@ -22,16 +22,7 @@ func MeilisearchBinary() (string, error) {
 	if p := os.Getenv("MEILISEARCH_BIN"); p != "" {
 		return p, nil
 	}
-	tools := os.Getenv("CALENDARD_TOOLS")
-	if tools == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		tools = filepath.Join(base, "calendard")
-	}
-	p := filepath.Join(tools, "meilisearch-"+MeilisearchVersion, "meilisearch")
+	p := filepath.Join(toolsDir(), "meilisearch-"+MeilisearchVersion, "meilisearch")
 	if st, err := os.Stat(p); err == nil && !st.IsDir() {
 		return p, nil
 	}
@@ -39,6 +30,20 @@ func MeilisearchBinary() (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("meilisearch %s not found (looked at $MEILISEARCH_BIN, %s, PATH): run .ci/install-meilisearch", MeilisearchVersion, p)
+}
+
+// toolsDir is where .ci's install scripts put the servers Debian's stable release lacks:
+// $CALENDARD_TOOLS, or calendard under the user's cache directory.
+func toolsDir() string {
+	if tools := os.Getenv("CALENDARD_TOOLS"); tools != "" {
+		return tools
+	}
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "calendard")
 }
 
 // Meilisearch is a running throwaway server with its own data directory and master key.

@@ -38,11 +38,14 @@ func (p *proc) exited() bool {
 }
 
 // stop interrupts the process (SIGINT) and kills it if it has not exited after grace.
-func (p *proc) stop(grace time.Duration) {
+func (p *proc) stop(grace time.Duration) { p.stopWith(os.Interrupt, grace) }
+
+// stopWith sends sig and kills the process if it has not exited after grace.
+func (p *proc) stopWith(sig os.Signal, grace time.Duration) {
 	if p == nil || p.exited() {
 		return
 	}
-	_ = p.cmd.Process.Signal(os.Interrupt)
+	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
 	case <-time.After(grace):
