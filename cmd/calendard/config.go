@@ -124,7 +124,7 @@ var settings = []setting{
 		}
 		return fmt.Errorf("must be sqlite://PATH or mysql://USER:PASS@tcp(HOST:PORT)/DBNAME, got %q", redact(v))
 	}},
-	{"CALENDAR_DB_REPLICAS", "db-replicas", "", "comma-separated MariaDB read replicas of a mysql:// CALENDAR_DB (mysql://USER:PASS@tcp(HOST:PORT)/DBNAME,mysql://…): reads go to them, writes and logins to CALENDAR_DB", func(c *Config, v string) error {
+	{"CALENDAR_DB_REPLICAS", "db-replicas", "", "comma-separated MariaDB or MySQL read replicas (GTID replication) of a mysql:// CALENDAR_DB (mysql://USER:PASS@tcp(HOST:PORT)/DBNAME,mysql://…): reads go to them, writes and logins to CALENDAR_DB", func(c *Config, v string) error {
 		c.DBReplicas = nil
 		for _, spec := range splitReplicas(v) {
 			dsn, ok := strings.CutPrefix(spec, "mysql://")
