@@ -116,7 +116,8 @@ func quotedList(keys []string) string {
 }
 
 // loadIndexEvents reads the list keys of every event (ids nil) or of the given posts; mark, when
-// given, gets the change feed's watermark read first, the database state the events are.
+// given, gets the database state the events are: the change feed's latest reading (priorReading),
+// or the watermark read first in the transaction.
 //
 // The posts (and their search text, the costliest part to fold) and the keys stored beside them
 // (meta, occurrences, terms) are read side by side for a whole build, each in its own read
@@ -134,12 +135,15 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode eventindex.Mode, ids []i
 	if ids != nil && len(ids) == 0 {
 		return map[int64]*eventindex.Event{}, nil
 	}
+	prior, havePrior := db.priorReading(mark != nil && ids == nil)
 	tx, err := db.beginIndexRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	if mark != nil {
+	if havePrior {
+		*mark = db.indexMark(prior)
+	} else if mark != nil {
 		w, err := db.readWatermark(ctx, tx)
 		if err != nil {
 			return nil, err
@@ -237,6 +241,20 @@ func (db *DB) loadIndexEvents(ctx context.Context, mode eventindex.Mode, ids []i
 	}
 	keys.ApplyTo(out)
 	return out, nil
+}
+
+// priorReading is the change feed's latest watermark reading, for a full read (want) about to
+// begin its transaction: a mark that reading, finished before the transaction takes its snapshot,
+// names that state or an earlier one, never a later one. An earlier mark costs at most a patch or a
+// rebuild the feed's next poll asks for anyway, and a file the next start does not use; reading the
+// watermark again in the transaction costs a first build a second or more at a million events on
+// MariaDB, before the read beside it can begin. Not with replicas: the feed reads the primary and
+// the build a replica, which may be behind that reading.
+func (db *DB) priorReading(want bool) (watermark, bool) {
+	if !want || db.feed == nil || db.sql.rs != nil {
+		return watermark{}, false
+	}
+	return db.feed.reading()
 }
 
 // testHookFirstPassHeld, when set (tests), runs with the database as a first pass holds its
