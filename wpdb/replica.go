@@ -17,9 +17,9 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// Read replicas (MariaDB or MySQL, GTID replication). Every statement outside a write transaction that is
-// not an authentication read may go to a replica; the pool type below decides per statement, so
-// the queries themselves do not know. A replica is used only when it has applied every primary
+// Read replicas (MariaDB or MySQL, GTID replication). Every statement outside a write transaction
+// that is not an authentication read may go to a replica; the pool type below decides per
+// statement, so the queries themselves do not know. A replica is used only when it has applied every primary
 // position this instance knows of (its own writes' commits, the positions other instances
 // announce with their changes, and the primary's position read whenever the change feed publishes
 // a change it did not make): the first read after such a change waits for it on the replica
@@ -175,8 +175,8 @@ type replicaSet struct {
 	done chan struct{}
 }
 
-// UseReplicas makes reads go to the MariaDB or MySQL read replicas the DSNs name (same form as OpenMySQL's,
-// without "mysql://"), from the first health check on. It starts the health checker, which Close
+// UseReplicas makes reads go to the MariaDB or MySQL read replicas the DSNs name (same form as
+// OpenMySQL's, without "mysql://"), from the first health check on. It starts the health checker, which Close
 // stops. It is for a MySQL/MariaDB store only, and must be called before the store is used.
 func (db *DB) UseReplicas(dsns []string, o ReplicaOptions) error {
 	if db.dialect != MySQL {
