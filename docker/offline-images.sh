@@ -93,7 +93,10 @@ for spec in "$MARIADB_IMAGE:mariadb" "$REDIS_IMAGE:redis" "$HAPROXY_IMAGE:haprox
   done_step "Debian's $name"
 done
 
-if have "$MEILI_IMAGE"; then
+# The script that fetches the binary (it pins the release) is an input, the binary itself is not
+# (100 MB to hash on every run).
+inputs=$(cat docker/offline/meilisearch.Dockerfile .ci/install-meilisearch | sha256sum | cut -c1-16)
+if current "$MEILI_IMAGE" "$inputs"; then
   echo "$MEILI_IMAGE: present"
 else
   step "$MEILI_IMAGE"
@@ -102,7 +105,8 @@ else
   ctx=$(mktemp -d)
   cp docker/offline/meilisearch.Dockerfile "$ctx/Dockerfile"
   ln "$meili" "$ctx/meilisearch" 2>/dev/null || cp "$meili" "$ctx/meilisearch"
-  build "$MEILI_IMAGE" "$ctx/Dockerfile" "$ctx" --build-arg "BASE_IMAGE=$BASE_IMAGE"
+  build "$MEILI_IMAGE" "$ctx/Dockerfile" "$ctx" --build-arg "BASE_IMAGE=$BASE_IMAGE" \
+    --label "io.calendard.inputs=$inputs"
   rm -rf "$ctx"
   done_step "binary of .ci/install-meilisearch"
 fi
