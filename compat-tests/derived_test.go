@@ -110,7 +110,7 @@ func loadSiteA(t *testing.T) (*Set, *testenv.MariaDB, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := testenv.SharedMariaDB(t)
+	db := localServer(t)
 	derivedBinOnce.Do(func() {
 		dir := filepath.Join(db.Dir, "derived-bin")
 		if derivedBinErr = os.MkdirAll(dir, 0o755); derivedBinErr == nil {

@@ -134,7 +134,7 @@ func TestCompatICal(t *testing.T) {
 	ctx := context.Background()
 	meta, cases := loadICalSet(t, filepath.Join("testdata", "site-a-ical"))
 	fixture := filepath.Join("testdata", "site-a", "fixture.sql")
-	db := testenv.SharedMariaDB(t)
+	db := localServer(t)
 	if err := db.CreateDatabase(ctx, "compat_ical"); err != nil {
 		t.Fatal(err)
 	}

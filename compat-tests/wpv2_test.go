@@ -154,7 +154,7 @@ func TestCompatWPV2(t *testing.T) {
 	// The set was recorded on the site-a fixture; it is kept once, in site-a.
 	set.Fixture = filepath.Join("testdata", "site-a", "fixture.sql")
 	owedNoWrites(set)
-	db := testenv.SharedMariaDB(t)
+	db := localServer(t)
 	if err := db.CreateDatabase(ctx, "compat_wpv2"); err != nil {
 		t.Fatal(err)
 	}

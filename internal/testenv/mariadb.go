@@ -378,6 +378,10 @@ func StopShared() {
 		shared.Stop()
 		_ = os.RemoveAll(shared.Dir)
 	}
+	if sharedMySQL != nil {
+		sharedMySQL.Stop()
+		_ = os.RemoveAll(sharedMySQL.Dir)
+	}
 	removeBuilt()
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -91,4 +92,31 @@ func NewMySQL(t testing.TB, extra ...string) *MariaDB {
 	}
 	t.Cleanup(m.Stop)
 	return m
+}
+
+var (
+	sharedMySQLOnce sync.Once
+	sharedMySQL     *MariaDB
+	sharedMySQLErr  error
+)
+
+// SharedMySQL is SharedMariaDB with a MySQL server (StopShared stops it too).
+func SharedMySQL(t testing.TB) *MariaDB {
+	t.Helper()
+	SkipIfShort(t, "MySQL's mysqld (a throwaway MySQL server)")
+	sharedMySQLOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "calendard-mysql-")
+		if err != nil {
+			sharedMySQLErr = err
+			return
+		}
+		sharedMySQL, sharedMySQLErr = installMySQL(dir)
+		if sharedMySQLErr == nil {
+			sharedMySQLErr = OnFreePort(sharedMySQL.startOn)
+		}
+	})
+	if sharedMySQLErr != nil {
+		t.Fatalf("starting MySQL: %v", sharedMySQLErr)
+	}
+	return sharedMySQL
 }
