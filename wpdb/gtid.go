@@ -3,12 +3,14 @@ package wpdb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	gomysql "github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/go-sql-driver/mysql"
 )
 
 // position is how far a server's replication stream has come, in its flavor's terms: a MariaDB
@@ -73,12 +75,29 @@ func detectFlavor(ctx context.Context, q queryer) (*flavor, error) {
 	}
 	var mode string
 	if err := q.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_mode").Scan(&mode); err != nil {
-		return nil, err
+		if !unknownVariable(err) {
+			return nil, err
+		}
+		// A MariaDB whose version string a proxy rewrote has MariaDB's variables.
+		var pos sql.NullString
+		if err := q.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_binlog_pos").Scan(&pos); err != nil {
+			if unknownVariable(err) {
+				return nil, unsupportedPrimaryError{fmt.Sprintf("the primary (%s) has neither MySQL's nor MariaDB's GTID variables: read replicas need GTID replication", version)}
+			}
+			return nil, err
+		}
+		return mariadbFlavor, nil
 	}
 	if !strings.EqualFold(mode, "ON") {
 		return nil, unsupportedPrimaryError{fmt.Sprintf("the MySQL primary (%s) has gtid_mode=%s: read replicas need gtid_mode=ON (and enforce_gtid_consistency=ON)", version, mode)}
 	}
 	return mysqlFlavor, nil
+}
+
+// unknownVariable reports whether err is the server's "Unknown system variable" (1193).
+func unknownVariable(err error) bool {
+	me, ok := errors.AsType[*mysql.MySQLError](err)
+	return ok && me.Number == 1193
 }
 
 // unsupportedPrimaryError says why no replica can be read whatever their state.

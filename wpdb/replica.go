@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -431,7 +430,7 @@ func (rs *replicaSet) checkAll(ctx context.Context) {
 			if err != nil && ctx.Err() != nil {
 				return
 			}
-			if err != nil && strings.Contains(err.Error(), "Unknown system variable") {
+			if err != nil && unknownVariable(err) {
 				err = fmt.Errorf("not a %s replica (the primary is %s; replicas must be of its family): %w", fl.name, fl.name, err)
 			}
 			rs.update(r, applied, err, primary, perr == nil)

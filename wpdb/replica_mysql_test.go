@@ -3,6 +3,7 @@ package wpdb
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"log/slog"
 	"slices"
 	"strings"
@@ -186,4 +187,36 @@ func (s *syncWriter) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.String()
+}
+
+// The family is read from the server's variables when its version string does not say it (a
+// proxy in front of MariaDB may rewrite it): a MariaDB that calls itself 8.0 is still MariaDB.
+func TestPrimaryFamilyWithARewrittenVersion(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, c := range []struct {
+		name   string
+		server func() *testenv.MariaDB
+		want   *flavor
+	}{
+		{"MariaDB as 8.0.40-proxy", func() *testenv.MariaDB { return testenv.NewMariaDB(t, "--version=8.0.40-proxy") }, mariadbFlavor},
+		{"MySQL", func() *testenv.MariaDB {
+			return testenv.NewMySQL(t, "--server-id=1", "--gtid-mode=ON", "--enforce-gtid-consistency=ON")
+		}, mysqlFlavor},
+	} {
+		m := c.server()
+		db, err := sql.Open("mysql", m.DSN(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var version string
+		if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+			t.Fatal(err)
+		}
+		got, err := detectFlavor(ctx, db)
+		db.Close()
+		if err != nil || got != c.want {
+			t.Fatalf("%s (VERSION() %q): %v, %v; want %s", c.name, version, got, err, c.want.name)
+		}
+	}
 }

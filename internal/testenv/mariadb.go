@@ -457,3 +457,20 @@ func (m *Server) ResetDatabase(ctx context.Context, src, dst string) error {
 	}
 	return m.Exec(ctx, stmts...)
 }
+
+// NewMariaDB starts a MariaDB server of the test's own, with more server options, stopped when it
+// ends (SharedMariaDB is the one to share).
+func NewMariaDB(t testing.TB, extra ...string) *MariaDB {
+	t.Helper()
+	SkipIfShort(t, "mariadbd (a throwaway MariaDB server)")
+	m, err := installMariaDB(t.TempDir())
+	if err != nil {
+		t.Fatalf("installing MariaDB: %v", err)
+	}
+	m.extra = extra
+	if err := OnFreePort(m.startOn); err != nil {
+		t.Fatalf("starting MariaDB: %v", err)
+	}
+	t.Cleanup(m.Stop)
+	return m
+}
