@@ -1,13 +1,11 @@
 package wpdb
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -130,7 +128,7 @@ func TestMySQLPrimaryWithoutGTIDsIsReadAlone(t *testing.T) {
 	if err := db.CreateTables(ctx); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncWriter{w: &bytes.Buffer{}}
+	logs := &testenv.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
 	// The server itself as its "replica": it would cover every position it writes.
 	if err := db.UseReplicas([]string{m.DSN("wp")}, ReplicaOptions{MaxLag: time.Second, Check: 20 * time.Millisecond, Logger: logger}); err != nil {
@@ -165,28 +163,9 @@ func TestMySQLPrimaryWithoutGTIDsIsReadAlone(t *testing.T) {
 			t.Fatal("the health checker stopped checking")
 		}
 	}
-	out := logs.String()
-	if n := strings.Count(out, "gtid_mode=OFF"); n != 1 {
-		t.Fatalf("the reason is logged %d times, want once:\n%s", n, out)
+	if n := logs.Count("gtid_mode=OFF"); n != 1 {
+		t.Fatalf("the reason is logged %d times, want once:\n%s", n, logs)
 	}
-}
-
-// syncWriter serialises the health checker's log writes with the test's reads.
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.String()
 }
 
 // The family is read from the server's variables when its version string does not say it (a

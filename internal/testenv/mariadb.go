@@ -333,18 +333,28 @@ var (
 func SharedMariaDB(t testing.TB) *MariaDB {
 	t.Helper()
 	SkipIfShort(t, "mariadbd (a throwaway MariaDB server)")
-	sharedOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "calendard-mariadb-")
-		if err != nil {
-			sharedErr = err
-			return
-		}
-		shared, sharedErr = StartMariaDB(dir)
-	})
+	sharedOnce.Do(func() { shared, sharedErr = startShared("calendard-mariadb-", installMariaDB) })
 	if sharedErr != nil {
 		t.Fatalf("starting MariaDB: %v", sharedErr)
 	}
 	return shared
+}
+
+// startShared installs and starts a server in a new temporary directory named from prefix, which
+// StopShared removes.
+func startShared(prefix string, install func(string) (*MariaDB, error)) (*MariaDB, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, err
+	}
+	m, err := install(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := OnFreePort(m.startOn); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Main runs a package's tests and then stops the shared server, which outlives any one test.
@@ -463,13 +473,19 @@ func (m *Server) ResetDatabase(ctx context.Context, src, dst string) error {
 func NewMariaDB(t testing.TB, extra ...string) *MariaDB {
 	t.Helper()
 	SkipIfShort(t, "mariadbd (a throwaway MariaDB server)")
-	m, err := installMariaDB(t.TempDir())
+	return newServer(t, installMariaDB, extra)
+}
+
+// newServer installs a server under the test's directory and starts it with extra options.
+func newServer(t testing.TB, install func(string) (*MariaDB, error), extra []string) *MariaDB {
+	t.Helper()
+	m, err := install(t.TempDir())
 	if err != nil {
-		t.Fatalf("installing MariaDB: %v", err)
+		t.Fatalf("installing the server: %v", err)
 	}
 	m.extra = extra
 	if err := OnFreePort(m.startOn); err != nil {
-		t.Fatalf("starting MariaDB: %v", err)
+		t.Fatalf("starting the server: %v", err)
 	}
 	t.Cleanup(m.Stop)
 	return m

@@ -82,16 +82,7 @@ func mysqlReplicationOptions(serverID int) []string {
 func NewMySQL(t testing.TB, extra ...string) *MariaDB {
 	t.Helper()
 	SkipIfShort(t, "MySQL's mysqld (a throwaway MySQL server)")
-	m, err := installMySQL(t.TempDir())
-	if err != nil {
-		t.Fatalf("installing MySQL: %v", err)
-	}
-	m.extra = extra
-	if err := OnFreePort(m.startOn); err != nil {
-		t.Fatalf("starting MySQL: %v", err)
-	}
-	t.Cleanup(m.Stop)
-	return m
+	return newServer(t, installMySQL, extra)
 }
 
 var (
@@ -104,17 +95,7 @@ var (
 func SharedMySQL(t testing.TB) *MariaDB {
 	t.Helper()
 	SkipIfShort(t, "MySQL's mysqld (a throwaway MySQL server)")
-	sharedMySQLOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "calendard-mysql-")
-		if err != nil {
-			sharedMySQLErr = err
-			return
-		}
-		sharedMySQL, sharedMySQLErr = installMySQL(dir)
-		if sharedMySQLErr == nil {
-			sharedMySQLErr = OnFreePort(sharedMySQL.startOn)
-		}
-	})
+	sharedMySQLOnce.Do(func() { sharedMySQL, sharedMySQLErr = startShared("calendard-mysql-", installMySQL) })
 	if sharedMySQLErr != nil {
 		t.Fatalf("starting MySQL: %v", sharedMySQLErr)
 	}
